@@ -1,0 +1,183 @@
+// Starting, watching and stopping the two servers under test. Every child and
+// every temporary directory is registered here, so a single cleanup pass can
+// run from any exit path: normal end, thrown error, deadline or signal.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
+
+/**
+ * Synchronous on purpose: it also runs from process.on("exit"), where nothing
+ * asynchronous gets to finish.
+ */
+export function cleanupAllSync(): void {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+  children.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Last lines of a child's output, kept only to explain a failed start. */
+class Tail {
+  private text = "";
+  constructor(private readonly max = 16_000) {}
+  push(chunk: Buffer): void {
+    this.text = (this.text + chunk.toString("utf8")).slice(-this.max);
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+export interface RunningTarget {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  output: Tail;
+  /** Resolves when the child has exited, for whatever reason. */
+  exited: Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  script: string;
+  cwd: string;
+  env: Record<string, string>;
+  port: number;
+  readyPath: string;
+  startTimeoutMs: number;
+}
+
+/** A target that would not start; its message already says why. */
+export class StartError extends Error {}
+
+export async function startTarget(o: StartOptions): Promise<RunningTarget> {
+  const child = spawn(process.execPath, [o.script], {
+    cwd: o.cwd,
+    env: o.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  const output = new Tail();
+  child.stdout?.on("data", (c: Buffer) => output.push(c));
+  child.stderr?.on("data", (c: Buffer) => output.push(c));
+  const exited = new Promise<void>((resolve) => {
+    child.on("exit", () => resolve());
+    child.on("error", (e) => {
+      output.push(Buffer.from(`spawn error: ${e.message}\n`));
+      resolve();
+    });
+  });
+  exited.then(() => children.delete(child));
+  const target: RunningTarget = { name: o.name, port: o.port, child, output, exited };
+
+  const deadline = Date.now() + o.startTimeoutMs;
+  let dead = false;
+  void exited.then(() => (dead = true));
+  while (Date.now() < deadline) {
+    if (dead) {
+      throw new StartError(
+        `${o.name} exited during start-up (code ${child.exitCode}, signal ${child.signalCode}). Output:\n${output}`,
+      );
+    }
+    if ((await probe(o.port, o.readyPath)) === 200) return target;
+    await sleep(100);
+  }
+  await stopTarget(target);
+  throw new StartError(`${o.name} not ready on ${o.readyPath} within ${o.startTimeoutMs} ms. Output:\n${output}`);
+}
+
+/**
+ * SIGKILL, not SIGTERM: a 2xx promises the delivery is stored, so the store
+ * must hold every acknowledged delivery even when the process dies without a
+ * chance to flush anything. Counting after a kill checks exactly that.
+ */
+export async function stopTarget(t: RunningTarget, timeoutMs = 5000): Promise<void> {
+  if (t.child.exitCode === null && t.child.signalCode === null) t.child.kill("SIGKILL");
+  await Promise.race([t.exited, sleep(timeoutMs)]);
+  children.delete(t.child);
+}
+
+function probe(port: number, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent: false, timeout: 1000 }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", () => resolve(0));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(0));
+  });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU time the server process has used so far, from /proc (Linux). Lets the
+ * report put work per delivery next to latency: on two cores the server, its
+ * background work and this load generator all compete for the same CPUs.
+ */
+export function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    if (clockTicks === undefined) {
+      clockTicks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    }
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name may contain spaces; fields are counted after its ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return ((utime + stime) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
+}
+
+/** Peak resident memory of the server process in MB, from /proc (Linux). */
+export function processPeakRssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const m = /VmHWM:\s+(\d+)\s+kB/.exec(status);
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}

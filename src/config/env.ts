@@ -1,0 +1,122 @@
+/**
+ * Start-up configuration from the environment: Probot's names plus
+ * DATABASE_URL and ORCHESTRA_ADMIN_TOKEN. Parsed once, at the edge; a bad
+ * value stops start-up with one line per setting that names it and says what
+ * a valid value looks like.
+ */
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
+
+/** Probot accepts keys with escaped newlines (one-line env files); so do we. */
+function normalizeKey(key: string): string {
+  return key.includes("\\n") ? key.replace(/\\n/g, "\n") : key;
+}
+
+const pem = z
+  .string()
+  .transform(normalizeKey)
+  .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
+    message: "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
+  });
+
+const schema = z.object({
+  APP_ID: z
+    .string()
+    .regex(/^[1-9][0-9]*$/, "must be the App's numeric id from its settings page, e.g. 123456")
+    .optional(),
+  PRIVATE_KEY: pem.optional(),
+  PRIVATE_KEY_PATH: z.string().min(1).optional(),
+  WEBHOOK_SECRET: z.string().min(1, "must be the webhook secret set on the App (a non-empty string)").optional(),
+  PORT: z
+    .string()
+    .regex(/^[0-9]+$/, "must be a TCP port number, e.g. 3000")
+    .transform(Number)
+    .refine((p) => p >= 0 && p <= 65535, "must be a TCP port number between 0 and 65535")
+    .default(3000),
+  HOST: z.string().min(1).default("localhost"),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  GHE_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+(:[0-9]+)?$/, "must be a host name with an optional port, without a scheme, e.g. github.example.com or 127.0.0.1:3001")
+    .optional(),
+  GHE_PROTOCOL: z.enum(["http", "https"], { message: "must be http or https" }).default("https"),
+  DATABASE_URL: z
+    .string()
+    .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(u), {
+      message: "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for the embedded database under ./data/",
+    })
+    .optional(),
+  ORCHESTRA_ADMIN_TOKEN: z
+    .string()
+    .min(32, "must be at least 32 characters; generate one with: openssl rand -hex 32")
+    .optional(),
+  NODE_ENV: z.string().optional(),
+});
+
+export interface Credentials {
+  appId: number;
+  privateKey: string;
+  webhookSecret: string;
+  adminToken: string;
+}
+
+export interface Env {
+  port: number;
+  host: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** REST base URL; undefined means api.github.com. */
+  baseUrl: string | undefined;
+  databaseUrl: string | undefined;
+  production: boolean;
+  /** Present when the App is registered; absent means Probot's setup page runs. */
+  credentials: Credentials | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly lines: string[]) {
+    super(lines.join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+const shown = (v: string | undefined): string => (v === undefined ? "unset" : `"${v.length > 40 ? `${v.slice(0, 37)}...` : v}"`);
+
+export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => string = (p) => readFileSync(p, "utf8")): Env {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(raw);
+  const lines: string[] = [];
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const name = String(issue.path[0] ?? "environment");
+      const secret = /KEY|SECRET|TOKEN/.test(name);
+      lines.push(`${name} ${issue.message}${secret ? "" : ` (got ${shown(raw[name])})`}`);
+    }
+    throw new ConfigError(lines);
+  }
+  const e = result.data;
+  let privateKey = e.PRIVATE_KEY;
+  if (!privateKey && e.PRIVATE_KEY_PATH) {
+    try {
+      privateKey = normalizeKey(readFile(e.PRIVATE_KEY_PATH));
+    } catch (err) {
+      throw new ConfigError([`PRIVATE_KEY_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): must name a readable PEM file, got "${e.PRIVATE_KEY_PATH}"`]);
+    }
+    const check = pem.safeParse(privateKey);
+    if (!check.success) throw new ConfigError([`PRIVATE_KEY_PATH ${check.error.issues[0]?.message ?? "is not a PEM key"} (file "${e.PRIVATE_KEY_PATH}")`]);
+  }
+  const production = e.NODE_ENV === "production";
+  const registered = Boolean(e.APP_ID || privateKey);
+  let credentials: Credentials | undefined;
+  if (registered || production) {
+    if (!e.APP_ID) lines.push("APP_ID is missing: set it to the App's numeric id from its settings page, e.g. 123456");
+    if (!privateKey) lines.push("PRIVATE_KEY is missing: set PRIVATE_KEY to the App's PEM private key, or PRIVATE_KEY_PATH to a file holding it");
+    if (!e.WEBHOOK_SECRET) lines.push("WEBHOOK_SECRET is missing: set it to the webhook secret configured on the App");
+    if (!e.ORCHESTRA_ADMIN_TOKEN) lines.push("ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of at least 32 characters, e.g. the output of: openssl rand -hex 32");
+    if (lines.length > 0) throw new ConfigError(lines);
+    credentials = { appId: Number(e.APP_ID), privateKey: privateKey!, webhookSecret: e.WEBHOOK_SECRET!, adminToken: e.ORCHESTRA_ADMIN_TOKEN! };
+  }
+  const baseUrl = e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : undefined;
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, credentials };
+}

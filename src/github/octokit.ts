@@ -1,0 +1,226 @@
+/**
+ * The GitHub port on Probot's octokit. This is the only file that calls
+ * octokit: capability code receives a `GitHub`.
+ */
+import type { ProbotOctokit } from "probot";
+import { GitHubError, type CheckRunInfo, type GitHub, type Permission, type PullInfo, type RepoRef } from "./port.js";
+
+type Octokit = InstanceType<typeof ProbotOctokit>;
+
+interface RequestErrorLike {
+  status?: number;
+  message?: string;
+  response?: { headers?: Record<string, string | undefined>; data?: { message?: string } };
+}
+
+function retryable(status: number | undefined, err: RequestErrorLike): boolean {
+  if (status === undefined) return true; // network error, timeout
+  if (status >= 500 || status === 429) return true;
+  // A secondary rate limit is a 403 with a retry-after or an exhausted quota.
+  const h = err.response?.headers ?? {};
+  return status === 403 && (h["retry-after"] !== undefined || h["x-ratelimit-remaining"] === "0");
+}
+
+/** Runs one call; maps failures to GitHubError. `absent` lists the statuses that mean "no such thing". */
+async function call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const err = e as RequestErrorLike;
+    const status = typeof err.status === "number" ? err.status : undefined;
+    const message = err.response?.data?.message ?? err.message ?? String(e);
+    throw new GitHubError(operation, status, message, retryable(status, err));
+  }
+}
+
+/** Like call, but GitHub's 404 answers null. Nothing else does. */
+async function maybe<T>(operation: string, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call(operation, fn);
+  } catch (e) {
+    if (e instanceof GitHubError && e.status === 404) return null;
+    throw e;
+  }
+}
+
+type RawPull = {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  merged?: boolean;
+  merged_at?: string | null;
+  merge_commit_sha?: string | null;
+  head: { ref: string; sha: string; repo?: { full_name: string } | null };
+  base: { ref: string };
+  html_url: string;
+  user?: { login: string } | null;
+};
+
+function toPull(p: RawPull): PullInfo {
+  const merged = p.merged ?? Boolean(p.merged_at);
+  return {
+    number: p.number,
+    title: p.title,
+    body: p.body ?? "",
+    state: p.state === "open" ? "open" : "closed",
+    merged,
+    mergeCommitSha: merged ? (p.merge_commit_sha ?? null) : null,
+    headRef: p.head.ref,
+    headSha: p.head.sha,
+    headRepo: p.head.repo?.full_name ?? null,
+    baseRef: p.base.ref,
+    url: p.html_url,
+    author: p.user?.login ?? "",
+  };
+}
+
+const WORKFLOW_RUN = /\/actions\/runs\/(\d+)/;
+
+export function octokitGitHub(octokit: Octokit): GitHub {
+  const rest = octokit.rest;
+  return {
+    async getIssue(r, number) {
+      const res = await maybe("get issue", () => rest.issues.get({ ...r, issue_number: number }));
+      if (!res) return null;
+      const i = res.data;
+      return {
+        number: i.number,
+        title: i.title,
+        body: i.body ?? "",
+        state: i.state === "closed" ? "closed" : "open",
+        labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean),
+        author: i.user?.login ?? "",
+        isPullRequest: Boolean(i.pull_request),
+      };
+    },
+    async addLabels(r, number, labels) {
+      if (labels.length === 0) return;
+      await call("add labels", () => rest.issues.addLabels({ ...r, issue_number: number, labels }));
+    },
+    async removeLabel(r, number, label) {
+      // GitHub answers 404 when the label is not on the issue: already removed.
+      await maybe("remove label", () => rest.issues.removeLabel({ ...r, issue_number: number, name: label }));
+    },
+    async createComment(r, number, body) {
+      const { data } = await call("create comment", () => rest.issues.createComment({ ...r, issue_number: number, body }));
+      return { id: data.id, body: data.body ?? "", author: data.user?.login ?? "", url: data.html_url };
+    },
+    async listComments(r, number, opts = {}) {
+      const { data } = await call("list comments", () =>
+        rest.issues.listComments({ ...r, issue_number: number, per_page: opts.perPage ?? 100, ...(opts.since ? { since: opts.since.toISOString() } : {}) }),
+      );
+      return data.map((c) => ({ id: c.id, body: c.body ?? "", author: c.user?.login ?? "", url: c.html_url }));
+    },
+    async addReaction(r, commentId, content) {
+      await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content }));
+    },
+    async getPull(r, number) {
+      const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number }));
+      return res ? toPull(res.data as RawPull) : null;
+    },
+    async pullsForBranch(r, branch, state = "all") {
+      const { data } = await call("list pull requests", () => rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100 }));
+      return (data as RawPull[]).map(toPull);
+    },
+    async createPull(r, pr) {
+      const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr }));
+      return toPull(data as RawPull);
+    },
+    async updatePullBranch(r, number, expectedHeadSha) {
+      await call("update pull request branch", () =>
+        rest.pulls.updateBranch({ ...r, pull_number: number, ...(expectedHeadSha ? { expected_head_sha: expectedHeadSha } : {}) }),
+      );
+    },
+    async defaultBranch(r) {
+      const { data } = await call("get repository", () => rest.repos.get({ ...r }));
+      return data.default_branch;
+    },
+    async getBranch(r, branch) {
+      const res = await maybe("get branch ref", () => rest.git.getRef({ ...r, ref: `heads/${branch}` }));
+      return res ? { name: branch, sha: res.data.object.sha } : null;
+    },
+    async deleteBranch(r, branch) {
+      try {
+        await call("delete branch", () => rest.git.deleteRef({ ...r, ref: `heads/${branch}` }));
+        return true;
+      } catch (e) {
+        // 422 "Reference does not exist": already gone.
+        if (e instanceof GitHubError && (e.status === 422 || e.status === 404) && /does not exist|not found/i.test(e.message)) return false;
+        throw e;
+      }
+    },
+    async compare(r, base, head) {
+      const res = await maybe("compare commits", () => rest.repos.compareCommitsWithBasehead({ ...r, basehead: `${base}...${head}`, per_page: 1 }));
+      if (!res) return null;
+      const d = res.data;
+      const headSha = d.commits.length > 0 ? d.commits[d.commits.length - 1]!.sha : d.merge_base_commit.sha;
+      return { status: d.status, aheadBy: d.ahead_by, behindBy: d.behind_by, headSha };
+    },
+    async checkRunsForRef(r, ref) {
+      const { data } = await call("list check runs", () => rest.checks.listForRef({ ...r, ref, per_page: 100 }));
+      return data.check_runs.map(
+        (c): CheckRunInfo => ({
+          id: c.id,
+          name: c.name,
+          headSha: c.head_sha,
+          status: c.status,
+          conclusion: c.conclusion ?? null,
+          output: { title: c.output.title ?? undefined, summary: c.output.summary ?? undefined, text: c.output.text ?? undefined },
+          checkSuiteId: c.check_suite?.id ?? null,
+          workflowRunId: Number(WORKFLOW_RUN.exec(c.details_url ?? "")?.[1]) || null,
+        }),
+      );
+    },
+    async createCheckRun(r, run) {
+      await call("create check run", () =>
+        rest.checks.create({
+          ...r,
+          name: run.name,
+          head_sha: run.headSha,
+          status: run.status,
+          ...(run.conclusion ? { conclusion: run.conclusion } : {}),
+          output: { title: run.title, summary: run.summary },
+        }),
+      );
+    },
+    async rerequestCheckSuite(r, checkSuiteId) {
+      await call("rerequest check suite", () => rest.checks.rerequestSuite({ ...r, check_suite_id: checkSuiteId }));
+    },
+    async rerunFailedJobs(r, workflowRunId) {
+      await call("rerun failed jobs", () => rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId }));
+    },
+    async dispatchWorkflow(r, workflow, ref, inputs) {
+      await call("dispatch workflow", () => rest.actions.createWorkflowDispatch({ ...r, workflow_id: workflow, ref, inputs }));
+    },
+    async permission(r, username) {
+      const { data } = await call("get collaborator permission", () => rest.repos.getCollaboratorPermissionLevel({ ...r, username }));
+      const role = toPermission((data as { role_name?: string }).role_name);
+      // A custom role's name is not a level; GitHub reports its base level in `permission`.
+      return role === "none" ? toPermission(data.permission) : role;
+    },
+    async readConfig(r, path) {
+      const { config, files } = await call("read config", () => octokit.config.get({ ...r, path }));
+      return files.some((f) => f.config !== null) ? config : null;
+    },
+    async graphql<T>(query: string, variables: Record<string, unknown>) {
+      return call("graphql", () => octokit.graphql<T>(query, variables));
+    },
+  };
+}
+
+/** Custom repository roles are reduced to the base level GitHub reports beside them. */
+export function toPermission(role: string | undefined): Permission {
+  switch (role) {
+    case "admin":
+    case "maintain":
+    case "write":
+    case "triage":
+    case "read":
+      return role;
+    default:
+      return "none";
+  }
+}
+
+export type { RepoRef };

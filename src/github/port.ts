@@ -1,0 +1,135 @@
+/**
+ * The one way capability code reaches GitHub. Methods ask for what a capability
+ * needs in domain terms; the adapter (octokit.ts) is the only file that knows
+ * octokit. Absence is answered only on GitHub's own 404; every other failure
+ * throws a GitHubError, so a 502 is never mistaken for "no such branch".
+ */
+
+export interface RepoRef {
+  owner: string;
+  repo: string;
+}
+
+export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
+
+export interface IssueInfo {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  labels: string[];
+  author: string;
+  isPullRequest: boolean;
+}
+
+export interface PullInfo {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  merged: boolean;
+  mergeCommitSha: string | null;
+  headRef: string;
+  headSha: string;
+  headRepo: string | null;
+  baseRef: string;
+  url: string;
+  author: string;
+}
+
+export interface BranchInfo {
+  name: string;
+  sha: string;
+}
+
+export interface Comparison {
+  status: "ahead" | "behind" | "diverged" | "identical";
+  aheadBy: number;
+  behindBy: number;
+  headSha: string;
+}
+
+export interface CheckRunInfo {
+  id: number;
+  name: string;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  output: { title?: string; summary?: string; text?: string };
+  checkSuiteId: number | null;
+  /** The Actions run behind this check, when it came from a workflow job. */
+  workflowRunId: number | null;
+}
+
+export interface CommentInfo {
+  id: number;
+  body: string;
+  author: string;
+  url: string;
+}
+
+export interface NewCheckRun {
+  name: string;
+  headSha: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion?: "success" | "failure" | "neutral" | "action_required" | "cancelled" | "skipped" | "timed_out";
+  title: string;
+  summary: string;
+}
+
+export type Reaction = "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes";
+
+export interface GitHub {
+  getIssue(r: RepoRef, number: number): Promise<IssueInfo | null>;
+  /** Adds labels (creating missing repo labels, as GitHub does). Idempotent. */
+  addLabels(r: RepoRef, number: number, labels: string[]): Promise<void>;
+  /** Removes a label; a label already absent is success. Idempotent. */
+  removeLabel(r: RepoRef, number: number, label: string): Promise<void>;
+  createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
+  listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
+  addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
+
+  getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
+  /** Pull requests whose head is `branch` in this repository. */
+  pullsForBranch(r: RepoRef, branch: string, state?: "open" | "closed" | "all"): Promise<PullInfo[]>;
+  createPull(r: RepoRef, pr: { title: string; body: string; head: string; base: string }): Promise<PullInfo>;
+  /** Merges the base into the PR branch (GitHub's "Update branch"). */
+  updatePullBranch(r: RepoRef, number: number, expectedHeadSha?: string): Promise<void>;
+
+  defaultBranch(r: RepoRef): Promise<string>;
+  getBranch(r: RepoRef, branch: string): Promise<BranchInfo | null>;
+  /** Deletes a branch; false when it was already gone. */
+  deleteBranch(r: RepoRef, branch: string): Promise<boolean>;
+  /** null when base or head does not exist. */
+  compare(r: RepoRef, base: string, head: string): Promise<Comparison | null>;
+
+  checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
+  createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
+  rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;
+  rerunFailedJobs(r: RepoRef, workflowRunId: number): Promise<void>;
+  dispatchWorkflow(r: RepoRef, workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
+
+  /** The user's permission on the repository (`role_name` reduced to the five levels). */
+  permission(r: RepoRef, username: string): Promise<Permission>;
+
+  /** A YAML config file from the repo, with the org's `.github` repository as defaults; null when neither has it. */
+  readConfig(r: RepoRef, path: string): Promise<unknown | null>;
+
+  graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
+}
+
+export class GitHubError extends Error {
+  override readonly name = "GitHubError";
+  constructor(
+    readonly operation: string,
+    readonly status: number | undefined,
+    message: string,
+    /** Worth trying again later: 5xx, timeouts, rate limits, network errors. */
+    readonly retryable: boolean,
+  ) {
+    super(`${operation}: ${status === undefined ? "" : `${status} `}${message}`);
+  }
+}
+
+/** A GitHub client for one installation. */
+export type GitHubFor = (installationId: number) => Promise<GitHub>;

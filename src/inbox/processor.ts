@@ -1,0 +1,158 @@
+/**
+ * Drains the inbox: claims due deliveries at the head of their task key, hands
+ * each to the dispatcher with bounded concurrency across keys, and records the
+ * outcome. A delivery that keeps failing is retried with backoff and parked
+ * after the policy's attempts, its errors kept; nothing is dropped silently and
+ * nothing retries in a hot loop.
+ */
+import { randomUUID } from "node:crypto";
+import type { ClaimedDelivery, Inbox } from "./store.js";
+
+export type DispatchResult = "done" | "ignored";
+
+/** Runs the capability handlers for one delivery; throws to have it retried. */
+export type Dispatch = (delivery: ClaimedDelivery) => Promise<DispatchResult>;
+
+export interface ProcessorLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ProcessorOptions {
+  concurrency?: number;
+  /** How long a claim lasts without renewal; a crashed processor's claims expire after it. */
+  leaseMs?: number;
+  /** Poll interval when idle (deliveries stored by another replica, retries coming due). */
+  pollMs?: number;
+  owner?: string;
+}
+
+export class Processor {
+  readonly owner: string;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #busy = new Set<string>();
+  readonly #inflight = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #draining = false;
+  #again = false;
+  #processed = 0;
+
+  constructor(
+    readonly inbox: Inbox,
+    readonly dispatch: Dispatch,
+    readonly log: ProcessorLog,
+    opts: ProcessorOptions = {},
+  ) {
+    this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.#concurrency = opts.concurrency ?? 4;
+    this.#leaseMs = opts.leaseMs ?? 60_000;
+    this.#pollMs = opts.pollMs ?? 1_000;
+  }
+
+  get processed(): number {
+    return this.#processed;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#tick();
+  }
+
+  /** Stops claiming and waits for deliveries in flight to finish. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** A new delivery was stored: look now rather than at the next poll. */
+  poke(): void {
+    if (!this.#running) return;
+    if (this.#draining) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#tick(), 0);
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    void this.#drain().finally(() => {
+      if (!this.#running) return;
+      const soon = this.#again;
+      this.#again = false;
+      this.#timer = setTimeout(() => this.#tick(), soon ? 0 : this.#pollMs);
+    });
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      const free = this.#concurrency - this.#inflight.size;
+      if (free <= 0) return;
+      let claimed: ClaimedDelivery[];
+      try {
+        claimed = await this.inbox.claim(this.owner, free, this.#leaseMs, this.#busy);
+      } catch (err) {
+        this.log.error({ err: String(err) }, "inbox: could not claim deliveries (database unavailable?); retrying at the next poll");
+        return;
+      }
+      for (const d of claimed) {
+        this.#busy.add(d.taskKey);
+        const p = this.#run(d).finally(() => {
+          this.#busy.delete(d.taskKey);
+          this.#inflight.delete(p);
+          this.poke();
+        });
+        this.#inflight.add(p);
+      }
+      if (claimed.length === free) this.#again = true;
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #run(d: ClaimedDelivery): Promise<void> {
+    const renew = setInterval(() => {
+      this.inbox.renew(d.seq, this.owner, this.#leaseMs).then(
+        (held) => {
+          if (!held) this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running");
+        },
+        () => {},
+      );
+    }, Math.max(1_000, Math.floor(this.#leaseMs / 3)));
+    renew.unref();
+    try {
+      const result = await this.dispatch(d);
+      clearInterval(renew);
+      if (!(await this.inbox.complete(d.seq, this.owner, result))) {
+        this.log.warn({ delivery: d.deliveryId }, "inbox: delivery finished after its claim expired; another processor may run it again");
+      }
+      this.#processed++;
+    } catch (err) {
+      clearInterval(renew);
+      const message = err instanceof Error ? err.message : String(err);
+      const klass = err instanceof Error ? err.name : "Error";
+      try {
+        const state = await this.inbox.fail(d, this.owner, { class: klass, message });
+        const fields = { delivery: d.deliveryId, event: d.event, attempt: d.attempts, error: message };
+        if (state === "parked") {
+          this.log.error(fields, `inbox: delivery parked after ${d.attempts} attempts; see GET /api/v1/deliveries?state=parked and replay it once the cause is fixed`);
+        } else {
+          this.log.warn(fields, "inbox: delivery failed; it will be retried with backoff");
+        }
+      } catch (recordErr) {
+        // The claim stays; it expires and the delivery is retried then.
+        this.log.error({ delivery: d.deliveryId, err: String(recordErr) }, "inbox: could not record a failed attempt");
+      }
+    }
+  }
+}

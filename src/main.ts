@@ -1,0 +1,77 @@
+/**
+ * Entry point: read the configuration, open and migrate the database, start
+ * the service (or Probot's setup page when the App is not registered yet).
+ */
+import { existsSync } from "node:fs";
+import { pino } from "pino";
+import { run } from "probot";
+import { ConfigError, parseEnv, type Env } from "./config/env.js";
+import { openDatabase, type Database } from "./store/db.js";
+import { migrate } from "./store/migrate.js";
+import { createOrchestra } from "./app.js";
+
+/** EX_CONFIG from sysexits.h: the configuration is wrong, retrying will not help. */
+const EXIT_CONFIG = 78;
+const EXIT_DATABASE = 69;
+
+function fail(code: number, lines: string[]): never {
+  for (const line of lines) process.stderr.write(`orchestra: ${line}\n`);
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  // Probot's setup page writes the App's credentials to .env.
+  if (existsSync(".env")) process.loadEnvFile(".env");
+  let env: Env;
+  try {
+    env = parseEnv(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) fail(EXIT_CONFIG, err.lines);
+    throw err;
+  }
+  const log = pino({ name: "orchestra", level: env.logLevel });
+
+  let database: Database;
+  try {
+    database = await openDatabase(env.databaseUrl);
+    const report = await migrate(database, (line) => log.info(line));
+    log.info({ database: database.provider, where: database.where, applied: report.applied }, "database ready");
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split("\n").filter(Boolean).pop() : String(err);
+    fail(EXIT_DATABASE, [`database unavailable (${why}); check DATABASE_URL and that the database server is running`]);
+  }
+
+  if (!env.credentials) {
+    log.info("no App credentials (APP_ID, PRIVATE_KEY): starting Probot's setup page to register the App from app.yml");
+    await database.close();
+    await run(() => {});
+    return;
+  }
+
+  const orchestra = await createOrchestra({ env: { ...env, credentials: env.credentials }, database, log });
+  const { port } = await orchestra.start();
+  log.info({ port }, "orchestra listening");
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "stopping: finishing deliveries in flight");
+    void orchestra
+      .stop()
+      .then(() => database.close())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err: String(err) }, "error while stopping");
+          process.exit(1);
+        },
+      );
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((err: unknown) => {
+  fail(1, [`failed to start: ${err instanceof Error ? err.message : String(err)}`]);
+});

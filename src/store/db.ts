@@ -1,0 +1,86 @@
+/**
+ * Opening the database. One URL decides the provider: no `DATABASE_URL` (or a
+ * `file:` URL) is the embedded SQLite file, a `postgres://` URL is PostgreSQL
+ * for several replicas. Everything above this file sees one `Db` type.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
+import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
+import type * as SqliteModels from "./generated/sqlite/client.js";
+import type * as PgModels from "./generated/postgresql/client.js";
+
+export type Provider = "sqlite" | "postgresql";
+
+/**
+ * The client every store module is written against. The two generated clients
+ * are not assignable to each other as wholes, but they are generated from one
+ * schema (scripts/sync-schemas.mjs, checked by test/store/schemas.test.ts) and
+ * their model types are: the checks below fail to compile if they drift.
+ */
+export type Db = SqliteClient;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const modelsMatch: Same<SqliteModels.Delivery, PgModels.Delivery> = true;
+void modelsMatch;
+
+export interface Database {
+  db: Db;
+  provider: Provider;
+  /** Human-readable location without credentials, for logs and /ready. */
+  where: string;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SQLITE_PATH = "data/orchestra.db";
+
+export function providerOf(url: string | undefined): Provider {
+  if (!url || url.startsWith("file:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//.test(url)) return "postgresql";
+  throw new Error(`unsupported DATABASE_URL scheme: ${url.split(":")[0]}`);
+}
+
+/** The SQLite file path a URL names, relative paths against the working directory. */
+export function sqlitePath(url: string | undefined, cwd = process.cwd()): string {
+  if (!url) return resolve(cwd, DEFAULT_SQLITE_PATH);
+  const path = url.replace(/^file:/, "").replace(/\?.*$/, "");
+  return path === ":memory:" ? path : resolve(cwd, path);
+}
+
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, "//$1:***@");
+}
+
+export async function openDatabase(url: string | undefined, opts: { poolSize?: number } = {}): Promise<Database> {
+  const provider = providerOf(url);
+  if (provider === "sqlite") {
+    const path = sqlitePath(url);
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    // busy timeout: a second process (the CLI, a test) may hold the write lock briefly.
+    const adapter = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 5000 });
+    const db = new SqliteClient({ adapter });
+    await db.$connect();
+    // WAL lets readers (the processor, /ready) run beside the ingest writer;
+    // synchronous=NORMAL in WAL mode survives a killed process (only an OS
+    // crash can lose the last commits), which is the failure ingest must survive.
+    await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+    await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
+    await db.$queryRawUnsafe("PRAGMA foreign_keys = ON");
+    return { db, provider, where: path, close: () => db.$disconnect() };
+  }
+  const adapter = new PrismaPg({
+    connectionString: url!,
+    max: opts.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+  });
+  const pg = new PgClient({ adapter });
+  await pg.$connect();
+  return {
+    db: pg as unknown as Db,
+    provider,
+    where: redact(url!),
+    close: () => pg.$disconnect(),
+  };
+}

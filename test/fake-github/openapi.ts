@@ -1,0 +1,392 @@
+/**
+ * GitHub's REST description (from @octokit/openapi) reduced to what request
+ * validation needs: path templates, parameters and JSON request-body schemas.
+ *
+ * The full description is 13 MB. Parsing it costs ~150 ms and converting its
+ * schemas more, and every Jest test file gets a fresh module registry, so an
+ * in-memory memo alone would pay that once per test file. The reduced index
+ * is therefore also written to `node_modules/.cache/` (keyed by the source
+ * file's size and mtime) and later processes read that small file instead.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+
+/** Bump when the shape of the cached index changes. */
+const INDEX_FORMAT = 3;
+
+export interface ParamSpec {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required: boolean;
+  schema: JsonSchema;
+}
+
+export interface OperationSpec {
+  method: string; // lower case, as in the description
+  path: string; // template, e.g. /repos/{owner}/{repo}/issues/{issue_number}
+  operationId: string;
+  docs: string | null;
+  params: ParamSpec[];
+  body: { required: boolean; schema: JsonSchema | null; contentTypes: string[] } | null;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonSchema = Record<string, any>;
+
+interface IndexFile {
+  format: number;
+  source: string;
+  operations: OperationSpec[];
+  schemas: Record<string, JsonSchema>;
+}
+
+export interface OperationMatch {
+  op: OperationSpec;
+  /** decoded path parameter values */
+  params: Record<string, string>;
+}
+
+/** Which methods exist for a path template (for 404-vs-wrong-method hints). */
+interface TrieNode {
+  literal: Map<string, TrieNode>;
+  param: { name: string; node: TrieNode } | null;
+  ops: Map<string, OperationSpec>; // by upper-case method
+}
+
+/**
+ * Parameters that GitHub accepts with unescaped slashes when they are the last
+ * segment (`git/ref/heads/main`, `contents/.github/orchestra.yml`,
+ * `compare/main...feature/x`). Octokit escapes them, other clients may not.
+ */
+const GREEDY_PARAMS = new Set(["ref", "path", "basehead", "branch", "commit_sha"]);
+
+export class OpenApiIndex {
+  readonly operations: OperationSpec[];
+  private readonly trie: TrieNode = newNode();
+  private readonly byId = new Map<string, OperationSpec>();
+  private readonly ajv: Ajv;
+  private readonly validators = new Map<string, ValidateFunction | null>();
+
+  constructor(file: IndexFile) {
+    this.operations = file.operations;
+    for (const op of file.operations) {
+      this.byId.set(op.operationId, op);
+      let node = this.trie;
+      for (const seg of op.path.split("/").slice(1)) {
+        const m = /^\{(.+)\}$/.exec(seg);
+        if (m) {
+          node.param ??= { name: m[1]!, node: newNode() };
+          node = node.param.node;
+        } else {
+          let next = node.literal.get(seg);
+          if (!next) node.literal.set(seg, (next = newNode()));
+          node = next;
+        }
+      }
+      node.ops.set(op.method.toUpperCase(), op);
+    }
+    this.ajv = new Ajv({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      validateSchema: false,
+      // "int32"/"int64"/"repo.nwo" and similar are documentation, not checks
+      formats: { int32: true, int64: true, double: true, "repo.nwo": true, binary: true },
+    });
+    const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+    (addFormats as unknown as (a: Ajv) => void)(this.ajv);
+    this.ajv.addSchema({ $id: "gh", definitions: file.schemas });
+  }
+
+  operation(operationId: string): OperationSpec | undefined {
+    return this.byId.get(operationId);
+  }
+
+  /**
+   * Match a raw (still percent-encoded) path. Literal segments win over
+   * parameters, as GitHub's router does (`issues/comments` vs `issues/{n}`).
+   * Returns `methods` when the path exists but not for this method.
+   */
+  match(method: string, rawPath: string): OperationMatch | { methods: string[] } | null {
+    const segs = rawPath.split("/").slice(1);
+    const found = walk(this.trie, segs, 0, []);
+    if (!found) return null;
+    const [node, values] = found;
+    const op = node.ops.get(method.toUpperCase());
+    if (!op) return { methods: [...node.ops.keys()] };
+    const params: Record<string, string> = {};
+    for (const [name, raw] of values) params[name] = safeDecode(raw);
+    return { op, params };
+  }
+
+  /** Compiled (and cached) validator for an operation's JSON body. */
+  bodyValidator(op: OperationSpec): ValidateFunction | null {
+    if (this.validators.has(op.operationId)) return this.validators.get(op.operationId)!;
+    const schema = op.body?.schema;
+    const v = schema ? this.ajv.compile(schema) : null;
+    this.validators.set(op.operationId, v);
+    return v;
+  }
+
+  /** Top-level property names a body schema knows (union over anyOf/allOf). */
+  knownBodyKeys(op: OperationSpec): Set<string> | null {
+    const schema = op.body?.schema;
+    if (!schema) return null;
+    const keys = new Set<string>();
+    let open = false;
+    const visit = (s: JsonSchema | undefined): void => {
+      if (!s || typeof s !== "object") return;
+      if (s.$ref) {
+        visit(this.resolveRef(s.$ref));
+        return;
+      }
+      if (s.properties) for (const k of Object.keys(s.properties)) keys.add(k);
+      else if (s.type === "object" || (Array.isArray(s.type) && s.type.includes("object"))) open = true;
+      if (s.additionalProperties && s.additionalProperties !== false) open = true;
+      for (const k of ["anyOf", "allOf", "oneOf"]) if (Array.isArray(s[k])) s[k].forEach(visit);
+    };
+    visit(schema);
+    return open || keys.size === 0 ? null : keys;
+  }
+
+  private resolveRef(ref: string): JsonSchema | undefined {
+    const m = /^gh#\/definitions\/(.+)$/.exec(ref);
+    if (!m) return undefined;
+    const found = this.ajv.getSchema("gh");
+    const defs = (found?.schema as { definitions?: Record<string, JsonSchema> } | undefined)?.definitions;
+    return defs?.[m[1]!];
+  }
+}
+
+export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors?.length) return "";
+  // anyOf failures repeat every branch's errors; the most specific ones first reads better
+  const lines = errors
+    .filter((e) => e.keyword !== "anyOf" || errors.length === 1)
+    .map((e) => `${e.instancePath || "(root)"} ${e.message ?? e.keyword}${paramsHint(e)}`);
+  return [...new Set(lines)].slice(0, 8).join("; ");
+}
+
+function paramsHint(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  if (e.keyword === "enum" && Array.isArray(p.allowedValues)) return ` (${p.allowedValues.join(", ")})`;
+  if (e.keyword === "additionalProperties") return ` (${String(p.additionalProperty)})`;
+  return "";
+}
+
+function newNode(): TrieNode {
+  return { literal: new Map(), param: null, ops: new Map() };
+}
+
+function walk(node: TrieNode, segs: string[], i: number, acc: [string, string][]): [TrieNode, [string, string][]] | null {
+  if (i === segs.length) return node.ops.size ? [node, acc] : null;
+  const seg = segs[i]!;
+  const lit = node.literal.get(seg);
+  if (lit) {
+    const r = walk(lit, segs, i + 1, acc);
+    if (r) return r;
+  }
+  if (node.param && seg !== "") {
+    const { name, node: next } = node.param;
+    const r = walk(next, segs, i + 1, [...acc, [name, seg]]);
+    if (r) return r;
+    // a trailing greedy parameter swallows the rest of the path
+    if (GREEDY_PARAMS.has(name) && next.ops.size && i + 1 < segs.length) {
+      return [next, [...acc, [name, segs.slice(i).join("/")]]];
+    }
+  }
+  return null;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Loading, with a per-realm memo and an on-disk cache shared by processes.
+
+let memo: OpenApiIndex | null = null;
+
+export function loadOpenApi(): OpenApiIndex {
+  if (memo) return memo;
+  const specPath = resolveSpecPath();
+  const stat = fs.statSync(specPath);
+  const source = `${stat.size}:${Math.trunc(stat.mtimeMs)}:${INDEX_FORMAT}`;
+  const cachePath = path.join(
+    cacheDir(specPath),
+    `openapi-index-${createHash("sha1").update(source).digest("hex").slice(0, 12)}.json`,
+  );
+  let file: IndexFile | null = null;
+  try {
+    const cached = JSON.parse(fs.readFileSync(cachePath, "utf8")) as IndexFile;
+    if (cached.format === INDEX_FORMAT && cached.source === source) file = cached;
+  } catch {
+    // absent or unreadable: rebuild below
+  }
+  if (!file) {
+    file = buildIndex(JSON.parse(fs.readFileSync(specPath, "utf8")), source);
+    try {
+      fs.mkdirSync(path.dirname(cachePath), { recursive: true });
+      // parallel Jest workers may race: write aside, then rename atomically
+      const tmp = `${cachePath}.${process.pid}.${Date.now()}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify(file));
+      fs.renameSync(tmp, cachePath);
+    } catch {
+      // a read-only checkout still works, only slower
+    }
+  }
+  memo = new OpenApiIndex(file);
+  return memo;
+}
+
+function resolveSpecPath(): string {
+  const require = createRequire(import.meta.url);
+  return require.resolve("@octokit/openapi/generated/api.github.com.json");
+}
+
+function cacheDir(specPath: string): string {
+  const marker = `${path.sep}node_modules${path.sep}`;
+  const at = specPath.lastIndexOf(marker);
+  const root = at >= 0 ? specPath.slice(0, at + marker.length) : path.join(process.cwd(), "node_modules/");
+  return path.join(root, ".cache", "fake-github");
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Spec = any;
+
+function buildIndex(spec: Spec, source: string): IndexFile {
+  const operations: OperationSpec[] = [];
+  const needed = new Set<string>();
+  const collect = (ref: string): string => {
+    const name = ref.replace(/^#\/components\/schemas\//, "");
+    needed.add(name);
+    return `gh#/definitions/${name}`;
+  };
+  const deref = (obj: Spec): Spec => {
+    if (obj && typeof obj.$ref === "string") {
+      const parts = obj.$ref.replace(/^#\//, "").split("/");
+      let cur: Spec = spec;
+      for (const p of parts) cur = cur?.[p];
+      return cur;
+    }
+    return obj;
+  };
+
+  for (const [template, item] of Object.entries<Spec>(spec.paths)) {
+    for (const [method, op] of Object.entries<Spec>(item)) {
+      if (!op || typeof op !== "object" || !op.operationId) continue;
+      const params: ParamSpec[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Spec) => {
+        const r = deref(p);
+        return { name: r.name, in: r.in, required: !!r.required, schema: convertSchema(r.schema ?? {}, collect) };
+      });
+      let body: OperationSpec["body"] = null;
+      if (op.requestBody) {
+        const rb = deref(op.requestBody);
+        const content = rb.content ?? {};
+        const json = content["application/json"];
+        body = {
+          required: !!rb.required,
+          contentTypes: Object.keys(content),
+          schema: json?.schema ? convertSchema(json.schema, collect) : null,
+        };
+      }
+      operations.push({
+        method,
+        path: template,
+        operationId: op.operationId,
+        docs: op.externalDocs?.url ?? null,
+        params,
+        body,
+      });
+    }
+  }
+
+  // bring in every component schema reachable from the request side
+  const schemas: Record<string, JsonSchema> = {};
+  const queue = [...needed];
+  while (queue.length) {
+    const name = queue.pop()!;
+    if (schemas[name]) continue;
+    const before = new Set(needed);
+    schemas[name] = convertSchema(spec.components.schemas[name] ?? {}, collect);
+    for (const n of needed) if (!before.has(n)) queue.push(n);
+  }
+  applyKnownInaccuracies(operations);
+  return { format: INDEX_FORMAT, source, operations, schemas };
+}
+
+/**
+ * Where the description disagrees with GitHub's documented behaviour, follow
+ * the behaviour so correct App code is not reported as a violation.
+ */
+function applyKnownInaccuracies(ops: OperationSpec[]): void {
+  for (const op of ops) {
+    // "You can pass an empty array to remove all labels", yet minItems: 1
+    if (op.operationId === "issues/set-labels" || op.operationId === "issues/add-labels") {
+      stripKeyword(op.body?.schema, "minItems");
+    }
+  }
+}
+
+function stripKeyword(schema: JsonSchema | null | undefined, keyword: string): void {
+  if (!schema || typeof schema !== "object") return;
+  delete schema[keyword];
+  for (const v of Object.values(schema)) {
+    if (Array.isArray(v)) v.forEach((x) => stripKeyword(x, keyword));
+    else if (v && typeof v === "object") stripKeyword(v, keyword);
+  }
+}
+
+const DROP = new Set([
+  "description",
+  "example",
+  "examples",
+  "externalDocs",
+  "title",
+  "nullable",
+  "discriminator",
+  "xml",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+]);
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "definitions"]);
+const DATA_KEYS = new Set(["enum", "default", "const", "required"]);
+
+/**
+ * OpenAPI 3.0 schema → JSON Schema for ajv: `nullable` becomes a null type,
+ * refs point into the shared "gh" schema, documentation keys are dropped.
+ * `oneOf` becomes `anyOf`: the description has overlapping alternatives
+ * (a string label matches two branches) that GitHub itself accepts.
+ */
+function convertSchema(node: Spec, collect: (ref: string) => string): JsonSchema {
+  if (Array.isArray(node)) return node.map((n) => convertSchema(n, collect)) as unknown as JsonSchema;
+  if (!node || typeof node !== "object") return node;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries<Spec>(node)) {
+    if (DROP.has(k) || k.startsWith("x-")) continue;
+    if (k === "$ref" && typeof v === "string") out.$ref = collect(v);
+    else if (SCHEMA_MAPS.has(k) && v && typeof v === "object") {
+      out[k] = Object.fromEntries(Object.entries<Spec>(v).map(([n, s]) => [n, convertSchema(s, collect)]));
+    } else if (DATA_KEYS.has(k)) out[k] = v;
+    else if (k === "oneOf") out.anyOf = convertSchema(v, collect);
+    else out[k] = convertSchema(v, collect);
+  }
+  if (node.nullable === true) {
+    if (typeof out.type === "string") {
+      out.type = [out.type, "null"];
+      if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    } else if (!Array.isArray(out.type)) {
+      return { anyOf: [out, { type: "null" }] };
+    }
+  }
+  return out;
+}
