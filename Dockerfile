@@ -28,8 +28,10 @@ RUN npm prune --omit=dev --ignore-scripts
 # ---- runtime ----------------------------------------------------------------
 FROM node:20-bookworm-slim AS runtime
 
-# tini as PID 1: the kernel ignores SIGTERM for a PID 1 without a handler, so
-# without it `docker stop` waits out its timeout and ends in SIGKILL.
+# tini as PID 1. The kernel drops SIGTERM sent to a PID 1 that has no handler
+# for it; the service installs one only once it is serving, so a stop during
+# start-up (a migration waiting on a PostgreSQL lock) or on the setup page
+# would wait out `docker stop` and end in SIGKILL.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/*
@@ -47,8 +49,8 @@ WORKDIR /app
 # credentials are missing: the service fails at start-up naming the missing
 # setting instead of serving a registration page to whoever reaches the port
 # (register the App from a checkout; see docs/github-app.md).
-# HOST: Probot listens on localhost unless told otherwise, which no published
-# port or Kubernetes Service can reach.
+# HOST: the service listens on localhost unless told otherwise, and nothing
+# outside the container (a published port, a Kubernetes Service) reaches that.
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0
@@ -81,8 +83,8 @@ USER 10001:10001
 
 EXPOSE 3000
 
-# Liveness only: /health answers while the process serves HTTP; readiness
-# (database, GitHub) is /ready, for orchestrators that distinguish the two.
+# Liveness only: /health answers while the process serves HTTP. Readiness is
+# /ready, for orchestrators that probe the two separately.
 # Exec form, so PORT is read by node rather than expanded by a shell; slim
 # images have no curl or wget.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
@@ -93,5 +95,5 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # PostgreSQL advisory lock, so replicas starting together apply each once).
 # To run them as a separate step instead, e.g. from an init container, use
 # `npx orchestra migrate` (or `node bin/orchestra.js migrate`) in this image.
-# Not `npm start`: its prestart compiles with tsc, which is not installed here.
+# Not `npm start`: its prestart recompiles from src/, which is not shipped.
 CMD ["node", "dist/src/main.js"]

@@ -3,7 +3,7 @@
  * the service (or Probot's setup page when the App is not registered yet).
  */
 import { existsSync } from "node:fs";
-import { pino } from "pino";
+import { createLogger } from "./log.js";
 import { run } from "probot";
 import { ConfigError, parseEnv, type Env } from "./config/env.js";
 import { openDatabase, type Database } from "./store/db.js";
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(EXIT_CONFIG, err.lines);
     throw err;
   }
-  const log = pino({ name: "orchestra", level: env.logLevel });
+  const log = createLogger(env.logLevel);
 
   let database: Database;
   try {

@@ -18,7 +18,8 @@ import {
   processCpuMs,
   processPeakRssMb,
   removeTempDir,
-  sleep,
+  settle,
+  type Settle,
   StartError,
   startTarget,
   stopTarget,
@@ -37,7 +38,8 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
   --rate N              open-loop deliveries per second (default 500)
   --seconds N           open-loop duration (default 10)
   --warmup N            warm-up deliveries per target, not measured (default 500)
-  --settle N            seconds of quiet between phases (default 2)
+  --settle N            minimum pause between phases in seconds (default 2)
+  --settle-max N        then wait up to N s for the server to go idle (default 30)
   --rounds N            alternate the targets N times, report medians (default 1)
   --database-url URL    Orchestra's database (default a fresh SQLite file per start;
                         postgres://... benches PostgreSQL)
@@ -64,6 +66,7 @@ interface Config {
   seconds: number;
   warmup: number;
   settleS: number;
+  settleMaxS: number;
   rounds: number;
   databaseUrl: string | null;
   distinct: number;
@@ -90,6 +93,7 @@ function parseConfig(argv: string[]): Config {
       seconds: { type: "string", default: "10" },
       warmup: { type: "string", default: "500" },
       settle: { type: "string", default: "2" },
+      "settle-max": { type: "string", default: "30" },
       rounds: { type: "string", default: "1" },
       "database-url": { type: "string" },
       distinct: { type: "string", default: "2000" },
@@ -132,6 +136,7 @@ function parseConfig(argv: string[]): Config {
     seconds: num("seconds", values.seconds, 1),
     warmup: Math.floor(num("warmup", values.warmup, 0)),
     settleS: num("settle", values.settle, 0),
+    settleMaxS: num("settle-max", values["settle-max"], 0),
     rounds: Math.floor(num("rounds", values.rounds, 1)),
     databaseUrl,
     distinct: Math.floor(num("distinct", values.distinct, 1)),
@@ -181,9 +186,13 @@ interface SessionResult {
   round: number;
   readyMs: number;
   warmup: PhaseResult;
+  settleAfterWarmup: Settle;
   open: PhaseWithCost<OpenLoopResult>;
+  settleAfterOpen: Settle;
   saturation: PhaseWithCost<PhaseResult>;
   serverPeakRssMb: number | null;
+  serverOutputLines: number;
+  serverOutputTail: string;
   store: StoreCheck | null;
 }
 
@@ -203,6 +212,11 @@ function phaseLine(label: string, phase: string, r: PhaseResult, extra = ""): st
     problems +
     cut
   );
+}
+
+function settleLine(label: string, s: Settle): string {
+  const cpu = s.lastCpuShare === null ? "" : ` (server at ${Math.round(s.lastCpuShare * 100)}% of a CPU)`;
+  return `[${label}] settle     ${s.quiet ? "idle" : "STILL BUSY"} after ${fmt(s.seconds, 1)} s${cpu}`;
 }
 
 async function measured<T extends PhaseResult>(pid: number | undefined, fn: () => Promise<T>): Promise<PhaseWithCost<T>> {
@@ -257,6 +271,11 @@ async function runSession(
     };
     const isPg = databaseUrl.startsWith("postgres");
     const rowsBefore = kind === "orchestra" && isPg ? await pgRowCount(databaseUrl) : 0;
+    if (rowsBefore > 0) {
+      // Rows a killed earlier run left unprocessed get processed during this
+      // one and cost CPU that the bare app never pays.
+      log(`[${label}] note: the database already holds ${rowsBefore} deliveries; a fresh database gives cleaner figures`);
+    }
 
     const script = kind === "orchestra" ? cfg.orchestraMain : join(here, "bare-app.js");
     const t0 = Date.now();
@@ -272,7 +291,15 @@ async function runSession(
     const readyMs = Date.now() - t0;
     log(`[${label}] ready in ${readyMs} ms on 127.0.0.1:${port} (pid ${target.child.pid}, round ${round})`);
     const pid = target.child.pid;
-    const client = new WebhookClient(port, cfg.concurrency, cfg.timeoutMs);
+    // A fresh agent per phase: idle keep-alive sockets do not outlive the
+    // server's keep-alive timeout during a long settle, and a reused socket the
+    // server is just closing would show up as a spurious failure.
+    const clients: WebhookClient[] = [];
+    const client = (): WebhookClient => {
+      clients.forEach((c) => c.close());
+      clients.push(new WebhookClient(port, cfg.concurrency, cfg.timeoutMs));
+      return clients[clients.length - 1]!;
+    };
     const allAcked: string[] = [];
     let sessionFailed = true;
     try {
@@ -282,16 +309,17 @@ async function runSession(
       const satBatch = deliveries(pool, cfg.count, cfg.warmup + openBatch.length);
       const phaseDeadline = (ms: number): number => ms + cfg.timeoutMs + 10_000;
 
-      const warmup = await closedLoop(client, warmBatch, phaseDeadline(120_000));
+      const warmup = await closedLoop(client(), warmBatch, phaseDeadline(120_000));
       allAcked.push(...warmup.ackedIds);
       log(phaseLine(label, "warm-up", warmup));
-      await sleep(cfg.settleS * 1000);
+      const settleAfterWarmup = await settle(pid, cfg.settleS, Math.max(cfg.settleS, cfg.settleMaxS));
+      log(settleLine(label, settleAfterWarmup));
 
       // Open loop first: it is the steady-state figure the p99 target is
       // about, so it must not inherit the backlog a saturation burst leaves
       // for Orchestra's background processing.
       const open = await measured(pid, () =>
-        openLoop(client, openBatch, cfg.rate, phaseDeadline(cfg.seconds * 1000)),
+        openLoop(client(), openBatch, cfg.rate, phaseDeadline(cfg.seconds * 1000)),
       );
       allAcked.push(...open.result.ackedIds);
       log(
@@ -302,15 +330,18 @@ async function runSession(
           `  (sent at ${fmt(open.result.sendRatePerS, 0)}/s, client lag p99 ${fmt(open.result.sendLagP99Ms, 2)} ms)`,
         ),
       );
-      await sleep(cfg.settleS * 1000);
+      const settleAfterOpen = await settle(pid, cfg.settleS, Math.max(cfg.settleS, cfg.settleMaxS));
+      log(settleLine(label, settleAfterOpen));
 
-      const saturation = await measured(pid, () => closedLoop(client, satBatch, phaseDeadline(180_000)));
+      const saturation = await measured(pid, () => closedLoop(client(), satBatch, phaseDeadline(180_000)));
       allAcked.push(...saturation.result.ackedIds);
       log(phaseLine(label, `c=${cfg.concurrency}`, saturation.result));
 
       const serverPeakRssMb = processPeakRssMb(pid);
-      client.close();
+      clients.forEach((c) => c.close());
       await stopTarget(target);
+      const serverOutputLines = target.output.lines;
+      if (serverOutputLines > 0) log(`[${label}] output     ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
 
       let store: StoreCheck | null = null;
       if (kind === "orchestra") {
@@ -324,9 +355,19 @@ async function runSession(
         );
       }
       sessionFailed = false;
-      return { label, kind, round, readyMs, warmup, open, saturation, serverPeakRssMb, store };
+      const serverOutputTail = target.output.toString().slice(-2000);
+      return {
+        label,
+        kind,
+        round,
+        readyMs,
+        warmup,
+        settleAfterWarmup,
+        open,
+        settleAfterOpen,
+        saturation, serverPeakRssMb, serverOutputLines, serverOutputTail, store };
     } finally {
-      client.close();
+      clients.forEach((c) => c.close());
       await stopTarget(target);
       if (sessionFailed) {
         const tail = target.output.toString().trim();
@@ -349,7 +390,16 @@ interface Summary {
   label: string;
   kind: Kind;
   saturation: { throughputPerS: number; p50Ms: number; p99Ms: number; maxMs: number; bad: number; serverCpuMsPerDelivery: number | null };
-  open: { achievedPerS: number; p50Ms: number; p99Ms: number; maxMs: number; bad: number; serverCpuMsPerDelivery: number | null };
+  open: {
+    achievedPerS: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    bad: number;
+    serverCpuMsPerDelivery: number | null;
+    /** Seconds after the last ack until the server went idle (null: it never did). */
+    idleAfterS: number | null;
+  };
   peakRssMb: number | null;
 }
 
@@ -377,6 +427,7 @@ function summarise(sessions: SessionResult[]): Summary {
       maxMs: m((s) => s.open.result.maxMs),
       bad: sessions.reduce((n, s) => n + s.open.result.non2xx + s.open.result.failed, 0),
       serverCpuMsPerDelivery: orNull(m((s) => perDelivery(s.open))),
+      idleAfterS: sessions.every((s) => s.settleAfterOpen.quiet) ? m((s) => s.settleAfterOpen.seconds) : null,
     },
     peakRssMb: orNull(m((s) => s.serverPeakRssMb ?? NaN)),
   };
@@ -404,6 +455,8 @@ function table(cfg: Config, a: Summary, b: Summary): string {
   add("  ack latency max (ms)", a.open.maxMs, b.open.maxMs, "", 1);
   add("  non-2xx + failed", String(a.open.bad), String(b.open.bad));
   add("  server CPU ms/delivery", cpu(a.open.serverCpuMsPerDelivery), cpu(b.open.serverCpuMsPerDelivery));
+  const idle = (s: Summary): string => (s.open.idleAfterS === null ? "never" : fmt(s.open.idleAfterS, 1));
+  add("  idle again after (s)", idle(a), idle(b));
   add("server peak RSS (MB)", a.peakRssMb === null ? "-" : String(a.peakRssMb), b.peakRssMb === null ? "-" : String(b.peakRssMb));
 
   const header: [string, string, string, string] = ["", a.label, b.label, `${a.label}/${b.label}`];
@@ -456,6 +509,12 @@ async function main(): Promise<number> {
     `bench:ingest  ${labels[0]} vs ${labels[1]}  node ${process.version}, ${cpus.length} CPU (${cpus[0]?.model ?? "?"})` +
       `, database ${cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "fresh SQLite file per start"}`,
   );
+  // Other work on the machine skews one target more than the other; say so
+  // up front instead of leaving it to be guessed from odd numbers.
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  if (loadAtStart >= cpus.length * 0.5) {
+    log(`warning: load average ${loadAtStart.toFixed(2)} on ${cpus.length} CPUs before starting; expect noise (try --rounds 3)`);
+  }
   const secrets = makeSecrets();
   const t0 = Date.now();
   const pool = buildPool({ secret: secrets.webhookSecret, distinct: cfg.distinct, keys: cfg.keys, seed: cfg.seed });
@@ -517,7 +576,7 @@ async function main(): Promise<number> {
   const report = {
     startedAt: new Date(t0).toISOString(),
     commit: gitCommit(),
-    machine: { node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? null },
+    machine: { loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg()[0] ?? null, node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? null },
     config: { ...cfg, databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)" },
     payloads: { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix },
     summary: { subject: a, baseline: b },

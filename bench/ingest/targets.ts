@@ -49,11 +49,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Last lines of a child's output, kept only to explain a failed start. */
+/**
+ * Last lines of a child's output, to explain a failed start, and a line count:
+ * with LOG_LEVEL=warn a target that still logs per delivery pays for it, and
+ * the report should show that rather than hide it.
+ */
 class Tail {
   private text = "";
+  lines = 0;
   constructor(private readonly max = 16_000) {}
   push(chunk: Buffer): void {
+    for (const byte of chunk) if (byte === 10) this.lines++;
     this.text = (this.text + chunk.toString("utf8")).slice(-this.max);
   }
   toString(): string {
@@ -180,4 +186,34 @@ export function processPeakRssMb(pid: number | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+export interface Settle {
+  seconds: number;
+  quiet: boolean;
+  /** Share of one CPU the server used in the last window. */
+  lastCpuShare: number | null;
+}
+
+/**
+ * Waits at least `minS`, then until the server has been nearly idle for half
+ * a second (or `maxS` passed). A server that processes deliveries in the
+ * background is still working off the previous phase's backlog after the last
+ * ack; measuring the next phase on top of that would charge it for work the
+ * phase did not cause. How long it took to go quiet is itself reported.
+ */
+export async function settle(pid: number | undefined, minS: number, maxS: number): Promise<Settle> {
+  const start = Date.now();
+  await sleep(minS * 1000);
+  let share: number | null = null;
+  while (Date.now() - start < maxS * 1000) {
+    const c0 = processCpuMs(pid);
+    const t0 = Date.now();
+    await sleep(500);
+    const c1 = processCpuMs(pid);
+    if (c0 === null || c1 === null) return { seconds: (Date.now() - start) / 1000, quiet: false, lastCpuShare: null };
+    share = (c1 - c0) / (Date.now() - t0);
+    if (share < 0.05) return { seconds: (Date.now() - start) / 1000, quiet: true, lastCpuShare: share };
+  }
+  return { seconds: (Date.now() - start) / 1000, quiet: false, lastCpuShare: share };
 }

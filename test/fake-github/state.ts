@@ -47,6 +47,8 @@ export interface AccessToken {
   installationId: number;
   expiresAt: Date;
   permissions: Record<string, string>;
+  /** lower-case full names when the token was narrowed to some repositories */
+  repositories: string[] | null;
 }
 
 export interface Label {
@@ -116,6 +118,16 @@ export interface Pull {
   mergeStateOverride: MergeStateStatus | null;
   /** issues linked by hand (closing keywords in the body are parsed on the fly) */
   linkedIssues: number[];
+}
+
+export interface Review {
+  id: number;
+  pullNumber: number;
+  user: string;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+  body: string;
+  commitId: string;
+  submittedAt: Date;
 }
 
 export interface Commit {
@@ -232,6 +244,7 @@ export class Repo {
   readonly pulls = new Map<number, Pull>();
   readonly comments = new Map<number, Comment>();
   readonly reactions: Reaction[] = [];
+  readonly reviews: Review[] = [];
   readonly commits = new Map<string, Commit>();
   readonly branches = new Map<string, string>();
   readonly tags = new Map<string, string>();
@@ -390,6 +403,7 @@ export class FakeState {
       installationId,
       expiresAt: new Date(this.now().getTime() + ttlMs),
       permissions: { ...(inst?.permissions ?? DEFAULT_PERMISSIONS) },
+      repositories: null,
     };
     this.tokens.set(token.token, token);
     return token;
@@ -805,6 +819,26 @@ export class FakeState {
 
   setPullConflicting(repoName: string, number: number, conflicting = true): void {
     this.pull(repoName, number).conflicting = conflicting;
+  }
+
+  addReview(
+    repoName: string,
+    pullNumber: number,
+    opts: { user: string; state: Review["state"]; body?: string; commitId?: string },
+  ): Review {
+    const repo = this.repo(repoName);
+    const pr = this.pull(repoName, pullNumber);
+    const r: Review = {
+      id: this.nextId(),
+      pullNumber,
+      user: this.user(opts.user).login,
+      state: opts.state,
+      body: opts.body ?? "",
+      commitId: opts.commitId ?? pr.headSha,
+      submittedAt: this.now(),
+    };
+    repo.reviews.push(r);
+    return r;
   }
 
   /** Link a PR to an issue it closes (GitHub's "Development" sidebar). */

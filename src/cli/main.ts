@@ -1,0 +1,92 @@
+/**
+ * The operator CLI. Commands that change the database itself (migrate) open
+ * it directly; the others talk to a running service over its API, so they
+ * work the same against one replica or many.
+ */
+import { existsSync } from "node:fs";
+import { ConfigError, parseEnv } from "../config/env.js";
+import { openDatabase } from "../store/db.js";
+import { migrate } from "../store/migrate.js";
+
+const USAGE = `usage: orchestra <command>
+
+commands:
+  migrate                      apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)
+  deliveries [--state STATE]   list received webhook deliveries (pending, processing, done, ignored, parked)
+  replay <delivery-id>         put a parked delivery back in the queue
+
+API commands read ORCHESTRA_URL (default http://localhost:$PORT or :3000) and ORCHESTRA_ADMIN_TOKEN.`;
+
+function die(code: number, message: string): never {
+  process.stderr.write(`orchestra: ${message}\n`);
+  process.exit(code);
+}
+
+async function api(path: string, init: RequestInit = {}): Promise<unknown> {
+  const base = process.env["ORCHESTRA_URL"] ?? `http://localhost:${process.env["PORT"] ?? "3000"}`;
+  const token = process.env["ORCHESTRA_ADMIN_TOKEN"];
+  if (!token) die(2, "ORCHESTRA_ADMIN_TOKEN is not set; export the service's admin token first");
+  let res: Response;
+  try {
+    res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+  } catch (err) {
+    die(1, `cannot reach the service at ${base} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`);
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) die(1, `${init.method ?? "GET"} ${path} answered ${res.status}: ${(body as { error?: string } | null)?.error ?? res.statusText}`);
+  return body;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (existsSync(".env")) process.loadEnvFile(".env");
+  switch (command) {
+    case "migrate": {
+      let url: string | undefined;
+      try {
+        url = parseEnv({ DATABASE_URL: process.env["DATABASE_URL"] }).databaseUrl;
+      } catch (err) {
+        if (err instanceof ConfigError) die(2, err.lines.join("; "));
+        throw err;
+      }
+      const database = await openDatabase(url).catch((err: unknown) => die(1, `database unavailable: ${String(err).split("\n").pop()}`));
+      try {
+        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`));
+        process.stdout.write(`migrations: ${report.applied.length} applied, ${report.alreadyApplied} already applied (${database.provider}, ${database.where})\n`);
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case "deliveries": {
+      const i = rest.indexOf("--state");
+      const state = i >= 0 ? rest[i + 1] : undefined;
+      const body = (await api(`/api/v1/deliveries${state ? `?state=${encodeURIComponent(state)}` : ""}`)) as {
+        counts: Record<string, number>;
+        deliveries: Array<{ deliveryId: string; event: string; action: string | null; state: string; attempts: number; errors: Array<{ message: string }> }>;
+      };
+      process.stdout.write(`counts: ${Object.entries(body.counts).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}\n`);
+      for (const d of body.deliveries) {
+        const last = d.errors[d.errors.length - 1]?.message;
+        process.stdout.write(`${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  attempts=${d.attempts}${last ? `  last error: ${last}` : ""}\n`);
+      }
+      return;
+    }
+    case "replay": {
+      const id = rest[0];
+      if (!id) die(2, "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked");
+      await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
+      process.stdout.write(`${id} queued again\n`);
+      return;
+    }
+    case undefined:
+    case "help":
+    case "--help":
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      die(2, `unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,63 @@
+/**
+ * App authentication as GitHub checks it: an RS256 JWT signed with the App's
+ * private key on `/app/*` (and `/repos/{o}/{r}/installation`), installation
+ * tokens everywhere else.
+ */
+import { createPublicKey, generateKeyPairSync, verify, type KeyObject } from "node:crypto";
+
+export interface AppKeys {
+  /** PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the format GitHub hands out */
+  privateKey: string;
+  publicKey: KeyObject;
+}
+
+export function generateAppKeys(): AppKeys {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  return { privateKey, publicKey: createPublicKey(publicKey) };
+}
+
+export function parseAuthorization(header: string | undefined): { scheme: string; credentials: string } | null {
+  if (!header) return null;
+  const m = /^(\S+)\s+(.+)$/.exec(header.trim());
+  return m ? { scheme: m[1]!.toLowerCase(), credentials: m[2]!.trim() } : null;
+}
+
+/** GitHub's own wording for each way a JWT can be refused. */
+export const JWT_ERRORS = {
+  decode: "A JSON web token could not be decoded",
+  exp: "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+  expTooFar: "'Expiration time' claim ('exp') is too far in the future",
+  iat: "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
+  iss: "'Issuer' claim ('iss') must be an Integer",
+  integration: "Integration not found",
+} as const;
+
+/** Returns null when the JWT is acceptable, else GitHub's 401 message. */
+export function checkAppJwt(jwt: string, publicKey: KeyObject, appId: number, nowSeconds: number): string | null {
+  const parts = jwt.split(".");
+  if (parts.length !== 3) return JWT_ERRORS.decode;
+  const [h, p, s] = parts as [string, string, string];
+  let header: { alg?: string };
+  let payload: { iat?: unknown; exp?: unknown; iss?: unknown };
+  try {
+    header = JSON.parse(Buffer.from(h, "base64url").toString("utf8"));
+    payload = JSON.parse(Buffer.from(p, "base64url").toString("utf8"));
+  } catch {
+    return JWT_ERRORS.decode;
+  }
+  if (header.alg !== "RS256") return JWT_ERRORS.decode;
+  const signed = verify("RSA-SHA256", Buffer.from(`${h}.${p}`), publicKey, Buffer.from(s, "base64url"));
+  if (!signed) return JWT_ERRORS.decode;
+  if (typeof payload.iat !== "number" || !Number.isInteger(payload.iat) || payload.iat > nowSeconds + 60) {
+    return JWT_ERRORS.iat;
+  }
+  if (typeof payload.exp !== "number" || payload.exp <= nowSeconds) return JWT_ERRORS.exp;
+  if (payload.exp - payload.iat > 600 + 60) return JWT_ERRORS.expTooFar;
+  if (payload.iss === undefined || !/^\d+$/.test(String(payload.iss))) return JWT_ERRORS.iss;
+  if (String(payload.iss) !== String(appId)) return JWT_ERRORS.integration;
+  return null;
+}

@@ -1,0 +1,220 @@
+/**
+ * A slice of GitHub's GraphQL schema over the fake's state. Connections and
+ * arguments are functions so that a query only computes what it selects and
+ * cyclic links (PR → closing issues → closing PRs) stay lazy.
+ */
+import { nodeId, ts, type Serializer } from "../json.js";
+import type { FakeState, Issue, Pull, Repo } from "../state.js";
+import { GraphQLFieldError } from "./execute.js";
+
+export interface GraphQLContext {
+  state: FakeState;
+  json: Serializer;
+  /** the calling installation; repositories of other installations are invisible */
+  installationId: number | null;
+}
+
+type Node = Record<string, unknown>;
+
+export function connection<T>(items: T[], args: { first?: number; last?: number; after?: string }): Node {
+  let start = 0;
+  if (typeof args.after === "string") {
+    const n = Number(Buffer.from(args.after, "base64").toString("utf8").replace(/^cursor:/, ""));
+    if (Number.isInteger(n)) start = n + 1;
+  }
+  let slice = items.slice(start);
+  if (typeof args.first === "number") slice = slice.slice(0, args.first);
+  if (typeof args.last === "number") slice = slice.slice(Math.max(slice.length - args.last, 0));
+  const offset = items.indexOf(slice[0] as T);
+  const cursor = (i: number): string => Buffer.from(`cursor:${offset + i}`).toString("base64");
+  return {
+    totalCount: items.length,
+    nodes: slice,
+    edges: slice.map((node, i) => ({ node, cursor: cursor(i) })),
+    pageInfo: {
+      hasNextPage: offset + slice.length < items.length,
+      hasPreviousPage: offset > 0,
+      startCursor: slice.length ? cursor(0) : null,
+      endCursor: slice.length ? cursor(slice.length - 1) : null,
+    },
+  };
+}
+
+function actor(ctx: GraphQLContext, login: string): Node {
+  const u = ctx.state.user(login);
+  return {
+    __typename: u.type === "Bot" ? "Bot" : u.type === "Organization" ? "Organization" : "User",
+    login: u.login,
+    id: nodeId(u.type === "Bot" ? "BOT" : "U", u.id),
+    url: `${ctx.json.urls.web}/${u.login}`,
+  };
+}
+
+function labels(ctx: GraphQLContext, repo: Repo, issue: Issue) {
+  return (args: { first?: number; last?: number; after?: string }) =>
+    connection(
+      issue.labels.map((n) => {
+        const l = repo.labels.get(n.toLowerCase())!;
+        return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description };
+      }),
+      args,
+    );
+}
+
+export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
+  const { state, json } = ctx;
+  const issue = repo.issues.get(pr.number)!;
+  const stateName = pr.merged ? "MERGED" : issue.state === "open" ? "OPEN" : "CLOSED";
+  const baseOid = repo.branches.get(pr.baseRef) ?? null;
+  return {
+    __typename: "PullRequest",
+    id: nodeId("PR", pr.id),
+    databaseId: pr.id,
+    number: pr.number,
+    title: issue.title,
+    body: issue.body ?? "",
+    url: `${json.urls.web}/${repo.fullName}/pull/${pr.number}`,
+    state: stateName,
+    closed: issue.state === "closed",
+    merged: pr.merged,
+    mergedAt: ts(pr.mergedAt),
+    closedAt: ts(issue.closedAt),
+    createdAt: ts(issue.createdAt),
+    updatedAt: ts(issue.updatedAt),
+    isDraft: pr.draft,
+    mergeable: state.pullMergeable(repo, pr),
+    mergeStateStatus: state.pullMergeState(repo, pr),
+    headRefName: pr.headRef,
+    headRefOid: pr.headSha,
+    baseRefName: pr.baseRef,
+    baseRefOid: baseOid,
+    mergeCommit: pr.mergeCommitSha ? { __typename: "Commit", oid: pr.mergeCommitSha } : null,
+    author: actor(ctx, issue.user),
+    repository: () => repoNode(ctx, repo),
+    labels: labels(ctx, repo, issue),
+    closingIssuesReferences: (args: { first?: number; last?: number; after?: string }) =>
+      connection(
+        state
+          .closingIssues(repo, pr)
+          .map((n) => repo.issues.get(n))
+          .filter((i): i is Issue => !!i)
+          .map((i) => issueNode(ctx, repo, i)),
+        args,
+      ),
+    commits: (args: { first?: number; last?: number }) => {
+      const base = baseOid ?? pr.headSha;
+      const list = state.compare(repo, base, pr.headSha).ahead.map((c) => ({
+        __typename: "PullRequestCommit",
+        commit: {
+          __typename: "Commit",
+          oid: c.sha,
+          message: c.message,
+          statusCheckRollup: rollup(state, repo, c.sha),
+        },
+      }));
+      return connection(list, args);
+    },
+  };
+}
+
+function rollup(state: FakeState, repo: Repo, sha: string): Node | null {
+  const runs = state.latestCheckRuns(repo, sha);
+  if (!runs.length) return null;
+  const pending = runs.some((r) => r.status !== "completed");
+  const failed = runs.some((r) => r.conclusion && !["success", "neutral", "skipped"].includes(r.conclusion));
+  return { state: failed ? "FAILURE" : pending ? "PENDING" : "SUCCESS" };
+}
+
+export function issueNode(ctx: GraphQLContext, repo: Repo, issue: Issue): Node {
+  const { state, json } = ctx;
+  return {
+    __typename: "Issue",
+    id: nodeId("I", issue.id),
+    databaseId: issue.id,
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? "",
+    url: `${json.urls.web}/${repo.fullName}/issues/${issue.number}`,
+    state: issue.state === "open" ? "OPEN" : "CLOSED",
+    stateReason: issue.stateReason ? issue.stateReason.toUpperCase() : null,
+    closed: issue.state === "closed",
+    closedAt: ts(issue.closedAt),
+    createdAt: ts(issue.createdAt),
+    updatedAt: ts(issue.updatedAt),
+    author: actor(ctx, issue.user),
+    repository: () => repoNode(ctx, repo),
+    labels: labels(ctx, repo, issue),
+    // Without includeClosedPrs, closed-unmerged PRs are left out; merged ones stay.
+    closedByPullRequestsReferences: (args: {
+      first?: number;
+      last?: number;
+      after?: string;
+      includeClosedPrs?: boolean;
+    }) =>
+      connection(
+        state
+          .closingPulls(repo, issue.number)
+          .filter((pr) => args.includeClosedPrs || pr.merged || repo.issues.get(pr.number)?.state === "open")
+          .map((pr) => pullNode(ctx, repo, pr)),
+        args,
+      ),
+  };
+}
+
+export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
+  const defaultOid = repo.branches.get(repo.defaultBranch) ?? null;
+  return {
+    __typename: "Repository",
+    id: nodeId("R", repo.id),
+    databaseId: repo.id,
+    name: repo.name,
+    nameWithOwner: repo.fullName,
+    url: `${ctx.json.urls.web}/${repo.fullName}`,
+    isPrivate: repo.isPrivate,
+    owner: actor(ctx, repo.owner),
+    defaultBranchRef: {
+      __typename: "Ref",
+      name: repo.defaultBranch,
+      target: defaultOid ? { __typename: "Commit", oid: defaultOid } : null,
+    },
+    pullRequest: ({ number }: { number?: number }) => {
+      const pr = repo.pulls.get(Number(number));
+      if (!pr) throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
+      return pullNode(ctx, repo, pr);
+    },
+    issue: ({ number }: { number?: number }) => {
+      const issue = repo.issues.get(Number(number));
+      if (!issue || issue.isPull) {
+        throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to an Issue with the number of ${number}.`);
+      }
+      return issueNode(ctx, repo, issue);
+    },
+    issueOrPullRequest: ({ number }: { number?: number }) => {
+      const issue = repo.issues.get(Number(number));
+      if (!issue) {
+        throw new GraphQLFieldError(
+          "NOT_FOUND",
+          `Could not resolve to an issue or pull request with the number of ${number}.`,
+        );
+      }
+      const pr = repo.pulls.get(issue.number);
+      return pr ? pullNode(ctx, repo, pr) : issueNode(ctx, repo, issue);
+    },
+  };
+}
+
+/** The query root every built-in operation answers from. */
+export function githubRoot(ctx: GraphQLContext): Node {
+  return {
+    __typename: "Query",
+    repository: ({ owner, name }: { owner?: string; name?: string }) => {
+      const repo = ctx.state.findRepo(`${owner}/${name}`);
+      if (!repo || (ctx.installationId !== null && repo.installationId !== ctx.installationId)) {
+        throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a Repository with the name '${owner}/${name}'.`);
+      }
+      return repoNode(ctx, repo);
+    },
+    viewer: actor(ctx, ctx.state.botLogin),
+    rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(Date.now() + 3600_000)), used: 1 },
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Durable ingest through real HTTP: the real server, signed deliveries built
+ * from GitHub's example payloads, on SQLite and (in CI) PostgreSQL.
+ */
+import { randomUUID } from "node:crypto";
+import type { Capability } from "../../src/app.js";
+import { sign } from "../../src/ingest/webhook.js";
+import { providers, testDatabase, type TestDb } from "../support/databases.js";
+import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
+import { examplePayload, sendWebhook } from "../support/webhooks.js";
+
+const HOOK = "/api/github/webhooks";
+
+/** A capability that records every issues.labeled delivery it handles. */
+function recorder(seen: string[]): Capability {
+  return ({ events }) => events.on("issues.labeled", async (ctx) => {
+    seen.push(ctx.deliveryId);
+  });
+}
+
+describe.each(providers)("ingest on %s", (provider) => {
+  let db: TestDb;
+  let app: Running;
+  const seen: string[] = [];
+
+  beforeEach(async () => {
+    seen.length = 0;
+    db = await testDatabase(provider);
+    app = await startOrchestra({ db, capabilities: [recorder(seen)] });
+  });
+  afterEach(async () => {
+    await app.stop();
+    await db.drop();
+  });
+
+  const stored = () => app.database.db.delivery.count();
+  const labeled = () => examplePayload("issues", "labeled", { installation: { id: 11 } });
+
+  test("a signed delivery is stored, acknowledged 202, then processed", async () => {
+    const id = randomUUID();
+    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({ delivery: id, stored: true, duplicate: false });
+    const row = await app.database.db.delivery.findUnique({ where: { deliveryId: id } });
+    expect(row).toMatchObject({ event: "issues", action: "labeled", installationId: "11" });
+    expect(row!.taskKey).toMatch(/^11\/.+#\d+$/);
+    await eventually(() => (seen.includes(id) ? true : undefined), 5000, "handler to run");
+    await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined));
+  });
+
+  test("a bad signature is rejected with 401 and nothing is stored", async () => {
+    const payload = JSON.stringify(labeled());
+    const res = await fetch(app.url + HOOK, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": sign("not-the-secret", payload),
+      },
+      body: payload,
+    });
+    expect(res.status).toBe(401);
+    expect(await stored()).toBe(0);
+  });
+
+  test("a body altered after signing is rejected", async () => {
+    const body = JSON.stringify(labeled());
+    const res = await fetch(app.url + HOOK, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(app.secret, body) },
+      body: body.replace('"labeled"', '"unlabeled"'),
+    });
+    expect(res.status).toBe(401);
+    expect(await stored()).toBe(0);
+  });
+
+  test("a missing signature is rejected with 400 and nothing is stored", async () => {
+    const res = await fetch(app.url + HOOK, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID() },
+      body: JSON.stringify(labeled()),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()) as unknown).toEqual({ error: "missing required header(s): x-hub-signature-256" });
+    expect(await stored()).toBe(0);
+  });
+
+  test("a signed body that is not JSON is a 400, nothing stored", async () => {
+    const body = "not json";
+    const res = await fetch(app.url + HOOK, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(app.secret, body) },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(await stored()).toBe(0);
+  });
+
+  test("10 concurrent identical POSTs store one row and have one effect", async () => {
+    const id = randomUUID();
+    const payload = labeled();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id })),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.every((s) => s === 200 || s === 202)).toBe(true);
+    expect(statuses.filter((s) => s === 202)).toHaveLength(1);
+    expect(await stored()).toBe(1);
+    await eventually(() => (seen.length > 0 ? true : undefined));
+    // Give any wrongly duplicated processing time to show up.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual([id]);
+    // The same delivery again later is still a no-op.
+    const again = await sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ duplicate: true });
+    expect(await stored()).toBe(1);
+  });
+
+  test("unknown events and actions are stored and ignored, never a crash", async () => {
+    const a = await sendWebhook(app.url + HOOK, { event: "star", payload: examplePayload("star", "created", { installation: { id: 11 } }), secret: app.secret, deliveryId: "star-1" });
+    const b = await sendWebhook(app.url + HOOK, { event: "made_up_event", payload: { action: "frobnicated", installation: { id: 11 } }, secret: app.secret, deliveryId: "odd-1" });
+    const c = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "opened", { installation: { id: 11 } }), secret: app.secret, deliveryId: "opened-1" });
+    expect([a.status, b.status, c.status]).toEqual([202, 202, 202]);
+    for (const id of ["star-1", "odd-1", "opened-1"]) {
+      await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "ignored" ? true : undefined), 5000, `${id} ignored`);
+    }
+    expect(seen).toEqual([]);
+  });
+
+  test("when the database cannot store the delivery the answer is 503, and a redelivery later is stored", async () => {
+    await db.sql(`ALTER TABLE "Delivery" RENAME TO "Delivery_offline"`);
+    const id = randomUUID();
+    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ error: "delivery not stored: database unavailable; redeliver it later" });
+    await db.sql(`ALTER TABLE "Delivery_offline" RENAME TO "Delivery"`);
+    expect(await stored()).toBe(0);
+    const again = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    expect(again.status).toBe(202);
+    expect(await stored()).toBe(1);
+  });
+
+  test("GET on the webhook path is 405", async () => {
+    expect((await fetch(app.url + HOOK)).status).toBe(405);
+  });
+
+  test("health and readiness", async () => {
+    const health = await fetch(app.url + "/health");
+    expect(health.status).toBe(200);
+    const ready = await fetch(app.url + "/ready");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", database: provider });
+  });
+});
+
+if (providers.includes("postgresql")) {
+  describe("ingest on postgresql with the server gone", () => {
+    test("connections refused → 503, and /ready says not ready", async () => {
+      const db = await testDatabase("postgresql");
+      const app = await startOrchestra({ db });
+      try {
+        const name = new URL(db.url).pathname.slice(1);
+        // Refuse new connections and cut the existing ones: the database is unreachable.
+        await db.sql(`SELECT 1`);
+        const { default: pg } = await import("pg");
+        const admin = new pg.Client({ connectionString: process.env["TEST_DATABASE_URL"] });
+        await admin.connect();
+        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
+        await admin.end();
+        const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "labeled", { installation: { id: 1 } }), secret: app.secret, deliveryId: randomUUID() });
+        expect(res.status).toBe(503);
+        expect((await fetch(app.url + "/ready")).status).toBe(503);
+      } finally {
+        await app.stop().catch(() => {});
+        await db.drop();
+      }
+    });
+  });
+}

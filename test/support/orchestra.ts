@@ -1,0 +1,104 @@
+/**
+ * Starts the real App in this process on a free port, against a test database
+ * and (optionally) the fake GitHub, exactly as main.ts wires it.
+ */
+import { Writable } from "node:stream";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { ProbotOctokit } from "probot";
+import { createOrchestra, type Capability, type Orchestra } from "../../src/app.js";
+import { parseEnv } from "../../src/config/env.js";
+import { openDatabase, type Database } from "../../src/store/db.js";
+import { migrate } from "../../src/store/migrate.js";
+import { createLogger } from "../../src/log.js";
+import type { ProcessorOptions } from "../../src/inbox/processor.js";
+import type { RetryPolicy } from "../../src/inbox/backoff.js";
+import type { TestDb } from "./databases.js";
+
+/** Octokit with retries and throttling off (function form: the object form has no effect). */
+export const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
+
+export interface Running {
+  url: string;
+  secret: string;
+  adminToken: string;
+  orchestra: Orchestra;
+  database: Database;
+  logs: Array<Record<string, unknown>>;
+  admin(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+let fallbackKey: string | undefined;
+
+export async function startOrchestra(opts: {
+  db: TestDb;
+  github?: { host: string; appId: number; privateKey: string };
+  capabilities?: Capability[];
+  processor?: ProcessorOptions;
+  retry?: RetryPolicy;
+}): Promise<Running> {
+  const secret = randomBytes(16).toString("hex");
+  const adminToken = randomBytes(32).toString("hex");
+  fallbackKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+  const env = parseEnv({
+    APP_ID: String(opts.github?.appId ?? 1),
+    PRIVATE_KEY: opts.github?.privateKey ?? fallbackKey,
+    WEBHOOK_SECRET: secret,
+    ORCHESTRA_ADMIN_TOKEN: adminToken,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "info",
+    DATABASE_URL: opts.db.url,
+    // Nothing may reach the internet: without a fake, point at a closed port.
+    GHE_HOST: opts.github?.host ?? "127.0.0.1:9",
+    GHE_PROTOCOL: "http",
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString().split("\n")) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const database = await openDatabase(env.databaseUrl, { poolSize: 5 });
+  await migrate(database);
+  const orchestra = await createOrchestra({
+    env: { ...env, credentials: env.credentials! },
+    database,
+    log: createLogger("info", sink),
+    Octokit: TestOctokit as unknown as typeof ProbotOctokit,
+    processor: { pollMs: 50, ...opts.processor },
+    ...(opts.retry ? { retry: opts.retry } : {}),
+    capabilities: opts.capabilities ?? [],
+  });
+  const { port } = await orchestra.start();
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    secret,
+    adminToken,
+    orchestra,
+    database,
+    logs,
+    admin: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
+    async stop() {
+      await orchestra.stop();
+      await database.close();
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000, what = "condition"): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
