@@ -33,7 +33,7 @@ const schema = z.object({
     .string()
     .regex(/^[0-9]+$/, "must be a TCP port number, e.g. 3000")
     .transform(Number)
-    .refine((p) => p >= 0 && p <= 65535, "must be a TCP port number between 0 and 65535")
+    .refine((p) => p >= 1 && p <= 65535, "must be a TCP port number between 1 and 65535")
     .default(3000),
   HOST: z.string().min(1).default("localhost"),
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),

@@ -21,7 +21,7 @@ function errorsOf(env: Record<string, string>, files: Record<string, string> = {
 describe("parseEnv", () => {
   test.each([
     ["APP_ID not a number", { ...full, APP_ID: "abc" }, /^APP_ID must be the App's numeric id.*\(got "abc"\)$/],
-    ["PORT out of range", { ...full, PORT: "70000" }, /^PORT must be a TCP port number between 0 and 65535 \(got "70000"\)$/],
+    ["PORT out of range", { ...full, PORT: "70000" }, /^PORT must be a TCP port number between 1 and 65535 \(got "70000"\)$/],
     ["PORT not numeric", { ...full, PORT: "http" }, /^PORT must be a TCP port number, e.g. 3000/],
     ["LOG_LEVEL unknown", { ...full, LOG_LEVEL: "loud" }, /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal \(got "loud"\)$/],
     ["GHE_HOST with scheme", { ...full, GHE_HOST: "https://ghe.example.com" }, /^GHE_HOST must be a host name with an optional port, without a scheme/],

@@ -106,6 +106,11 @@ export class OpenApiIndex {
     return this.byId.get(operationId);
   }
 
+  /** The operation for an exact `METHOD` + template pair, if the description has it. */
+  byRoute(method: string, template: string): OperationSpec | undefined {
+    return this.operations.find((o) => o.method === method.toLowerCase() && o.path === template);
+  }
+
   /**
    * Match a raw (still percent-encoded) path. Literal segments win over
    * parameters, as GitHub's router does (`issues/comments` vs `issues/{n}`).
@@ -367,7 +372,7 @@ const DATA_KEYS = new Set(["enum", "default", "const", "required"]);
  * `oneOf` becomes `anyOf`: the description has overlapping alternatives
  * (a string label matches two branches) that GitHub itself accepts.
  */
-function convertSchema(node: Spec, collect: (ref: string) => string): JsonSchema {
+export function convertSchema(node: Spec, collect: (ref: string) => string): JsonSchema {
   if (Array.isArray(node)) return node.map((n) => convertSchema(n, collect)) as unknown as JsonSchema;
   if (!node || typeof node !== "object") return node;
   const out: JsonSchema = {};

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes, generateKeyPairSync } from "node:crypto";
 import Sqlite from "better-sqlite3";
-import { eventually } from "../support/orchestra.js";
+import { eventually, freePort } from "../support/orchestra.js";
 import { examplePayload, sendWebhook } from "../support/webhooks.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -40,7 +40,7 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     WEBHOOK_SECRET: randomBytes(8).toString("hex"),
     ORCHESTRA_ADMIN_TOKEN: randomBytes(32).toString("hex"),
     DATABASE_URL: `file:${dbFile}`,
-    PORT: "0",
+    PORT: String(await freePort()),
     HOST: "127.0.0.1",
     LOG_LEVEL: "warn",
     GHE_HOST: "127.0.0.1:9",

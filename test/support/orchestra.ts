@@ -3,6 +3,7 @@
  * and (optionally) the fake GitHub, exactly as main.ts wires it.
  */
 import { Writable } from "node:stream";
+import { createServer } from "node:net";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { ProbotOctokit } from "probot";
 import { createOrchestra, type Capability, type Orchestra } from "../../src/app.js";
@@ -34,6 +35,18 @@ export interface Running {
 
 let fallbackKey: string | undefined;
 
+/** A port free right now (Probot's server reads port 0 as "use 3000"). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startOrchestra(opts: {
   db: TestDb;
   github?: { host: string; appId: number; privateKey: string };
@@ -49,7 +62,7 @@ export async function startOrchestra(opts: {
     PRIVATE_KEY: opts.github?.privateKey ?? fallbackKey,
     WEBHOOK_SECRET: secret,
     ORCHESTRA_ADMIN_TOKEN: adminToken,
-    PORT: "0",
+    PORT: String(await freePort()),
     HOST: "127.0.0.1",
     LOG_LEVEL: "info",
     DATABASE_URL: opts.db.url,

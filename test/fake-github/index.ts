@@ -1,0 +1,124 @@
+/**
+ * A stateful fake GitHub for end-to-end tests of the App. Point Probot at it
+ * with `fake.env` (GHE_HOST/GHE_PROTOCOL + APP_ID/PRIVATE_KEY): REST is
+ * served under `/api/v3`, GraphQL at `/api/graphql`.
+ *
+ *   const fake = await startFakeGitHub();
+ *   fake.state.addInstallation(1, "acme");
+ *   fake.state.addRepo("acme/widgets", { installationId: 1 });
+ *   ...drive the App...
+ *   fake.assertNoViolations();
+ *   await fake.close();
+ */
+import { generateAppKeys } from "./auth.js";
+import type { GraphQLRegistry } from "./graphql/index.js";
+import type { Serializer } from "./json.js";
+import { loadOpenApi } from "./openapi.js";
+import { FakeServer, type InjectRule, type RecordedRequest } from "./server.js";
+import { FakeState } from "./state.js";
+
+export type { InjectRule, RecordedRequest } from "./server.js";
+export type {
+  AccessToken,
+  AppIdentity,
+  CheckConclusion,
+  CheckRun,
+  CheckStatus,
+  CheckSuite,
+  Comment,
+  Commit,
+  Dispatch,
+  Installation,
+  Issue,
+  Job,
+  Label,
+  Mergeable,
+  MergeStateStatus,
+  Pull,
+  Reaction,
+  Rerun,
+  Review,
+  Role,
+  User,
+  Workflow,
+  WorkflowInput,
+  WorkflowRun,
+} from "./state.js";
+export { FakeState, Repo } from "./state.js";
+export { GraphQLFieldError, connection, type GraphQLHandler, type GraphQLContext } from "./graphql/index.js";
+
+export interface StartOptions {
+  /** listen port; 0 (default) picks a free one */
+  port?: number;
+  /** the fake App's id (default: a fresh number per fake) */
+  appId?: number;
+  /** the App's slug; its bot user is `<slug>[bot]` */
+  appSlug?: string;
+}
+
+export interface FakeGitHub {
+  /** "http://127.0.0.1:PORT" */
+  url: string;
+  /** "127.0.0.1:PORT" (for GHE_HOST) */
+  host: string;
+  /** REST base URL for Octokit: `${url}/api/v3` */
+  apiUrl: string;
+  appId: number;
+  /** PKCS#1 PEM; the fake verifies JWTs against its public half */
+  privateKey: string;
+  /** environment for a Probot process aimed at this fake */
+  env: Record<"APP_ID" | "PRIVATE_KEY" | "GHE_HOST" | "GHE_PROTOCOL", string>;
+  state: FakeState;
+  /** every request in arrival order */
+  requests: RecordedRequest[];
+  /** human-readable: schema violations, unexpected routes, misuse */
+  violations: string[];
+  /** REST shapes of state objects, e.g. to build webhook payloads that agree with the API */
+  json: Serializer;
+  graphql: GraphQLRegistry;
+  /** answer the next N matching requests with this status instead of the real handler */
+  inject(rule: InjectRule): void;
+  /** requests for one operation (`issues/add-labels`, `graphql:PullRequestMergeState`) */
+  requestsFor(operationId: string): RecordedRequest[];
+  /** throws listing every violation, if any */
+  assertNoViolations(): void;
+  close(): Promise<void>;
+}
+
+let nextAppId = 900_001;
+
+export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitHub> {
+  const openapi = loadOpenApi();
+  const keys = generateAppKeys();
+  const appId = opts.appId ?? nextAppId++;
+  const slug = opts.appSlug ?? "orchestra-test";
+  const state = new FakeState({ id: appId, slug, name: "Orchestra (test)", owner: "orchestra-dev", clientId: `Iv1.fake${appId}` });
+  const server = new FakeServer({ state, openapi, publicKey: keys.publicKey, port: opts.port });
+  await server.listen();
+  const url = server.urls.web;
+  const host = url.replace(/^http:\/\//, "");
+  return {
+    url,
+    host,
+    apiUrl: server.urls.api,
+    appId,
+    privateKey: keys.privateKey,
+    env: { APP_ID: String(appId), PRIVATE_KEY: keys.privateKey, GHE_HOST: host, GHE_PROTOCOL: "http" },
+    state,
+    requests: server.requests,
+    violations: server.violations,
+    json: server.json,
+    graphql: server.graphql,
+    inject: (rule) => server.inject(rule),
+    requestsFor: (operationId) => server.requests.filter((r) => r.operationId === operationId),
+    assertNoViolations() {
+      if (server.violations.length) {
+        throw new Error(
+          `fake GitHub recorded ${server.violations.length} violation(s):\n` +
+            server.violations.map((v) => `  - ${v}`).join("\n"),
+        );
+      }
+    },
+    close: () => server.close(),
+  };
+}
