@@ -91,6 +91,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       webhookHandler({
         secret: credentials.webhookSecret,
         record: (d) => inbox.record(d),
+        handles: (event, action) => events.handlersFor(event, action).length > 0,
         onStored: () => processor.poke(),
         log,
       }),

@@ -12,6 +12,8 @@ export type DeliveryState = "pending" | "processing" | "done" | "ignored" | "par
 
 export interface IncomingDelivery {
   deliveryId: string;
+  /** "ignored" when no capability handles the event: stored for the record, never processed. */
+  state?: "pending" | "ignored";
   event: string;
   action: string | null;
   installationId: string | null;
@@ -39,7 +41,7 @@ export interface DeliverySummary {
   errors: ErrorEntry[];
 }
 
-const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors"] as const;
+const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors", "processedAt"] as const;
 const MAX_BATCH = 200;
 
 interface Pending {
@@ -105,7 +107,8 @@ export class Inbox {
     const now = new Date();
     const params: unknown[] = [];
     const tuples = rows.map((r) => {
-      const values = [r.deliveryId, r.event, r.action, r.installationId, r.taskKey, r.payload, now, now, "pending", 0, "[]"];
+      const state = r.state ?? "pending";
+      const values = [r.deliveryId, r.event, r.action, r.installationId, r.taskKey, r.payload, now, now, state, 0, "[]", state === "ignored" ? now : null];
       const marks = values.map((v) => {
         params.push(v);
         return this.#provider === "sqlite" ? "?" : `$${params.length}`;
@@ -137,40 +140,39 @@ export class Inbox {
    */
   async claim(owner: string, limit: number, leaseMs: number, busy: ReadonlySet<string>, now = new Date()): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const open = await this.#db.delivery.findMany({
-      where: { state: { in: ["pending", "processing"] } },
-      orderBy: { seq: "asc" },
-      take: 1000,
-      select: { seq: true, taskKey: true, state: true, nextAttemptAt: true, lockedUntil: true },
-    });
-    const heads = new Map<string, (typeof open)[number]>();
-    for (const row of open) if (!heads.has(row.taskKey)) heads.set(row.taskKey, row);
+    // Heads only: the oldest open delivery of each task key. The (state, seq)
+    // and (taskKey, seq) indexes keep this cheap however long the inbox grows.
+    const heads = await this.#db.$queryRawUnsafe<{ seq: number | bigint }[]>(
+      `SELECT d."seq" FROM "Delivery" d WHERE d."state" IN ('pending','processing') ` +
+        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
+        `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 4))}`,
+    );
+    if (heads.length === 0) return [];
+    const rows = await this.#db.delivery.findMany({ where: { seq: { in: heads.map((h) => Number(h.seq)) } }, orderBy: { seq: "asc" } });
     const claimed: ClaimedDelivery[] = [];
-    for (const head of heads.values()) {
+    for (const head of rows) {
       if (claimed.length >= limit) break;
       if (busy.has(head.taskKey)) continue;
       const due =
         head.state === "pending"
           ? head.nextAttemptAt <= now
-          : head.lockedUntil !== null && head.lockedUntil <= now; // a processor died holding it
+          : head.state === "processing" && head.lockedUntil !== null && head.lockedUntil <= now; // a processor died holding it
       if (!due) continue;
       const won = await this.#db.delivery.updateMany({
         where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
         data: { state: "processing", lockedBy: owner, lockedUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
       });
       if (won.count !== 1) continue;
-      const row = await this.#db.delivery.findUnique({ where: { seq: head.seq } });
-      if (!row) continue;
       claimed.push({
-        seq: row.seq,
-        deliveryId: row.deliveryId,
-        event: row.event,
-        action: row.action,
-        installationId: row.installationId,
-        taskKey: row.taskKey,
-        payload: row.payload,
-        attempts: row.attempts,
-        errors: parseRing(row.errors),
+        seq: head.seq,
+        deliveryId: head.deliveryId,
+        event: head.event,
+        action: head.action,
+        installationId: head.installationId,
+        taskKey: head.taskKey,
+        payload: head.payload,
+        attempts: head.attempts + 1,
+        errors: parseRing(head.errors),
       });
     }
     return claimed;

@@ -29,6 +29,8 @@ export function verifySignature(secret: string, body: Buffer, header: string | u
 export interface IngestDeps {
   secret: string;
   record(d: IncomingDelivery): Promise<boolean>;
+  /** Whether any capability handles this event/action; others are stored as ignored. */
+  handles(event: string, action: string | null): boolean;
   /** Called after a new delivery is stored. */
   onStored(): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -81,6 +83,7 @@ export function webhookHandler(deps: IngestDeps) {
     try {
       isNew = await deps.record({
         deliveryId: deliveryId!,
+        state: deps.handles(event!, action) ? "pending" : "ignored",
         event: event!,
         action,
         installationId: installationIdOf(payload) ?? null,

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "Delivery_state_seq_idx" ON "Delivery"("state", "seq");
+
