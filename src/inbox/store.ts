@@ -44,6 +44,9 @@ export interface DeliverySummary {
 const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors", "processedAt"] as const;
 const MAX_BATCH = 200;
 
+const argType = (v: unknown) =>
+  ({ scalarType: typeof v === "number" ? "int" : v instanceof Date ? "datetime" : "string", arity: "scalar" }) as const;
+
 interface Pending {
   d: IncomingDelivery;
   resolve: (stored: boolean) => void;
@@ -52,13 +55,15 @@ interface Pending {
 
 export class Inbox {
   readonly #db: Db;
+  readonly #raw: Database["raw"];
   readonly #provider: Database["provider"];
   #queue: Pending[] = [];
   #flushing = false;
   #scheduled = false;
 
-  constructor(database: Pick<Database, "db" | "provider">, readonly retry: RetryPolicy = DEFAULT_RETRY) {
+  constructor(database: Pick<Database, "db" | "raw" | "provider">, readonly retry: RetryPolicy = DEFAULT_RETRY) {
     this.#db = database.db;
+    this.#raw = database.raw;
     this.#provider = database.provider;
   }
 
@@ -120,8 +125,8 @@ export class Inbox {
       `ON CONFLICT ("deliveryId") DO NOTHING RETURNING "deliveryId"`;
     let inserted: Set<string>;
     try {
-      const out = await this.#db.$queryRawUnsafe<{ deliveryId: string }[]>(sql, ...params);
-      inserted = new Set(out.map((o) => o.deliveryId));
+      const out = await this.#raw.queryRaw({ sql, args: params, argTypes: params.map(argType) });
+      inserted = new Set(out.rows.map((r) => String(r[0])));
     } catch (err) {
       for (const p of batch) p.reject(err);
       return;

@@ -31,7 +31,7 @@ export interface IngestDeps {
   record(d: IncomingDelivery): Promise<boolean>;
   /** Whether any capability handles this event/action; others are stored as ignored. */
   handles(event: string, action: string | null): boolean;
-  /** Called after a new delivery is stored. */
+  /** Called after a new delivery that needs processing is stored. */
   onStored(): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -70,8 +70,9 @@ export function webhookHandler(deps: IngestDeps) {
       return true;
     }
     let payload: Record<string, unknown>;
+    const text = body.toString("utf8");
     try {
-      const parsed: unknown = JSON.parse(body.toString("utf8"));
+      const parsed: unknown = JSON.parse(text);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("payload is not a JSON object");
       payload = parsed as Record<string, unknown>;
     } catch (err) {
@@ -80,22 +81,23 @@ export function webhookHandler(deps: IngestDeps) {
     }
     const action = typeof payload["action"] === "string" ? payload["action"] : null;
     let isNew: boolean;
+    const handled = deps.handles(event!, action);
     try {
       isNew = await deps.record({
         deliveryId: deliveryId!,
-        state: deps.handles(event!, action) ? "pending" : "ignored",
+        state: handled ? "pending" : "ignored",
         event: event!,
         action,
         installationId: installationIdOf(payload) ?? null,
         taskKey: taskKeyOf(payload),
-        payload: body.toString("utf8"),
+        payload: text,
       });
     } catch (err) {
       deps.log.error({ delivery: deliveryId, event, err: String(err) }, "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back");
       sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
       return true;
     }
-    if (isNew) deps.onStored();
+    if (isNew && handled) deps.onStored();
     sendJson(res, isNew ? 202 : 200, { delivery: deliveryId, stored: isNew, duplicate: !isNew });
     return true;
   };

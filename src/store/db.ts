@@ -7,8 +7,10 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQueryable } from "@prisma/driver-adapter-utils";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
+import { startCheckpointer } from "./checkpointer.js";
 import type * as SqliteModels from "./generated/sqlite/client.js";
 import type * as PgModels from "./generated/postgresql/client.js";
 
@@ -28,6 +30,12 @@ void modelsMatch;
 
 export interface Database {
   db: Db;
+  /**
+   * The driver adapter under `db` (same connection or pool), for the one hot
+   * path where the client's per-query planning costs more than the write:
+   * the batched inbox insert. Everything else goes through `db`.
+   */
+  raw: SqlQueryable;
   provider: Provider;
   /** Human-readable location without credentials, for logs and /ready. */
   where: string;
@@ -59,8 +67,9 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
     const path = sqlitePath(url);
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     // busy timeout: a second process (the CLI, a test) may hold the write lock briefly.
-    const adapter = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 5000 });
-    const db = new SqliteClient({ adapter });
+    const factory = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 5000 });
+    const raw = await factory.connect();
+    const db = new SqliteClient({ adapter: shared(factory, raw) });
     await db.$connect();
     // WAL lets readers (the processor, /ready) run beside the ingest writer;
     // synchronous=NORMAL in WAL mode survives a killed process (only an OS
@@ -68,19 +77,43 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
     await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
     await db.$queryRawUnsafe("PRAGMA foreign_keys = ON");
-    return { db, provider, where: path, close: () => db.$disconnect() };
+    if (path === ":memory:") return { db, raw, provider, where: path, close: () => db.$disconnect() };
+    // Checkpoints move to a worker thread (checkpointer.ts); if it fails, the
+    // connection takes them back so the WAL cannot grow without bound.
+    await db.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 0");
+    const checkpointer = startCheckpointer(path, (message) => {
+      process.emitWarning(`SQLite checkpoints fell back to the main connection: ${message}`);
+      void db.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 1000").catch(() => {});
+    });
+    return {
+      db,
+      raw,
+      provider,
+      where: path,
+      close: async () => {
+        await checkpointer.stop();
+        await db.$disconnect();
+      },
+    };
   }
-  const adapter = new PrismaPg({
+  const factory = new PrismaPg({
     connectionString: url!,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
   });
-  const pg = new PgClient({ adapter });
+  const raw = await factory.connect();
+  const pg = new PgClient({ adapter: shared(factory, raw) });
   await pg.$connect();
   return {
     db: pg as unknown as Db,
+    raw,
     provider,
     where: redact(url!),
     close: () => pg.$disconnect(),
   };
+}
+
+/** A factory that hands the client an adapter that is already connected, so `raw` shares it. */
+function shared(factory: SqlDriverAdapterFactory, adapter: SqlDriverAdapter): SqlDriverAdapterFactory {
+  return { provider: factory.provider, adapterName: factory.adapterName, connect: async () => adapter };
 }

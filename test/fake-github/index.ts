@@ -10,7 +10,7 @@
  *   fake.assertNoViolations();
  *   await fake.close();
  */
-import { generateAppKeys } from "./auth.js";
+import { takeAppKeys } from "./auth.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
 import { loadOpenApi } from "./openapi.js";
@@ -89,7 +89,7 @@ let nextAppId = 900_001;
 
 export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitHub> {
   const openapi = loadOpenApi();
-  const keys = generateAppKeys();
+  const keys = await takeAppKeys();
   const appId = opts.appId ?? nextAppId++;
   const slug = opts.appSlug ?? "orchestra-test";
   const state = new FakeState({ id: appId, slug, name: "Orchestra (test)", owner: "orchestra-dev", clientId: `Iv1.fake${appId}` });

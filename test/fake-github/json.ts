@@ -48,7 +48,8 @@ export class Serializer {
 
   user(login: string): Json {
     const u = this.state.user(login);
-    const api = `${this.urls.api}/users/${u.login}`;
+    // GitHub escapes the brackets of bot logins (`name%5Bbot%5D`) in URLs
+    const api = `${this.urls.api}/users/${encodeURIComponent(u.login)}`;
     return {
       login: u.login,
       id: u.id,
@@ -534,7 +535,7 @@ export class Serializer {
       repository: this.minimalRepo(r),
       created_at: ts(s.createdAt),
       updated_at: ts(s.updatedAt),
-      head_commit: head ? this.simpleCommit(r, head) : null,
+      head_commit: head ? this.simpleCommit(head) : null,
       latest_check_runs_count: this.state.latestCheckRuns(r, s.headSha).filter((c) => c.suiteId === s.id).length,
       check_runs_url: `${this.urls.api}/repos/${r.fullName}/check-suites/${s.id}/check-runs`,
       rerequestable: true,
@@ -574,10 +575,9 @@ export class Serializer {
     return Object.fromEntries(keep.map((k) => [k, full[k]]));
   }
 
-  simpleCommit(r: Repo, c: Commit): Json {
+  simpleCommit(c: Commit): Json {
     const person = { name: c.author, email: `${c.author}@users.noreply.github.com` };
     return { id: c.sha, tree_id: c.tree, message: c.message, timestamp: ts(c.date), author: person, committer: person };
-    void r;
   }
 
   workflow(r: Repo, w: Workflow): Json {
@@ -632,7 +632,7 @@ export class Serializer {
       rerun_url: `${api}/rerun`,
       previous_attempt_url: run.runAttempt > 1 ? `${api}/attempts/${run.runAttempt - 1}` : null,
       workflow_url: `${this.urls.api}/repos/${r.fullName}/actions/workflows/${run.workflowId}`,
-      head_commit: head ? this.simpleCommit(r, head) : null,
+      head_commit: head ? this.simpleCommit(head) : null,
       repository: this.minimalRepo(r),
       head_repository: this.minimalRepo(r),
     };

@@ -50,11 +50,23 @@ export interface OperationMatch {
   params: Record<string, string>;
 }
 
-/** Which methods exist for a path template (for 404-vs-wrong-method hints). */
+/**
+ * Path templates as a trie. A position can hold several parameter segments
+ * (`commits/{commit_sha}/…` and `commits/{ref}/…`, or `{basehead}` and the
+ * mixed `{base}...{head}`), each its own child, tried in order.
+ */
 interface TrieNode {
   literal: Map<string, TrieNode>;
-  param: { name: string; node: TrieNode } | null;
+  params: ParamChild[];
   ops: Map<string, OperationSpec>; // by upper-case method
+}
+
+interface ParamChild {
+  template: string;
+  names: string[];
+  /** null for a whole-segment parameter */
+  pattern: RegExp | null;
+  node: TrieNode;
 }
 
 /**
@@ -70,17 +82,24 @@ export class OpenApiIndex {
   private readonly byId = new Map<string, OperationSpec>();
   private readonly ajv: Ajv;
   private readonly validators = new Map<string, ValidateFunction | null>();
+  private readonly schemas: Record<string, JsonSchema>;
 
   constructor(file: IndexFile) {
     this.operations = file.operations;
+    this.schemas = file.schemas;
     for (const op of file.operations) {
       this.byId.set(op.operationId, op);
       let node = this.trie;
       for (const seg of op.path.split("/").slice(1)) {
-        const m = /^\{(.+)\}$/.exec(seg);
-        if (m) {
-          node.param ??= { name: m[1]!, node: newNode() };
-          node = node.param.node;
+        if (seg.includes("{")) {
+          let child = node.params.find((c) => c.template === seg);
+          if (!child) {
+            child = paramChild(seg);
+            node.params.push(child);
+            // whole-segment parameters first: `{basehead}` is the documented compare route
+            node.params.sort((a, b) => Number(a.pattern !== null) - Number(b.pattern !== null));
+          }
+          node = child.node;
         } else {
           let next = node.literal.get(seg);
           if (!next) node.literal.set(seg, (next = newNode()));
@@ -89,16 +108,7 @@ export class OpenApiIndex {
       }
       node.ops.set(op.method.toUpperCase(), op);
     }
-    this.ajv = new Ajv({
-      strict: false,
-      allErrors: true,
-      logger: false,
-      validateSchema: false,
-      // "int32"/"int64"/"repo.nwo" and similar are documentation, not checks
-      formats: { int32: true, int64: true, double: true, "repo.nwo": true, binary: true },
-    });
-    const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
-    (addFormats as unknown as (a: Ajv) => void)(this.ajv);
+    this.ajv = createAjv();
     this.ajv.addSchema({ $id: "gh", definitions: file.schemas });
   }
 
@@ -118,14 +128,22 @@ export class OpenApiIndex {
    */
   match(method: string, rawPath: string): OperationMatch | { methods: string[] } | null {
     const segs = rawPath.split("/").slice(1);
-    const found = walk(this.trie, segs, 0, []);
-    if (!found) return null;
+    const m = method.toUpperCase();
+    const found = walk(this.trie, segs, 0, [], m);
+    if (!found) {
+      const any = walk(this.trie, segs, 0, [], null);
+      return any ? { methods: [...any[0].ops.keys()] } : null;
+    }
     const [node, values] = found;
-    const op = node.ops.get(method.toUpperCase());
-    if (!op) return { methods: [...node.ops.keys()] };
     const params: Record<string, string> = {};
-    for (const [name, raw] of values) params[name] = safeDecode(raw);
-    return { op, params };
+    for (const [child, raw] of values) {
+      if (!child.pattern) params[child.names[0]!] = safeDecode(raw);
+      else {
+        const mm = child.pattern.exec(safeDecode(raw));
+        child.names.forEach((n, i) => (params[n] = mm?.[i + 1] ?? ""));
+      }
+    }
+    return { op: node.ops.get(m)!, params };
   }
 
   /** Compiled (and cached) validator for an operation's JSON body. */
@@ -160,11 +178,27 @@ export class OpenApiIndex {
 
   private resolveRef(ref: string): JsonSchema | undefined {
     const m = /^gh#\/definitions\/(.+)$/.exec(ref);
-    if (!m) return undefined;
-    const found = this.ajv.getSchema("gh");
-    const defs = (found?.schema as { definitions?: Record<string, JsonSchema> } | undefined)?.definitions;
-    return defs?.[m[1]!];
+    return m ? this.schemas[m[1]!] : undefined;
   }
+}
+
+/**
+ * Ajv set up for GitHub's description: OpenAPI keywords it does not know are
+ * ignored (strict: false), and formats like "int64" or "repo.nwo" are
+ * documentation rather than checks.
+ */
+export function createAjv(): Ajv {
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    validateSchema: false,
+    formats: { int32: true, int64: true, double: true, "repo.nwo": true, binary: true },
+  });
+  // a CommonJS default export: the plugin function itself, or under .default
+  const plugin = addFormatsModule as unknown as ((a: Ajv) => Ajv) & { default?: (a: Ajv) => Ajv };
+  (plugin.default ?? plugin)(ajv);
+  return ajv;
 }
 
 export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
@@ -184,24 +218,41 @@ function paramsHint(e: ErrorObject): string {
 }
 
 function newNode(): TrieNode {
-  return { literal: new Map(), param: null, ops: new Map() };
+  return { literal: new Map(), params: [], ops: new Map() };
 }
 
-function walk(node: TrieNode, segs: string[], i: number, acc: [string, string][]): [TrieNode, [string, string][]] | null {
-  if (i === segs.length) return node.ops.size ? [node, acc] : null;
+function paramChild(template: string): ParamChild {
+  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  if (/^\{[^}]+\}$/.test(template)) return { template, names, pattern: null, node: newNode() };
+  const source = template
+    .split(/\{[^}]+\}/)
+    .map((lit) => lit.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("(.+?)");
+  return { template, names, pattern: new RegExp(`^${source}$`.replace(/\(\.\+\?\)\$$/, "(.+)$")), node: newNode() };
+}
+
+type Found = [TrieNode, [ParamChild, string][]];
+
+/** Literal segments first, then parameters; `method` null finds any operation. */
+function walk(node: TrieNode, segs: string[], i: number, acc: [ParamChild, string][], method: string | null): Found | null {
+  const accepts = (n: TrieNode): boolean => (method ? n.ops.has(method) : n.ops.size > 0);
+  if (i === segs.length) return accepts(node) ? [node, acc] : null;
   const seg = segs[i]!;
   const lit = node.literal.get(seg);
   if (lit) {
-    const r = walk(lit, segs, i + 1, acc);
+    const r = walk(lit, segs, i + 1, acc, method);
     if (r) return r;
   }
-  if (node.param && seg !== "") {
-    const { name, node: next } = node.param;
-    const r = walk(next, segs, i + 1, [...acc, [name, seg]]);
+  if (seg === "") return null;
+  for (const child of node.params) {
+    if (child.pattern && !child.pattern.test(safeDecode(seg))) continue;
+    const r = walk(child.node, segs, i + 1, [...acc, [child, seg]], method);
     if (r) return r;
-    // a trailing greedy parameter swallows the rest of the path
-    if (GREEDY_PARAMS.has(name) && next.ops.size && i + 1 < segs.length) {
-      return [next, [...acc, [name, segs.slice(i).join("/")]]];
+  }
+  // a trailing greedy parameter swallows the rest of the path
+  for (const child of node.params) {
+    if (!child.pattern && GREEDY_PARAMS.has(child.names[0]!) && accepts(child.node) && i + 1 < segs.length) {
+      return [child.node, [...acc, [child, segs.slice(i).join("/")]]];
     }
   }
   return null;

@@ -378,6 +378,7 @@ export class FakeServer {
   private authenticate(op: OperationSpec, header: string | undefined, rec: RecordedRequest): AuthInfo {
     const docs = docsFor({ op });
     const a = parseAuthorization(header);
+    if (!a) this.violations.push(`${rec.method} ${rec.path}: no authorization header`);
     if (JWT_PATHS.test(op.path)) {
       if (!a) throw new HttpError(401, errorBody(401, "Requires authentication", docs));
       const problem =

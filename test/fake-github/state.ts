@@ -564,7 +564,7 @@ export class FakeState {
     return [...this.issue(repoName, number).labels];
   }
 
-  setIssueState(repo: Repo, issue: Issue, state: "open" | "closed", by: string | null, reason?: Issue["stateReason"]): void {
+  setIssueState(issue: Issue, state: "open" | "closed", by: string | null, reason?: Issue["stateReason"]): void {
     if (issue.state === state) {
       if (reason !== undefined && state === "closed") issue.stateReason = reason;
       return;
@@ -575,18 +575,17 @@ export class FakeState {
     if (state === "closed") {
       issue.closedAt = now;
       issue.closedBy = by;
-      issue.stateReason = reason ?? "completed";
+      // null is a real value here: closed pull requests carry no reason
+      issue.stateReason = reason === undefined ? "completed" : reason;
     } else {
       issue.closedAt = null;
       issue.closedBy = null;
       issue.stateReason = "reopened";
     }
-    void repo;
   }
 
   closeIssue(repoName: string, number: number, reason: Issue["stateReason"] = "completed"): void {
-    const repo = this.repo(repoName);
-    this.setIssueState(repo, this.issue(repoName, number), "closed", null, reason);
+    this.setIssueState(this.issue(repoName, number), "closed", null, reason);
   }
 
   addComment(
@@ -697,7 +696,7 @@ export class FakeState {
     for (const pr of repo.pulls.values()) {
       const issue = repo.issues.get(pr.number);
       if (pr.headRef === name && issue?.state === "open" && !pr.merged) {
-        this.setIssueState(repo, issue, "closed", null, null);
+        this.setIssueState(issue, "closed", null, null);
       }
     }
     return true;
@@ -751,9 +750,9 @@ export class FakeState {
       if (a.has(s)) mergeBase = s;
       else queue.push(...(repo.commits.get(s)?.parents ?? []));
     }
-    const commits = ahead
-      .map((s) => repo.commits.get(s)!)
-      .sort((x, y) => x.date.getTime() - y.date.getTime() || order(repo, x.sha) - order(repo, y.sha));
+    // creation order is a topological order (parents exist before children): oldest first, as GitHub lists them
+    const index = new Map([...repo.commits.keys()].map((k, i) => [k, i]));
+    const commits = ahead.map((s) => repo.commits.get(s)!).sort((x, y) => index.get(x.sha)! - index.get(y.sha)!);
     const status =
       ahead.length && behind.length ? "diverged" : ahead.length ? "ahead" : behind.length ? "behind" : "identical";
     return { aheadBy: ahead.length, behindBy: behind.length, mergeBase, ahead: commits, status };
@@ -895,12 +894,12 @@ export class FakeState {
     pr.mergedAt = now;
     pr.mergedBy = by;
     pr.mergeCommitSha = c.sha;
-    this.setIssueState(repo, issue, "closed", by, null);
+    this.setIssueState(issue, "closed", by, null);
     issue.stateReason = null;
     if (pr.baseRef === repo.defaultBranch) {
       for (const n of this.closingIssues(repo, pr)) {
         const target = repo.issues.get(n);
-        if (target && target.state === "open") this.setIssueState(repo, target, "closed", by, "completed");
+        if (target && target.state === "open") this.setIssueState(target, "closed", by, "completed");
       }
     }
     return c.sha;
@@ -1182,7 +1181,6 @@ export class FakeState {
       labels: ["ubuntu-latest"],
       runnerName: opts.runnerName === undefined ? "GitHub Actions 2" : opts.runnerName,
     };
-    check.detailsUrl = null; // filled by the serializer from the run/job ids
     repo.jobs.set(job.id, job);
     return job;
   }
@@ -1240,15 +1238,6 @@ export function splitRepo(fullName: string): [string, string] {
   const [owner, name, ...rest] = fullName.split("/");
   if (!owner || !name || rest.length) throw new Error(`fake GitHub: expected "owner/repo", got "${fullName}"`);
   return [owner, name];
-}
-
-function order(repo: Repo, sha: string): number {
-  let i = 0;
-  for (const k of repo.commits.keys()) {
-    if (k === sha) return i;
-    i++;
-  }
-  return i;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

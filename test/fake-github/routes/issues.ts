@@ -162,7 +162,7 @@ export const issueRoutes: RouteTable = {
     if (b.labels !== undefined) ctx.state.applyLabels(repo, issue, labelNames({ labels: b.labels }), true);
     if (b.assignees !== undefined) issue.assignees = [...b.assignees];
     else if (b.assignee !== undefined) issue.assignees = b.assignee ? [b.assignee] : [];
-    if (b.state) ctx.state.setIssueState(repo, issue, b.state, ctx.actor, pr ? null : (b.state_reason ?? undefined));
+    if (b.state) ctx.state.setIssueState(issue, b.state, ctx.actor, pr ? null : (b.state_reason ?? undefined));
     else if (b.state_reason && issue.state === "closed") issue.stateReason = b.state_reason;
     issue.updatedAt = ctx.state.now();
     return ok(ctx.json.issue(repo, issue));

@@ -55,7 +55,8 @@ export const pullRoutes: RouteTable = {
       sort === "updated"
         ? (p: Pull) => repo.issues.get(p.number)!.updatedAt.getTime() * 1e4 + p.number
         : (p: Pull) => repo.issues.get(p.number)!.createdAt.getTime() * 1e4 + p.number;
-    list = sortBy(list, key, q.get("direction"), sort === "created" ? "desc" : "desc");
+    // GitHub: desc by default when sorting by creation, asc otherwise
+    list = sortBy(list, key, q.get("direction"), sort === "created" ? "desc" : "asc");
     return paginate(ctx, list.map((p) => ctx.json.pull(repo, p, false)));
   },
 
@@ -155,7 +156,7 @@ export const pullRoutes: RouteTable = {
     if (b.title !== undefined) issue.title = b.title;
     if (b.body !== undefined) issue.body = b.body;
     if (b.maintainer_can_modify !== undefined) pr.maintainerCanModify = b.maintainer_can_modify;
-    if (b.state) ctx.state.setIssueState(repo, issue, b.state, ctx.actor, null);
+    if (b.state) ctx.state.setIssueState(issue, b.state, ctx.actor, null);
     if (b.state) issue.stateReason = null;
     issue.updatedAt = ctx.state.now();
     return ok(ctx.json.pull(repo, pr, true));
