@@ -1,0 +1,157 @@
+/**
+ * The GitHub port against the fake GitHub: every method through Probot's
+ * octokit, authenticated as the App's installation, with each request checked
+ * against GitHub's OpenAPI description. Absence is only ever GitHub's 404.
+ */
+import type { Capability } from "../../src/app.js";
+import { GitHubError, type GitHub } from "../../src/github/port.js";
+import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
+import { testDatabase, type TestDb } from "../support/databases.js";
+import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
+import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
+
+const REPO = "acme/widgets";
+const r = { owner: "acme", repo: "widgets" };
+const INSTALLATION = 4242;
+
+let fake: FakeGitHub;
+let db: TestDb;
+let app: Running;
+let gh: GitHub;
+const handled: string[] = [];
+
+const echo: Capability = ({ events }) =>
+  events.on("issues.labeled", async (ctx) => {
+    const github = await ctx.github();
+    const issue = (ctx.payload["issue"] as { number: number }).number;
+    await github.addLabels(r, issue, ["agent:in-progress"]);
+    await github.removeLabel(r, issue, "agent:queued");
+    await github.createComment(r, issue, `seen ${ctx.deliveryId}`);
+    handled.push(ctx.deliveryId);
+  });
+
+beforeAll(async () => {
+  fake = await startFakeGitHub();
+  fake.state.addInstallation(INSTALLATION, "acme");
+  fake.state.addRepo(REPO, { installationId: INSTALLATION });
+  db = await testDatabase("sqlite");
+  app = await startOrchestra({ db, github: fake, capabilities: [echo] });
+  gh = await app.orchestra.githubFor(INSTALLATION);
+});
+
+afterAll(async () => {
+  await app.stop();
+  await db.drop();
+  await fake.close();
+});
+
+afterEach(() => {
+  fake.assertNoViolations();
+});
+
+test("issues, labels, comments and reactions", async () => {
+  fake.state.addIssue(REPO, { number: 1, title: "Add a widget", body: "please", labels: ["agent:queued"], user: "alice" });
+  expect(await gh.getIssue(r, 1)).toEqual({
+    number: 1,
+    title: "Add a widget",
+    body: "please",
+    state: "open",
+    labels: ["agent:queued"],
+    author: "alice",
+    isPullRequest: false,
+  });
+  expect(await gh.getIssue(r, 999)).toBeNull();
+  await gh.addLabels(r, 1, ["agent:in-progress"]);
+  await gh.addLabels(r, 1, ["agent:in-progress"]); // idempotent
+  await gh.removeLabel(r, 1, "agent:queued");
+  await gh.removeLabel(r, 1, "agent:queued"); // already gone: success
+  expect(fake.state.labelsOf(REPO, 1)).toEqual(["agent:in-progress"]);
+  const c = await gh.createComment(r, 1, "hello");
+  expect(c.body).toBe("hello");
+  expect((await gh.listComments(r, 1)).map((x) => x.body)).toEqual(["hello"]);
+  await gh.addReaction(r, c.id, "+1");
+  expect(fake.state.reactionsOnComment(REPO, c.id).map((x) => x.content)).toEqual(["+1"]);
+});
+
+test("branches, compare and pull requests", async () => {
+  const head = fake.state.addBranch(REPO, "agent/issue-2", { aheadBy: 2 });
+  expect(await gh.defaultBranch(r)).toBe("main");
+  expect(await gh.getBranch(r, "agent/issue-2")).toEqual({ name: "agent/issue-2", sha: head });
+  expect(await gh.getBranch(r, "agent/none")).toBeNull();
+  expect(await gh.compare(r, "main", "agent/issue-2")).toMatchObject({ status: "ahead", aheadBy: 2, behindBy: 0, headSha: head });
+  expect(await gh.compare(r, "main", "agent/none")).toBeNull();
+  expect(await gh.pullsForBranch(r, "agent/issue-2")).toEqual([]);
+  const pr = await gh.createPull(r, { title: "Widget", body: "Closes #1", head: "agent/issue-2", base: "main" });
+  expect(pr).toMatchObject({ state: "open", merged: false, headRef: "agent/issue-2", headSha: head, baseRef: "main" });
+  expect((await gh.pullsForBranch(r, "agent/issue-2")).map((p) => p.number)).toEqual([pr.number]);
+  expect(await gh.getPull(r, pr.number)).toMatchObject({ number: pr.number, title: "Widget" });
+  expect(await gh.getPull(r, 9999)).toBeNull();
+  fake.state.addCommits(REPO, "main", 1);
+  await gh.updatePullBranch(r, pr.number);
+  fake.state.addBranch(REPO, "agent/empty");
+  expect(await gh.deleteBranch(r, "agent/empty")).toBe(true);
+  expect(await gh.deleteBranch(r, "agent/empty")).toBe(false);
+});
+
+test("checks, workflows and permissions", async () => {
+  const sha = fake.state.addBranch(REPO, "agent/issue-3", { aheadBy: 1 });
+  fake.state.addCheckRun(REPO, { headSha: sha, name: "test", status: "completed", conclusion: "failure", output: { title: "1 failed", summary: "s" } });
+  const runs = await gh.checkRunsForRef(r, sha);
+  expect(runs).toHaveLength(1);
+  expect(runs[0]).toMatchObject({ name: "test", headSha: sha, status: "completed", conclusion: "failure", output: { title: "1 failed", summary: "s" } });
+  await gh.createCheckRun(r, { name: "orchestra config", headSha: sha, status: "completed", conclusion: "failure", title: "Invalid config", summary: "limits.maxAttempts must be a positive integer" });
+  expect((await gh.checkRunsForRef(r, sha)).map((x) => x.name).sort()).toEqual(["orchestra config", "test"]);
+  const wf = fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { task: { type: "string", required: true } } });
+  await gh.dispatchWorkflow(r, "agent.yml", "main", { task: "7" });
+  expect(fake.state.dispatches.map((d) => d.inputs)).toContainEqual({ task: "7" });
+  const run = fake.state.addWorkflowRun(REPO, { workflowId: wf.id, headSha: sha, status: "completed", conclusion: "failure", jobs: [{ name: "build", conclusion: "failure" }] });
+  await gh.rerunFailedJobs(r, run.id);
+  expect(fake.state.reruns.length).toBeGreaterThan(0);
+  fake.state.setPermission(REPO, "carol", "maintain");
+  expect(await gh.permission(r, "carol")).toBe("maintain");
+  expect(await gh.permission(r, "mallory")).toBe("none");
+});
+
+test("repository config with the org .github repository as defaults", async () => {
+  expect(await gh.readConfig(r, ".github/orchestra.yml")).toBeNull();
+  fake.state.setFile(REPO, ".github/orchestra.yml", "limits:\n  maxAttempts: 5\n");
+  expect(await gh.readConfig(r, ".github/orchestra.yml")).toEqual({ limits: { maxAttempts: 5 } });
+});
+
+test("graphql", async () => {
+  fake.state.addBranch(REPO, "agent/g", { aheadBy: 1 });
+  const pr = fake.state.addPull(REPO, { head: "agent/g" });
+  const data = await gh.graphql<{ repository: { pullRequest: { mergeable: string } } }>(
+    `query PullRequestMergeState($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { pullRequest(number: $number) { mergeable } } }`,
+    { owner: "acme", repo: "widgets", number: pr.number },
+  );
+  expect(data.repository.pullRequest.mergeable).toBe("MERGEABLE");
+});
+
+test("a 502 from GitHub is an error, never absence", async () => {
+  fake.inject({ method: "GET", path: "/repos/{owner}/{repo}/git/ref/{ref}", status: 502, times: 1 });
+  const err = await gh.getBranch(r, "main").then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(GitHubError);
+  expect(err).toMatchObject({ status: 502, retryable: true, operation: "get branch ref" });
+  fake.inject({ method: "DELETE", path: "/repos/{owner}/{repo}/git/refs/{ref}", status: 503, times: 1 });
+  fake.state.addBranch(REPO, "agent/keep");
+  await expect(gh.deleteBranch(r, "agent/keep")).rejects.toMatchObject({ status: 503, retryable: true });
+  expect(await gh.getBranch(r, "agent/keep")).not.toBeNull();
+  fake.inject({ method: "GET", path: "/repos/{owner}/{repo}/issues/{issue_number}", status: 500, times: 1 });
+  await expect(gh.getIssue(r, 1)).rejects.toBeInstanceOf(GitHubError);
+});
+
+test("a delivery's handler reaches GitHub through the port, as the installation", async () => {
+  fake.state.addIssue(REPO, { number: 50, title: "Queue me", labels: ["agent:queued"] });
+  const payload = fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: 50, label: "agent:queued", sender: "alice" });
+  const res = await sendWebhook(app.url + "/api/github/webhooks", { event: "issues", payload, secret: app.secret, deliveryId: "port-e2e-1" });
+  expect(res.status).toBe(202);
+  await eventually(() => (handled.includes("port-e2e-1") ? true : undefined), 10_000, "handler");
+  expect(fake.state.labelsOf(REPO, 50)).toEqual(["agent:in-progress"]);
+  expect(fake.state.commentsOn(REPO, 50).map((c) => c.body)).toEqual(["seen port-e2e-1"]);
+  // The token exchange happened for the delivery's installation.
+  expect(fake.requests.some((q) => q.method === "POST" && q.path.includes(`/app/installations/${INSTALLATION}/access_tokens`))).toBe(true);
+});
