@@ -2,6 +2,8 @@
 # Installs and starts a local PostgreSQL for the test suite (idempotent), then
 # prints the test database URL on stdout. Runs as root on Debian.
 set -euo pipefail
+# su keeps the working directory, which the postgres user may not be allowed to enter.
+cd /
 if ! command -v pg_ctlcluster >/dev/null 2>&1 || [ -z "$(ls /usr/lib/postgresql 2>/dev/null)" ]; then
   echo "installing postgresql from Debian packages" >&2
   apt-get update >&2
