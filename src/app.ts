@@ -16,7 +16,10 @@ import { EventRouter } from "./events/router.js";
 import { Router } from "./http/router.js";
 import { deliveryRoutes } from "./api/deliveries.js";
 import { healthRoutes } from "./health/routes.js";
-import { octokitGitHub } from "./github/octokit.js";
+import { appBotLogin, octokitGitHub } from "./github/octokit.js";
+import { ConfigLoader } from "./config/loader.js";
+import { Lifecycle, type Clock } from "./tasks/lifecycle.js";
+import { registerTasks, startSweeper } from "./tasks/capability.js";
 import type { GitHubFor } from "./github/port.js";
 
 export interface Capability {
@@ -32,6 +35,11 @@ export interface OrchestraOptions {
   processor?: ProcessorOptions;
   retry?: RetryPolicy;
   capabilities?: Capability[];
+  /** Register the task lifecycle (default true); inbox tests run without it. */
+  lifecycle?: boolean;
+  /** Lease expiry, label repair and dispatch retry interval (default 5 s). */
+  sweepMs?: number;
+  clock?: Clock;
 }
 
 export interface Orchestra {
@@ -39,6 +47,7 @@ export interface Orchestra {
   inbox: Inbox;
   processor: Processor;
   events: EventRouter;
+  lifecycle: Lifecycle;
   githubFor: GitHubFor;
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
@@ -81,8 +90,28 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   };
   const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, o.processor);
 
+  let botLogin: Promise<string> | undefined;
+  const configs = new ConfigLoader(githubFor);
+  const lifecycle = new Lifecycle({
+    db: database.db,
+    githubFor,
+    configs,
+    log,
+    botLogin: () => {
+      if (!probot) return Promise.reject(new Error("server not loaded"));
+      const app = probot;
+      botLogin ??= app.auth().then(appBotLogin);
+      botLogin.catch(() => (botLogin = undefined));
+      return botLogin;
+    },
+    ...(o.clock ? { clock: o.clock } : {}),
+  });
+  let sweeper: { stop(): Promise<void> } | undefined;
+
   healthRoutes(api, { database, mode: "app" });
   deliveryRoutes(api, { inbox, adminToken: credentials.adminToken, poke: () => processor.poke() });
+  const withLifecycle = o.lifecycle ?? true;
+  if (withLifecycle) registerTasks({ events, api, db: database.db, lifecycle, configs, adminToken: credentials.adminToken });
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
 
   await server.load((app, { addHandler }) => {
@@ -104,6 +133,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     inbox,
     processor,
     events,
+    lifecycle,
     githubFor,
     async start() {
       if (database.provider === "sqlite") {
@@ -114,11 +144,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       }
       const http = await server.start();
       processor.start();
+      if (withLifecycle) sweeper = startSweeper(lifecycle, log, o.sweepMs ?? 5_000);
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
     },
     async stop() {
       await server.stop();
+      await sweeper?.stop();
       await processor.stop();
     },
   };

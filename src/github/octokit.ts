@@ -224,3 +224,10 @@ export function toPermission(role: string | undefined): Permission {
 }
 
 export type { RepoRef };
+
+/** The App's bot login (`<slug>[bot]`), from the App-level (JWT) client. */
+export async function appBotLogin(octokit: Octokit): Promise<string> {
+  const { data } = await call("get app", () => octokit.rest.apps.getAuthenticated());
+  if (!data) throw new GitHubError("get app", undefined, "no app in the answer", true);
+  return `${data.slug}[bot]`;
+}

@@ -25,7 +25,16 @@ export type Provider = "sqlite" | "postgresql";
 export type Db = SqliteClient;
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const modelsMatch: Same<SqliteModels.Delivery, PgModels.Delivery> = true;
+const modelsMatch: [
+  Same<SqliteModels.Delivery, PgModels.Delivery>,
+  Same<SqliteModels.Worker, PgModels.Worker>,
+  Same<SqliteModels.Task, PgModels.Task>,
+  Same<SqliteModels.Run, PgModels.Run>,
+  Same<SqliteModels.CompletionReceipt, PgModels.CompletionReceipt>,
+  Same<SqliteModels.Decision, PgModels.Decision>,
+  Same<SqliteModels.IdempotentResponse, PgModels.IdempotentResponse>,
+  Same<SqliteModels.Notice, PgModels.Notice>,
+] = [true, true, true, true, true, true, true, true];
 void modelsMatch;
 
 export interface Database {

@@ -35,7 +35,7 @@ beforeAll(async () => {
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, { installationId: INSTALLATION });
   db = await testDatabase("sqlite");
-  app = await startOrchestra({ db, github: fake, capabilities: [echo] });
+  app = await startOrchestra({ lifecycle: false, db, github: fake, capabilities: [echo] });
   gh = await app.orchestra.githubFor(INSTALLATION);
 });
 

@@ -34,7 +34,7 @@ describe.each(providers)("processor on %s", (provider) => {
         attemptsAt.push(Date.now());
         throw new Error(`GitHub answered 502 (attempt ${attemptsAt.length})`);
       });
-    app = await startOrchestra({ db, capabilities: [failing], retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 } });
+    app = await startOrchestra({ lifecycle: false, db, capabilities: [failing], retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 } });
     const id = randomUUID();
     const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "labeled", { installation: { id: 3 } }), secret: app.secret, deliveryId: id });
     expect(res.status).toBe(202);
@@ -68,7 +68,7 @@ describe.each(providers)("processor on %s", (provider) => {
   });
 
   test("the operator API wants the admin token", async () => {
-    app = await startOrchestra({ db });
+    app = await startOrchestra({ lifecycle: false, db });
     expect((await fetch(app.url + "/api/v1/deliveries")).status).toBe(401);
     expect((await fetch(app.url + "/api/v1/deliveries", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
     expect((await app.admin("/api/v1/deliveries?state=bogus")).status).toBe(400);
@@ -87,7 +87,7 @@ describe.each(providers)("processor on %s", (provider) => {
         order.push(`${(ctx.payload["issue"] as { number: number }).number}:${ctx.deliveryId}`);
         running--;
       });
-    app = await startOrchestra({ db, capabilities: [slow], processor: { concurrency: 4 } });
+    app = await startOrchestra({ lifecycle: false, db, capabilities: [slow], processor: { concurrency: 4 } });
     const sends: Array<Promise<Response>> = [];
     for (let i = 0; i < 5; i++) {
       for (const issue of [1, 2, 3]) {

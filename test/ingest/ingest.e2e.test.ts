@@ -26,7 +26,7 @@ describe.each(providers)("ingest on %s", (provider) => {
   beforeEach(async () => {
     seen.length = 0;
     db = await testDatabase(provider);
-    app = await startOrchestra({ db, capabilities: [recorder(seen)] });
+    app = await startOrchestra({ lifecycle: false, db, capabilities: [recorder(seen)] });
   });
   afterEach(async () => {
     await app.stop();
@@ -159,7 +159,7 @@ if (providers.includes("postgresql")) {
   describe("ingest on postgresql with the server gone", () => {
     test("connections refused → 503, and /ready says not ready", async () => {
       const db = await testDatabase("postgresql");
-      const app = await startOrchestra({ db });
+      const app = await startOrchestra({ lifecycle: false, db });
       try {
         const name = new URL(db.url).pathname.slice(1);
         // Refuse new connections and cut the existing ones: the database is unreachable.

@@ -21,6 +21,7 @@ const orchestra = await createOrchestra({
   database,
   log: createLogger(env.logLevel),
   processor: { concurrency: 1, pollMs: 50 },
+  lifecycle: false,
   capabilities: [
     ({ events }) =>
       events.on("issues.labeled", async (ctx) => {

@@ -53,6 +53,10 @@ export async function startOrchestra(opts: {
   capabilities?: Capability[];
   processor?: ProcessorOptions;
   retry?: RetryPolicy;
+  /** Register the task lifecycle (default true). */
+  lifecycle?: boolean;
+  sweepMs?: number;
+  clock?: { now(): Date };
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
@@ -87,6 +91,9 @@ export async function startOrchestra(opts: {
     processor: { pollMs: 50, ...opts.processor },
     ...(opts.retry ? { retry: opts.retry } : {}),
     capabilities: opts.capabilities ?? [],
+    lifecycle: opts.lifecycle ?? true,
+    sweepMs: opts.sweepMs ?? 60_000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const { port } = await orchestra.start();
   const url = `http://127.0.0.1:${port}`;

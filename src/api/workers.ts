@@ -1,0 +1,148 @@
+/**
+ * The worker API under /api/v1: registration (admin), claim, heartbeat,
+ * decision receipt, exit and decision request. Bodies are validated with zod
+ * (400 lists the issues); mutations honour Idempotency-Key by returning the
+ * first answer again.
+ */
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import type { Db } from "../store/db.js";
+import { bearer, HttpError, requireAdmin, type Router } from "../http/router.js";
+
+import { jsonBody } from "../http/body.js";
+import { LifecycleError, type Lifecycle } from "../tasks/lifecycle.js";
+import type { Worker } from "../store/generated/sqlite/client.js";
+
+const repoName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/repo");
+const epoch = z.string().min(1);
+
+export const schemas = {
+  register: z.object({ name: z.string().min(1).max(100), repos: z.array(repoName).max(1000).optional() }).strict(),
+  claim: z.object({}).strict(),
+  heartbeat: z.object({ leaseEpoch: epoch }).strict(),
+  receipt: z.object({ leaseEpoch: epoch }).strict(),
+  exit: z
+    .object({
+      leaseEpoch: epoch,
+      exitCode: z.number().int(),
+      branch: z.string().min(1).optional(),
+      headSha: z.string().regex(/^[0-9a-f]{7,40}$/, "must be a commit sha").optional(),
+      testsPassed: z.boolean().optional(),
+      dirty: z.boolean().optional(),
+      turnCapHit: z.boolean().optional(),
+      lastToolCalls: z.array(z.string()).max(100).optional(),
+      question: z.string().max(10_000).optional(),
+    })
+    .strict(),
+  decisionRequest: z
+    .object({
+      leaseEpoch: epoch,
+      question: z.string().min(1).max(10_000),
+      blocks: z.string().max(200).optional(),
+      condition: z.string().regex(/^(pr-merged:https:\/\/\S+|issue-closed:\d+|npm-version:\S+@\S+)$/, "must be pr-merged:<url>, issue-closed:<n> or npm-version:<pkg@ver>").optional(),
+    })
+    .strict(),
+};
+
+interface Deps {
+  lifecycle: Lifecycle;
+  db: Db;
+  adminToken: string;
+}
+
+async function authWorker(req: IncomingMessage, lifecycle: Lifecycle): Promise<Worker> {
+  const token = bearer(req);
+  if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <worker token>");
+  const worker = await lifecycle.workerByToken(token);
+  if (!worker) throw new HttpError(401, "unknown worker token");
+  return worker;
+}
+
+/**
+ * Runs a mutation once per Idempotency-Key (per worker and route): a retry
+ * gets the stored first answer. Server errors are not stored, so they can be
+ * retried for real.
+ */
+async function idempotent(db: Db, req: IncomingMessage, res: ServerResponse, scope: string, run: () => Promise<{ status: number; body?: unknown }>): Promise<void> {
+  const header = req.headers["idempotency-key"];
+  const key = Array.isArray(header) ? header[0] : header;
+  const id = key ? createHash("sha256").update(`${scope}\n${req.method} ${req.url}\n${key}`).digest("hex") : null;
+  if (id) {
+    const stored = await db.idempotentResponse.findUnique({ where: { key: id } });
+    if (stored) {
+      replay(res, stored.status, stored.body);
+      return;
+    }
+  }
+  let answer: { status: number; body?: unknown };
+  try {
+    answer = await run();
+  } catch (err) {
+    if (err instanceof LifecycleError) answer = { status: err.status, body: { error: err.message, ...(err.reason ? { reason: err.reason } : {}) } };
+    else if (err instanceof HttpError) answer = { status: err.status, body: { error: err.message, ...err.extra } };
+    else throw err;
+  }
+  const text = answer.body === undefined ? "" : JSON.stringify(answer.body);
+  if (id && answer.status < 500) {
+    await db.idempotentResponse.create({ data: { key: id, status: answer.status, body: text, createdAt: new Date() } }).catch((err: { code?: string }) => {
+      if (err.code !== "P2002") throw err;
+    });
+  }
+  replay(res, answer.status, text);
+}
+
+function replay(res: ServerResponse, status: number, text: string): void {
+  if (text === "") {
+    res.writeHead(status).end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
+export function workerRoutes(router: Router, deps: Deps): void {
+  const { lifecycle, db } = deps;
+
+  router.add("POST", "/api/v1/workers", async ({ req, res }) => {
+    requireAdmin(req, deps.adminToken);
+    const body = await jsonBody(req, schemas.register);
+    await idempotent(db, req, res, "admin", async () => ({ status: 201, body: await lifecycle.registerWorker(body.name, body.repos) }));
+  });
+
+  router.add("POST", "/api/v1/claims", async ({ req, res }) => {
+    const worker = await authWorker(req, lifecycle);
+    await jsonBody(req, schemas.claim);
+    await idempotent(db, req, res, worker.id, async () => {
+      const claim = await lifecycle.claim(worker);
+      return claim ? { status: 200, body: claim } : { status: 204 };
+    });
+  });
+
+  router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {
+    const worker = await authWorker(req, lifecycle);
+    const body = await jsonBody(req, schemas.heartbeat);
+    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await lifecycle.heartbeat(worker, params["id"]!, body.leaseEpoch) }));
+  });
+
+  router.add("POST", "/api/v1/runs/:id/decisions/:decisionId/receipt", async ({ req, res, params }) => {
+    const worker = await authWorker(req, lifecycle);
+    const body = await jsonBody(req, schemas.receipt);
+    await idempotent(db, req, res, worker.id, async () => {
+      await lifecycle.receipt(worker, params["id"]!, params["decisionId"]!, body.leaseEpoch);
+      return { status: 200, body: { ok: true } };
+    });
+  });
+
+  router.add("POST", "/api/v1/runs/:id/exit", async ({ req, res, params }) => {
+    const worker = await authWorker(req, lifecycle);
+    const body = await jsonBody(req, schemas.exit);
+    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await lifecycle.exit(worker, params["id"]!, body) }));
+  });
+
+  router.add("POST", "/api/v1/runs/:id/decision-requests", async ({ req, res, params }) => {
+    const worker = await authWorker(req, lifecycle);
+    const body = await jsonBody(req, schemas.decisionRequest);
+    await idempotent(db, req, res, worker.id, async () => ({ status: 201, body: { decisionId: await lifecycle.decisionRequest(worker, params["id"]!, body) } }));
+  });
+
+}
