@@ -1,0 +1,148 @@
+/**
+ * A rig for lifecycle tests: the fake GitHub with one installation and
+ * repository, the real App pointed at it, and helpers that act like GitHub
+ * (signed webhooks that match the fake's state) and like workers (the HTTP
+ * worker API).
+ */
+import { randomUUID } from "node:crypto";
+import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
+import type { Provider } from "../../src/store/db.js";
+import { testDatabase, type TestDb } from "./databases.js";
+import { eventually, startOrchestra, type Running } from "./orchestra.js";
+import { fakeWebhookPayload, listExamples, sendWebhook } from "./webhooks.js";
+
+export const REPO = "acme/app";
+export const INSTALLATION = 77;
+
+export interface Clock {
+  offsetMs: number;
+  now(): Date;
+}
+
+export interface WorkerClient {
+  id: string;
+  token: string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  claim(): Promise<{ status: number; body: any }>;
+  heartbeat(runId: string, leaseEpoch: string): Promise<{ status: number; body: any }>;
+  exit(runId: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
+}
+
+export interface Rig {
+  fake: FakeGitHub;
+  db: TestDb;
+  app: Running;
+  clock: Clock;
+  /** Sends a webhook built from the fake's state and waits until it is processed. */
+  deliver(event: string, action: string, refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">, overrides?: Record<string, unknown>, deliveryId?: string): Promise<string>;
+  deliverPayload(event: string, payload: Record<string, unknown>, deliveryId?: string): Promise<string>;
+  /** Creates an issue carrying the queue label and delivers the labeled event from `sender`. */
+  queue(number: number, sender?: string): Promise<void>;
+  worker(name?: string, repos?: string[]): Promise<WorkerClient>;
+  config(yaml: string): void;
+  labels(issue: number): string[];
+  task(issue: number): Promise<any>;
+  /** GitHub write requests (not token exchanges) recorded since `from`. */
+  writesSince(from: number): Array<{ method: string; path: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * GitHub's examples lack some actions (there is no issues.closed example):
+ * then another example of the same event, whose shape is the same, carries
+ * the action instead.
+ */
+function payloadFor(fake: FakeGitHub, event: string, action: string, refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">, overrides: Record<string, unknown>) {
+  const hasExample = listExamples(event).some((e) => e["action"] === action);
+  return fakeWebhookPayload(fake, event, hasExample ? action : undefined, { repo: REPO, ...refs }, { ...overrides, action });
+}
+
+export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub } = {}): Promise<Rig> {
+  const fake = opts.fake ?? (await startFakeGitHub());
+  if (!opts.fake) {
+    fake.state.addInstallation(INSTALLATION, "acme");
+    fake.state.addRepo(REPO, { installationId: INSTALLATION });
+    fake.state.setPermission(REPO, "alice", "write");
+    fake.state.setPermission(REPO, "eve", "read");
+  }
+  const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite"));
+  const clock: Clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+  const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000 });
+
+  async function deliverPayload(event: string, payload: Record<string, unknown>, deliveryId: string = randomUUID()): Promise<string> {
+    const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
+    if (res.status !== 202 && res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    await eventually(
+      async () => {
+        const row = await app.database.db.delivery.findUnique({ where: { deliveryId } });
+        if (!row) return undefined;
+        if (row.state === "done" || row.state === "ignored") return true;
+        if (row.attempts >= 1 && row.state === "pending") throw new Error(`delivery ${event} failed: ${row.errors}`);
+        if (row.state === "parked") throw new Error(`delivery ${event} parked: ${row.errors}`);
+        return undefined;
+      },
+      10_000,
+      `${event} processed`,
+    );
+    return deliveryId;
+  }
+
+  async function worker(name = "w", repos?: string[]): Promise<WorkerClient> {
+    const res = await app.admin("/api/v1/workers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, ...(repos ? { repos } : {}) }) });
+    if (res.status !== 201) throw new Error(`register answered ${res.status}`);
+    const { id, token } = (await res.json()) as { id: string; token: string };
+    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const r = await fetch(app.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await r.text();
+      return { status: r.status, body: text ? JSON.parse(text) : null };
+    };
+    return {
+      id,
+      token,
+      call,
+      claim: () => call("POST", "/api/v1/claims", {}),
+      heartbeat: (runId, leaseEpoch) => call("POST", `/api/v1/runs/${runId}/heartbeat`, { leaseEpoch }),
+      exit: (runId, body) => call("POST", `/api/v1/runs/${runId}/exit`, body),
+    };
+  }
+
+  return {
+    fake,
+    db,
+    app,
+    clock,
+    deliver: (event, action, refs, overrides = {}, deliveryId) => deliverPayload(event, payloadFor(fake, event, action, refs, overrides), deliveryId),
+    deliverPayload,
+    async queue(number, sender = "alice") {
+      fake.state.addIssue(REPO, { number, title: `Issue ${number}`, body: `Do thing ${number}`, labels: ["agent:queued"], user: sender });
+      await deliverPayload("issues", fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: number, label: "agent:queued", sender }));
+    },
+    worker,
+    // Set before the first delivery: the App caches a repository's config for a minute.
+    config(yaml) {
+      fake.state.setFile(REPO, ".github/orchestra.yml", yaml);
+    },
+    labels: (issue) => fake.state.labelsOf(REPO, issue).filter((l) => l.startsWith("agent:")),
+    async task(issue) {
+      const t = await app.database.db.task.findUnique({ where: { repo_issue: { repo: REPO, issue } } });
+      if (!t) return null;
+      const res = await app.admin(`/api/v1/tasks/${t.id}`);
+      return res.json();
+    },
+    writesSince(from) {
+      return fake.requests
+        .slice(from)
+        .filter((r) => r.method !== "GET" && !r.path.includes("/access_tokens") && !r.path.endsWith("/graphql"))
+        .map((r) => ({ method: r.method, path: r.path }));
+    },
+    async stop() {
+      await app.stop();
+      if (!opts.db) await db.drop();
+      if (!opts.fake) await fake.close();
+    },
+  };
+}
