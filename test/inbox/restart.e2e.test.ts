@@ -2,32 +2,15 @@
  * kill -9 in the middle of processing, then a restart on the same database:
  * every stored delivery is processed, and each finishes exactly once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes, generateKeyPairSync } from "node:crypto";
 import Sqlite from "better-sqlite3";
 import { eventually, freePort } from "../support/orchestra.js";
+import { childJs, startChild } from "../support/processes.js";
 import { examplePayload, sendWebhook } from "../support/webhooks.js";
-
-const root = join(import.meta.dirname, "..", "..");
-const childJs = join(root, "dist/test/support/child.js");
-
-function startChild(env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [childJs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    proc.stdout!.on("data", (b: Buffer) => {
-      out += b.toString();
-      const m = /LISTENING (\d+)/.exec(out);
-      if (m) resolve({ proc, port: Number(m[1]) });
-    });
-    proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
-    proc.on("exit", (code) => reject(new Error(`child exited ${code} before listening: ${err}`)));
-  });
-}
 
 test("kill -9 during processing, then restart: each stored delivery finishes exactly once", async () => {
   expect(existsSync(childJs)).toBe(true); // npm test builds first
