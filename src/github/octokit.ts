@@ -191,7 +191,12 @@ export function octokitGitHub(octokit: Octokit): GitHub {
       await call("rerun failed jobs", () => rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId }));
     },
     async dispatchWorkflow(r, workflow, ref, inputs) {
-      await call("dispatch workflow", () => rest.actions.createWorkflowDispatch({ ...r, workflow_id: workflow, ref, inputs }));
+      // return_run_details asks for the run id (200) instead of an empty 204.
+      const res = await call("dispatch workflow", () =>
+        octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", { ...r, workflow_id: workflow, ref, inputs, return_run_details: true } as never),
+      );
+      const data = (res as { data?: { workflow_run_id?: number } }).data;
+      return { workflowRunId: typeof data?.workflow_run_id === "number" ? data.workflow_run_id : null };
     },
     async permission(r, username) {
       const { data } = await call("get collaborator permission", () => rest.repos.getCollaboratorPermissionLevel({ ...r, username }));

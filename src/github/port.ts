@@ -107,7 +107,8 @@ export interface GitHub {
   createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
   rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;
   rerunFailedJobs(r: RepoRef, workflowRunId: number): Promise<void>;
-  dispatchWorkflow(r: RepoRef, workflow: string, ref: string, inputs: Record<string, string>): Promise<void>;
+  /** Triggers workflow_dispatch; the Actions run id when GitHub reports it (newer GitHub), else null. */
+  dispatchWorkflow(r: RepoRef, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ workflowRunId: number | null }>;
 
   /** The user's permission on the repository (`role_name` reduced to the five levels). */
   permission(r: RepoRef, username: string): Promise<Permission>;

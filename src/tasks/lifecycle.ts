@@ -733,8 +733,9 @@ export class Lifecycle {
       branch: claim.run.branch,
       continuation: claim.run.continuation ? JSON.stringify(claim.run.continuation) : "",
     };
+    let workflowRunId: number | null;
     try {
-      await gh.dispatchWorkflow(repoRef(task.repo), config.dispatch.workflow, config.dispatch.ref, inputs);
+      ({ workflowRunId } = await gh.dispatchWorkflow(repoRef(task.repo), config.dispatch.workflow, config.dispatch.ref, inputs));
     } catch (err) {
       const claimed = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
       const message = `GitHub refused the workflow dispatch of ${config.dispatch.workflow}@${config.dispatch.ref}: ${errText(err)}`;
@@ -749,6 +750,7 @@ export class Lifecycle {
       return false;
     }
     await this.#db.task.updateMany({ where: { id: task.id, runId: claim.run.id }, data: { backoffCount: 0, backoffUntil: null, diagnostic: null } });
+    if (workflowRunId !== null) await this.#db.run.update({ where: { id: claim.run.id }, data: { workflowRunId: BigInt(workflowRunId) } });
     const claimed = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
     await this.#trySync(claimed, gh);
     this.#log.info({ task: task.id, run: claim.run.id, workflow: config.dispatch.workflow }, "workflow dispatched");

@@ -1,0 +1,114 @@
+/**
+ * Dispatch mode: the App claims on queue and runs a workflow; workflow_run and
+ * workflow_job events are the heartbeat and the exit. A dispatch GitHub
+ * refuses backs off with one diagnostic and no attempt charged.
+ */
+import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
+import { fakeWebhookPayload } from "../support/webhooks.js";
+
+const INPUTS = {
+  task: { type: "string", required: true },
+  run: { type: "string", required: true },
+  attempt: { type: "string", required: true },
+  lease_epoch: { type: "string", required: true },
+  branch: { type: "string", required: true },
+  continuation: { type: "string", required: false },
+} as const;
+
+let rig: Rig;
+afterEach(async () => {
+  rig.fake.assertNoViolations();
+  await rig.stop();
+});
+
+function workflowRunPayload(runId: number, action: "in_progress" | "completed") {
+  const repo = rig.fake.state.repo(REPO);
+  const run = repo.workflowRuns.get(runId)!;
+  // GitHub publishes no in_progress example; the completed one has the same shape.
+  return fakeWebhookPayload(rig.fake, "workflow_run", "completed", { repo: REPO, sender: "alice" }, { action, workflow_run: rig.fake.json.workflowRun(repo, run) });
+}
+
+test("dispatch happy path: queue → workflow_dispatch with the run's inputs → progress renews the lease → success with a PR → review", async () => {
+  rig = await startRig();
+  rig.config("dispatch:\n  workflow: agent.yml\n  ref: main\n");
+  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+  await rig.queue(20);
+  expect(rig.fake.state.dispatches).toHaveLength(1);
+  const d = rig.fake.state.dispatches[0]!;
+  const t = await rig.task(20);
+  expect(t.task.state).toBe("claimed");
+  const run = t.runs[0];
+  expect(d.inputs).toEqual({ task: t.task.id, run: run.id, attempt: "1", lease_epoch: run.leaseEpoch, branch: "agent/issue-20", continuation: "" });
+  expect(run.mode).toBe("dispatch");
+  expect(rig.labels(20)).toEqual(["agent:in-progress"]);
+  // Workers never get dispatch-mode tasks.
+  expect((await (await rig.worker()).claim()).status).toBe(204);
+
+  const wr = rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!;
+  wr.status = "in_progress";
+  const before = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
+  rig.clock.offsetMs += 120_000;
+  await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "in_progress"));
+  const after = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
+  expect(after.getTime()).toBeGreaterThan(before.getTime());
+
+  rig.fake.state.addBranch(REPO, "agent/issue-20", { aheadBy: 1 });
+  const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-20", body: "Closes #20" });
+  rig.fake.state.completeWorkflowRun(REPO, d.runId!, "success");
+  await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
+  const done = await rig.task(20);
+  expect(done.task).toMatchObject({ state: "review", prNumber: pr.number });
+  expect(rig.labels(20)).toEqual(["agent:review"]);
+});
+
+test("a failed workflow run without a PR requeues and dispatches the next attempt", async () => {
+  rig = await startRig();
+  rig.config("dispatch:\n  workflow: agent.yml\n");
+  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+  await rig.queue(21);
+  const first = rig.fake.state.dispatches[0]!;
+  rig.fake.state.completeWorkflowRun(REPO, first.runId!, "failure");
+  await rig.deliverPayload("workflow_run", workflowRunPayload(first.runId!, "completed"));
+  expect((await rig.task(21)).task).toMatchObject({ state: "queued", attempt: 1 });
+  await rig.app.orchestra.lifecycle.sweep();
+  expect(rig.fake.state.dispatches).toHaveLength(2);
+  expect(rig.fake.state.dispatches[1]!.inputs["attempt"]).toBe("2");
+});
+
+test("a refused dispatch leaves the task queued, charges nothing, comments once and backs off", async () => {
+  rig = await startRig();
+  rig.config("dispatch:\n  workflow: agent.yml\n");
+  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", dispatchable: false });
+  await rig.queue(22);
+  const attempts = () => rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
+  expect(attempts()).toBe(1);
+  let t = await rig.task(22);
+  expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
+  expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
+  expect(t.runs[0]).toMatchObject({ state: "aborted" });
+  expect(t.runs[0].errors[0].class).toBe("preparation");
+  expect(rig.labels(22)).toEqual(["agent:queued"]);
+
+  // 20 sweeps inside the backoff: no new dispatch, no new comment.
+  for (let i = 0; i < 20; i++) await rig.app.orchestra.lifecycle.sweep();
+  expect(attempts()).toBe(1);
+
+  // 20 sweeps each past a growing backoff: retried each time, still one comment, nothing charged.
+  for (let i = 0; i < 20; i++) {
+    rig.clock.offsetMs += 2 * 3600_000;
+    await rig.app.orchestra.lifecycle.sweep();
+  }
+  expect(attempts()).toBe(21);
+  expect(rig.fake.state.commentsOn(REPO, 22)).toHaveLength(1);
+  expect(rig.fake.state.commentsOn(REPO, 22)[0]!.body).toContain("no attempt was counted");
+  t = await rig.task(22);
+  expect(t.task).toMatchObject({ state: "queued", attempt: 0 });
+  expect(rig.labels(22)).toEqual(["agent:queued"]);
+
+  // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
+  rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
+  rig.clock.offsetMs += 2 * 3600_000;
+  await rig.app.orchestra.lifecycle.sweep();
+  t = await rig.task(22);
+  expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
+});
