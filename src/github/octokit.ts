@@ -77,6 +77,38 @@ function toPull(p: RawPull): PullInfo {
 
 const WORKFLOW_RUN = /\/actions\/runs\/(\d+)/;
 
+const CLOSING_PULLS = `query IssueClosingPullRequests($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    issue(number: $number) {
+      closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
+        nodes { number title body url state merged mergeCommit { oid } headRefName headRefOid baseRefName author { login } }
+      }
+    }
+  }
+}`;
+
+interface ClosingPullsQuery {
+  repository: {
+    issue: {
+      closedByPullRequestsReferences: {
+        nodes: Array<{
+          number: number;
+          title: string;
+          body: string | null;
+          url: string;
+          state: "OPEN" | "CLOSED" | "MERGED";
+          merged: boolean;
+          mergeCommit: { oid: string } | null;
+          headRefName: string;
+          headRefOid: string;
+          baseRefName: string;
+          author: { login: string } | null;
+        }>;
+      } | null;
+    } | null;
+  } | null;
+}
+
 export function octokitGitHub(octokit: Octokit): GitHub {
   const rest = octokit.rest;
   return {
@@ -122,6 +154,26 @@ export function octokitGitHub(octokit: Octokit): GitHub {
     async pullsForBranch(r, branch, state = "all") {
       const { data } = await call("list pull requests", () => rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100 }));
       return (data as RawPull[]).map(toPull);
+    },
+    async closingPulls(r, issue) {
+      const data = await call("closing pull requests", () =>
+        octokit.graphql<ClosingPullsQuery>(CLOSING_PULLS, { owner: r.owner, repo: r.repo, number: issue }),
+      );
+      const nodes = data.repository?.issue?.closedByPullRequestsReferences?.nodes ?? [];
+      return nodes.map((n) => ({
+        number: n.number,
+        title: n.title,
+        body: n.body ?? "",
+        state: n.state === "OPEN" ? ("open" as const) : ("closed" as const),
+        merged: n.merged,
+        mergeCommitSha: n.mergeCommit?.oid ?? null,
+        headRef: n.headRefName,
+        headSha: n.headRefOid,
+        headRepo: null,
+        baseRef: n.baseRefName,
+        url: n.url,
+        author: n.author?.login ?? "",
+      }));
     },
     async createPull(r, pr) {
       const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr }));

@@ -90,6 +90,8 @@ export interface GitHub {
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
+  /** Pull requests that will close (or closed) the issue, from GitHub's closing references. */
+  closingPulls(r: RepoRef, issue: number): Promise<PullInfo[]>;
   /** Pull requests whose head is `branch` in this repository. */
   pullsForBranch(r: RepoRef, branch: string, state?: "open" | "closed" | "all"): Promise<PullInfo[]>;
   createPull(r: RepoRef, pr: { title: string; body: string; head: string; base: string }): Promise<PullInfo>;

@@ -648,6 +648,8 @@ export class Lifecycle {
     let pulls: PullInfo[];
     try {
       pulls = await github.pullsForBranch(repoRef(task.repo), branch, "all");
+      // Or a PR from another branch that says it closes the issue.
+      if (pulls.length === 0) pulls = await github.closingPulls(repoRef(task.repo), task.issue);
     } catch (err) {
       await this.#runError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error", `looking for the pull request: ${errText(err)}`);
       throw new LifecycleError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);

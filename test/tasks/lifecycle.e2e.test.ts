@@ -203,3 +203,29 @@ test("worker API validation, auth and idempotency", async () => {
   expect(q.status).toBe(201);
   expect(typeof q.body.decisionId).toBe("string");
 });
+
+test("exit finds a PR from another branch that closes the issue", async () => {
+  rig = await startRig();
+  await rig.queue(11);
+  const w = await rig.worker();
+  const run = (await w.claim()).body.run;
+  rig.fake.state.addBranch(REPO, "feature/other-name", { aheadBy: 1 });
+  const pr = rig.fake.state.addPull(REPO, { head: "feature/other-name", body: "Fixes #11" });
+  const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
+  expect(exit.body).toMatchObject({ outcome: "review", prNumber: pr.number });
+});
+
+test("priority labels order the queue; limits turn claims away", async () => {
+  rig = await startRig();
+  rig.config('priorityLabels: ["priority:high"]\nlimits:\n  maxConcurrentPerRepo: 2\n');
+  await rig.queue(12);
+  await rig.queue(13);
+  rig.fake.state.addIssue(REPO, { number: 14, labels: ["agent:queued", "priority:high"], user: "alice" });
+  await rig.deliver("issues", "labeled", { issue: 14, label: "agent:queued", sender: "alice" });
+  const w = await rig.worker();
+  expect((await w.claim()).body.task.issue).toBe(14);
+  expect((await w.claim()).body.task.issue).toBe(12);
+  expect((await w.claim()).status).toBe(204); // two live leases in the repo
+  const scoped = await rig.worker("elsewhere", ["acme/other"]);
+  expect((await scoped.claim()).status).toBe(204);
+});
