@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { ConfigError, parseEnv } from "../config/env.js";
 import { openDatabase } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
+import { classifyArgs, classifyCommand, readAll } from "./classify.js";
 
 const USAGE = `usage: orchestra <command>
 
@@ -14,6 +15,8 @@ commands:
   migrate                      apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)
   deliveries [--state STATE]   list received webhook deliveries (pending, processing, done, ignored, parked)
   replay <delivery-id>         put a parked delivery back in the queue
+  classify [--batch]           what Orchestra would do with a run: reads the facts document (JSON) on stdin
+                               and prints {class, recovery, evidence}; --batch: an array in, an array out
 
 API commands read ORCHESTRA_URL (default http://localhost:$PORT or :3000) and ORCHESTRA_ADMIN_TOKEN.`;
 
@@ -77,6 +80,18 @@ async function main(argv: string[]): Promise<void> {
       if (!id) die(2, "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked");
       await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
       process.stdout.write(`${id} queued again\n`);
+      return;
+    }
+    case "classify": {
+      const args = classifyArgs(rest);
+      if ("error" in args) die(2, args.error);
+      // Waiting on a terminal would look like a hang; say what it expects instead.
+      if (process.stdin.isTTY) die(2, "classify reads a facts document (JSON) on stdin, e.g. orchestra classify < facts.json");
+      const answer = classifyCommand(await readAll(process.stdin), args.flags);
+      process.stdout.write(answer.stdout);
+      process.stderr.write(answer.stderr);
+      // exitCode, not exit(): exit() can cut off a large answer still draining into a pipe.
+      process.exitCode = answer.code;
       return;
     }
     case undefined:

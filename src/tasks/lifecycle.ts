@@ -15,6 +15,8 @@ import { judge, PermissionCache, type Actor } from "../trust/trust.js";
 import { once } from "../store/once.js";
 import { parseRing, pushError } from "../store/error-ring.js";
 import { afterFailedRun, dispatchBackoffMs, labelFor, type Continuation, type TaskState } from "./model.js";
+import { gatherFacts } from "../outcomes/gather.js";
+import { allGreen, classify, type Verdict } from "../outcomes/classify.js";
 import type { Task, Run, Worker } from "../store/generated/sqlite/client.js";
 
 export interface Clock {
@@ -666,51 +668,222 @@ export class Lifecycle {
       await this.#settle(task, { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.#clock.now() }, github);
       return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
     }
-    const evidence = {
-      trigger: "exit",
-      exitCode: report.exitCode,
-      branch,
-      pr: null,
-      claim: report.exitCode === 0 ? "the run reported success but GitHub shows no pull request for its branch" : `the run exited ${report.exitCode} without a pull request`,
-    };
-    const outcome = await this.#endRun(task, run, config, "exited", `exited ${report.exitCode} without a pull request`, evidence, github);
-    return { outcome: "classified", evidence: { ...evidence, next: outcome } };
+    // No PR: the run is over and its lease with it; what it left is classified.
+    const now = this.#clock.now();
+    const ended = await this.#db.task.updateMany({
+      where: { id: task.id, runId: run.id, leaseEpoch: run.leaseEpoch, state: "claimed" },
+      data: { leaseExpiresAt: null, updatedAt: now },
+    });
+    if (ended.count !== 1) throw new LifecycleError(409, "lease no longer held", "superseded");
+    await this.#db.run.update({ where: { id: run.id }, data: { state: "exited", endedAt: now, endReason: `exited ${report.exitCode} without a pull request` } });
+    const settled = await this.settleRun(run.id, "exit", github);
+    if (!settled) {
+      return {
+        outcome: "classified",
+        evidence: { pending: true, why: "GitHub could not be asked about the run's branch; Orchestra classifies it on its next sweep" },
+      };
+    }
+    return { outcome: "classified", class: settled.class, recovery: settled.recovery, evidence: settled.evidence };
   }
 
-  /** A run ended without a PR: another attempt, or failed with one comment listing the attempts. */
-  async #endRun(task: Task, run: Run, config: RepoConfig, runState: "exited" | "expired", why: string, evidence: Obj, github?: GitHub): Promise<"queued" | "failed"> {
+  /**
+   * Classifies a run that ended without a PR (exit or expired lease) and
+   * performs the one recovery its class names. The class is recorded before
+   * the recovery runs; a recovery that fails is retried by the next sweep,
+   * and a GitHub failure while gathering facts leaves the run unclassified
+   * (never "absent"). Returns null when the run is not classified yet.
+   */
+  async settleRun(runId: string, trigger: "exit" | "lease-expired", github?: GitHub): Promise<Verdict | null> {
+    let run = await this.#db.run.findUnique({ where: { id: runId } });
+    if (!run || run.recoveredAt) return run?.class ? this.#verdictOf(run) : null;
+    const task = (await this.#db.task.findUnique({ where: { id: run.taskId } }))!;
+    if (task.runId !== run.id) return run.class ? this.#verdictOf(run) : null;
+    const config = await this.#config(task);
+    if (!config) return null;
+    const gh = github ?? (await this.#githubFor(task.installationId));
+    const r = repoRef(task.repo);
+    if (!run.class) {
+      let verdict: Verdict;
+      try {
+        verdict = classify(await gatherFacts(gh, r, run, trigger));
+      } catch (err) {
+        await this.#runError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "facts", `gathering facts: ${errText(err)}`);
+        this.#log.warn({ run: run.id, err: errText(err) }, "run not classified yet: GitHub could not be asked; next sweep retries");
+        return null;
+      }
+      await this.#db.run.updateMany({ where: { id: run.id, class: null }, data: { class: verdict.class, recovery: verdict.recovery, evidence: JSON.stringify(verdict.evidence) } });
+      run = (await this.#db.run.findUnique({ where: { id: run.id } }))!;
+      this.#log.info({ task: task.id, run: run.id, class: run.class, recovery: run.recovery }, "run classified");
+    }
+    try {
+      await this.#recover(task, run, config, gh);
+      await this.#db.run.update({ where: { id: run.id }, data: { recoveredAt: this.#clock.now() } });
+    } catch (err) {
+      await this.#runError(run.id, "recovery", `${run.recovery}: ${errText(err)}`);
+      this.#log.warn({ run: run.id, recovery: run.recovery, err: errText(err) }, "recovery failed; next sweep retries it");
+    }
+    const final = (await this.#db.run.findUnique({ where: { id: run.id } }))!;
+    return this.#verdictOf(final);
+  }
+
+  #verdictOf(run: Run): Verdict {
+    return { class: run.class as Verdict["class"], recovery: run.recovery as Verdict["recovery"], evidence: run.evidence ? (JSON.parse(run.evidence) as Record<string, unknown>) : {} };
+  }
+
+  /** The one recovery the recorded class names. Each is idempotent. */
+  async #recover(task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
+    const r = repoRef(task.repo);
+    const evidence = run.evidence ? (JSON.parse(run.evidence) as Record<string, unknown>) : {};
+    switch (run.recovery) {
+      case "settle": {
+        const prNumber = (evidence["pr"] as { number: number } | null)?.number;
+        const pr = prNumber ? await gh.getPull(r, prNumber) : null;
+        if (!pr?.merged) throw new Error(`pull request #${prNumber} is not merged on GitHub; reclassifying`);
+        await this.#db.run.update({ where: { id: run.id }, data: { prNumber: pr.number } });
+        await this.#settle(task, { prNumber: pr.number, mergeSha: pr.mergeCommitSha ?? "", headSha: pr.headSha, mergedAt: this.#clock.now() }, gh);
+        return;
+      }
+      case "delete-branch-requeue": {
+        // Positive evidence, checked again right before deleting: the branch
+        // has no commits ahead and no PR. Anything else reclassifies.
+        const branch = await gh.getBranch(r, run.branch);
+        if (branch) {
+          const cmp = await gh.compare(r, await gh.defaultBranch(r), run.branch);
+          const pulls = await gh.pullsForBranch(r, run.branch, "all");
+          if (!cmp || cmp.aheadBy > 0 || pulls.some((p) => p.state === "open" || p.merged)) {
+            await this.#reclassify(run, "the branch changed after classification");
+            throw new Error("branch is no longer empty; reclassifying");
+          }
+          await gh.deleteBranch(r, run.branch);
+        }
+        await this.#finish(task, run, config, afterFailedRun(task.attempt, config.limits.maxAttempts), null, gh);
+        return;
+      }
+      case "publish": {
+        const branch = await gh.getBranch(r, run.branch);
+        if (!branch) {
+          await this.#reclassify(run, "the branch disappeared before publishing");
+          throw new Error("branch gone; reclassifying");
+        }
+        const existing = (await gh.pullsForBranch(r, run.branch, "open"))[0];
+        let prNumber = existing?.number;
+        if (!existing) {
+          const checks = (await gh.checkRunsForRef(r, branch.sha)).map((c) => ({ name: c.name, headSha: c.headSha, status: c.status, conclusion: c.conclusion }));
+          const green = allGreen(checks, branch.sha);
+          if (!green.green) {
+            // Re-verified right before opening: the checks turned. Keep the work, resume it.
+            await this.#db.run.update({
+              where: { id: run.id },
+              data: { class: "debris-half-done", recovery: "hold-resume", evidence: JSON.stringify({ ...evidence, why: `publishing stopped: ${green.why}`, republished: false }) },
+            });
+            await this.#holdResume(task, run, config, gh);
+            return;
+          }
+          const pr = await gh.createPull(r, {
+            title: task.title,
+            head: run.branch,
+            base: await gh.defaultBranch(r),
+            body: `Closes #${task.issue}\n\nOpened by Orchestra from run ${run.id} (attempt ${run.attempt}): the agent committed this work and exited without opening a pull request. Its head checks were green at ${branch.sha.slice(0, 12)} when it was published.`,
+          });
+          prNumber = pr.number;
+        }
+        await this.#db.run.update({ where: { id: run.id }, data: { prNumber: prNumber!, headSha: branch.sha } });
+        await this.#toReview(task, prNumber!, branch.sha, gh);
+        return;
+      }
+      case "hold-resume":
+        await this.#holdResume(task, run, config, gh);
+        return;
+      case "block-question": {
+        const question = String(evidence["question"] ?? "");
+        await this.#db.decision.upsert({
+          where: { source: `question:${run.id}` },
+          create: { id: randomUUID(), taskId: task.id, runId: run.id, kind: "question", body: question, author: `run:${run.id}`, source: `question:${run.id}`, createdAt: this.#clock.now(), expiresAt: new Date(this.#clock.now().getTime() + 7 * 24 * 3600_000) },
+          update: {},
+        });
+        await this.#comment(task, `escalation:${run.id}:question`, `The agent working on this issue (attempt ${run.attempt}) has a question and stopped:\n\n> ${question.split("\n").join("\n> ")}\n\nAnswer in a comment, then remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent continue.`, gh);
+        await this.#finish(task, run, config, "blocked", null, gh);
+        return;
+      }
+      case "escalate":
+      default:
+        await this.#escalate(task, run, config, evidence, gh);
+        return;
+    }
+  }
+
+  async #reclassify(run: Run, why: string): Promise<void> {
+    await this.#db.run.update({ where: { id: run.id }, data: { class: null, recovery: null } });
+    await this.#runError(run.id, "reclassify", why);
+  }
+
+  /** Class C: never delete. Resume on the same branch while attempts remain, then block. */
+  async #holdResume(task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
+    if (task.attempt >= config.limits.maxAttempts) {
+      await this.#finish(task, run, config, "blocked", null, gh);
+      await this.#comment(
+        task,
+        `blocked-half-done:${task.id}:${task.attempt}`,
+        `Agents made ${task.attempt} attempts at this issue. The branch \`${run.branch}\` has unfinished work (${String(this.#verdictOf(run).evidence["why"] ?? "see the run's evidence")}), so it is kept and the task is \`${config.labels.blocked}\`. Finish it by hand, or remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent resume it with a fresh attempt budget.`,
+        gh,
+      );
+      return;
+    }
+    await this.#finish(task, run, config, "queued", { kind: "resume" }, gh);
+  }
+
+  async #escalate(task: Task, run: Run, config: RepoConfig, evidence: Record<string, unknown>, gh: GitHub): Promise<void> {
+    const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
+    const lines = [
+      `Orchestra needs a human for this issue. Run ${run.id} (attempt ${run.attempt}) ended as **${run.class}**: ${String(evidence["why"] ?? "")}.`,
+      ...(calls.length ? ["", `Last tool calls: ${calls.map((c) => `\`${c}\``).join(" → ")}`] : []),
+      "",
+      "<details><summary>Evidence</summary>",
+      "",
+      "```json",
+      JSON.stringify(evidence, null, 2),
+      "```",
+      "</details>",
+      "",
+      `What you can do: fix what stopped the agent (or answer it in a comment), then remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to queue the issue again; or close the issue.`,
+    ];
+    // One escalation per run and class, however often the sweep comes by.
+    await this.#comment(task, `escalation:${run.id}:${run.class}`, lines.join("\n"), gh);
+    await this.#finish(task, run, config, "blocked", null, gh);
+  }
+
+  /** Ends the task's hold on a finished run: queued (maybe a continuation), failed or blocked. */
+  async #finish(task: Task, run: Run, config: RepoConfig, to: "queued" | "failed" | "blocked", continuation: Continuation | null, gh: GitHub): Promise<void> {
     const now = this.#clock.now();
-    const next = afterFailedRun(task.attempt, config.limits.maxAttempts);
     const r = await this.#db.task.updateMany({
-      where: { id: task.id, runId: run.id, leaseEpoch: run.leaseEpoch },
+      where: { id: task.id, runId: run.id },
       data: {
-        state: next,
+        state: to,
         runId: null,
         leaseEpoch: null,
         leaseExpiresAt: null,
         workerId: null,
-        label: labelFor(next, config.labels),
+        continuation: continuation ? JSON.stringify(continuation) : null,
+        label: labelFor(to, config.labels),
         labelSynced: false,
         version: { increment: 1 },
         updatedAt: now,
       },
     });
-    if (r.count !== 1) throw new LifecycleError(409, "lease no longer held", "superseded");
-    await this.#db.run.update({ where: { id: run.id }, data: { state: runState, endedAt: now, endReason: why, evidence: JSON.stringify(evidence) } });
+    if (r.count !== 1) return; // already finished by an earlier pass
     const updated = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(updated, github);
-    if (next === "failed") {
+    await this.#trySync(updated, gh);
+    if (to === "failed") {
       const runs = await this.#db.run.findMany({ where: { taskId: task.id, state: { not: "aborted" } }, orderBy: { attempt: "asc" } });
-      const lines = runs.map((x) => `- attempt ${x.attempt}: ${x.endReason ?? x.state}${x.endedAt ? ` (${x.endedAt.toISOString()})` : ""}`);
+      const lines = runs.map((x) => `- attempt ${x.attempt}: ${x.endReason ?? x.state}${x.class ? ` — ${x.class}` : ""}${x.endedAt ? ` (${x.endedAt.toISOString()})` : ""}`);
       await this.#comment(
         updated,
         `failed:${task.id}:${task.attempt}`,
         `Agents made ${task.attempt} attempts at this issue without producing a pull request, so it is marked \`${config.labels.failed}\`.\n\n${lines.join("\n")}\n\nTo try again, remove \`${config.labels.failed}\` and add \`${config.labels.queued}\`.`,
-        github,
-      ).catch((err: unknown) => this.#log.warn({ task: task.id, err: errText(err) }, "failure comment not posted; the next sweep will not repeat it"));
+        gh,
+      );
     }
-    this.#log.info({ task: task.id, run: run.id, attempt: task.attempt, next, why }, "run ended without a pull request");
-    return next;
+    this.#log.info({ task: task.id, run: run.id, attempt: task.attempt, to, continuation: continuation?.kind ?? null }, "run settled");
   }
 
   // ------------------------------------------------------------ dispatch mode
@@ -821,23 +994,41 @@ export class Lifecycle {
    * try/catch (one failure never stops the sweep) and a bounded number of
    * GitHub writes per sweep.
    */
-  async sweep(): Promise<{ expired: number; labelsSynced: number; dispatched: number; errors: number }> {
+  async sweep(): Promise<{ expired: number; classified: number; labelsSynced: number; dispatched: number; errors: number }> {
     const now = this.#clock.now();
-    const out = { expired: 0, labelsSynced: 0, dispatched: 0, errors: 0 };
+    const out = { expired: 0, classified: 0, labelsSynced: 0, dispatched: 0, errors: 0 };
     let budget = SWEEP_WRITE_BUDGET;
     const expired = await this.#db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now } }, take: 25 });
     for (const task of expired) {
       if (budget <= 0) break;
       try {
-        const run = task.runId ? await this.#db.run.findUnique({ where: { id: task.runId } }) : null;
-        const config = await this.#config(task);
-        if (!run || !config) continue;
-        await this.#endRun(task, run, config, "expired", "lease expired without an exit", { trigger: "lease-expired", leaseExpiresAt: task.leaseExpiresAt?.toISOString() ?? null, pr: null });
-        budget -= 2;
+        const ended = await this.#db.task.updateMany({
+          where: { id: task.id, runId: task.runId, leaseEpoch: task.leaseEpoch, leaseExpiresAt: task.leaseExpiresAt },
+          data: { leaseExpiresAt: null, updatedAt: now },
+        });
+        if (ended.count !== 1 || !task.runId) continue;
+        await this.#db.run.updateMany({ where: { id: task.runId, state: "live" }, data: { state: "expired", endedAt: now, endReason: "lease expired without an exit" } });
         out.expired++;
       } catch (err) {
         out.errors++;
         this.#log.warn({ task: task.id, err: errText(err) }, "sweep: lease expiry failed; next sweep retries");
+      }
+    }
+    // Runs that ended without a PR and still owe a class or a recovery.
+    const owed = await this.#db.run.findMany({
+      where: { state: { in: ["exited", "expired"] }, recoveredAt: null },
+      orderBy: { endedAt: "asc" },
+      take: 20,
+    });
+    for (const run of owed) {
+      if (budget <= 0) break;
+      try {
+        budget -= 3;
+        const v = await this.settleRun(run.id, run.state === "expired" ? "lease-expired" : "exit");
+        if (v) out.classified++;
+      } catch (err) {
+        out.errors++;
+        this.#log.warn({ run: run.id, err: errText(err) }, "sweep: classification failed; next sweep retries");
       }
     }
     const unsynced = await this.#db.task.findMany({ where: { labelSynced: false }, orderBy: { updatedAt: "asc" }, take: 20 });

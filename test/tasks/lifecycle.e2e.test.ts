@@ -128,8 +128,9 @@ test("attempts exhausted → agent:failed with one comment listing the attempts"
   const w = await rig.worker();
   const r1 = (await w.claim()).body.run;
   const e1 = await w.exit(r1.id, { leaseEpoch: r1.leaseEpoch, exitCode: 0 });
-  expect(e1.body).toMatchObject({ outcome: "classified", evidence: { pr: null, next: "queued" } });
-  expect(e1.body.evidence.claim).toContain("reported success but GitHub shows no pull request");
+  expect(e1.body).toMatchObject({ outcome: "classified", class: "phantom", recovery: "delete-branch-requeue", evidence: { pr: null, claimHeld: false } });
+  expect(e1.body.evidence.why).toContain("reported success (exit 0) but GitHub shows no pull request");
+  expect((await rig.task(6)).task).toMatchObject({ state: "queued", attempt: 1 });
   const r2 = (await w.claim()).body.run;
   expect(r2.attempt).toBe(2);
   rig.clock.offsetMs += 3600_000;
@@ -138,8 +139,8 @@ test("attempts exhausted → agent:failed with one comment listing the attempts"
   expect(rig.labels(6)).toEqual(["agent:failed"]);
   const comments = rig.fake.state.commentsOn(REPO, 6);
   expect(comments).toHaveLength(1);
-  expect(comments[0]!.body).toContain("attempt 1: exited 0 without a pull request");
-  expect(comments[0]!.body).toContain("attempt 2: lease expired without an exit");
+  expect(comments[0]!.body).toContain("attempt 1: exited 0 without a pull request — phantom");
+  expect(comments[0]!.body).toContain("attempt 2: lease expired without an exit — debris-empty");
   expect((await w.claim()).status).toBe(204);
   expect((await rig.task(6)).task.state).toBe("failed");
 });

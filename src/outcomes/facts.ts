@@ -1,0 +1,54 @@
+/**
+ * The facts document: everything classification looks at, gathered from
+ * GitHub and the run record (or read from JSON by `orchestra classify`).
+ * Shape per the design contract; validated with zod at the edge.
+ */
+import { z } from "zod";
+
+const check = z
+  .object({
+    name: z.string(),
+    headSha: z.string(),
+    status: z.string(),
+    conclusion: z.string().nullable(),
+    output: z.object({ title: z.string().nullish(), summary: z.string().nullish(), text: z.string().nullish() }).partial().optional(),
+  })
+  .strict();
+
+export const factsSchema = z
+  .object({
+    trigger: z.enum(["exit", "lease-expired", "check-failed", "base-moved"]),
+    run: z
+      .object({
+        exitCode: z.number().int().nullable(),
+        dirty: z.boolean().optional(),
+        testsPassed: z.boolean().optional(),
+        turnCapHit: z.boolean().optional(),
+        question: z.string().optional(),
+        lastToolCalls: z.array(z.string()).optional(),
+      })
+      .strict(),
+    pr: z
+      .object({
+        number: z.number().int().positive(),
+        state: z.enum(["open", "closed", "merged"]),
+        headSha: z.string(),
+        mergeable: z.enum(["MERGEABLE", "CONFLICTING", "UNKNOWN"]).optional(),
+      })
+      .strict()
+      .nullable(),
+    branch: z.object({ name: z.string(), aheadBy: z.number().int().min(0), headSha: z.string() }).strict().nullable(),
+    checks: z.array(check),
+    rerunsUsed: z.number().int().min(0).optional(),
+    rerunBudget: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export type Facts = z.infer<typeof factsSchema>;
+export type CheckFact = z.infer<typeof check>;
+
+/** Problems with a facts document, each naming its field; empty when valid. */
+export function factsProblems(doc: unknown): string[] {
+  const r = factsSchema.safeParse(doc);
+  return r.success ? [] : r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(document)"}: ${i.message}`);
+}

@@ -1,0 +1,68 @@
+/**
+ * Gathers the facts one run needs from GitHub and the run record, and only
+ * those: a run with no branch on GitHub costs two reads, a run with commits
+ * ahead adds its head's check runs. Any failure from GitHub propagates: the
+ * caller reads it as "not classified yet", never as "absent".
+ */
+import type { GitHub, PullInfo, RepoRef } from "../github/port.js";
+import type { Facts } from "./facts.js";
+
+export interface RunRecord {
+  branch: string;
+  /** JSON of what the worker reported at exit, or null (the lease expired). */
+  report: string | null;
+}
+
+interface Report {
+  exitCode?: number;
+  dirty?: boolean;
+  testsPassed?: boolean;
+  turnCapHit?: boolean;
+  question?: string;
+  lastToolCalls?: string[];
+  branch?: string;
+}
+
+function pick(pulls: PullInfo[]): PullInfo | undefined {
+  return pulls.find((p) => p.merged) ?? pulls.find((p) => p.state === "open") ?? pulls[0];
+}
+
+export async function gatherFacts(github: GitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired"): Promise<Facts> {
+  const report: Report = run.report ? (JSON.parse(run.report) as Report) : {};
+  const branchName = report.branch ?? run.branch;
+  const pulls = await github.pullsForBranch(r, branchName, "all");
+  const pr = pick(pulls);
+  const ref = await github.getBranch(r, branchName);
+  let branch: Facts["branch"] = null;
+  let checks: Facts["checks"] = [];
+  if (ref) {
+    const base = pr?.baseRef ?? (await github.defaultBranch(r));
+    const cmp = await github.compare(r, base, branchName);
+    // compare answering 404 while the ref exists means the base is gone: no positive evidence of "nothing ahead".
+    if (!cmp) throw new Error(`compare ${base}...${branchName} found no base; not classifying on a guess`);
+    branch = { name: branchName, aheadBy: cmp.aheadBy, headSha: ref.sha };
+    if (cmp.aheadBy > 0) {
+      checks = (await github.checkRunsForRef(r, ref.sha)).map((c) => ({
+        name: c.name,
+        headSha: c.headSha,
+        status: c.status,
+        conclusion: c.conclusion,
+        output: c.output,
+      }));
+    }
+  }
+  return {
+    trigger,
+    run: {
+      exitCode: trigger === "exit" ? (report.exitCode ?? null) : null,
+      ...(report.dirty !== undefined ? { dirty: report.dirty } : {}),
+      ...(report.testsPassed !== undefined ? { testsPassed: report.testsPassed } : {}),
+      ...(report.turnCapHit !== undefined ? { turnCapHit: report.turnCapHit } : {}),
+      ...(report.question ? { question: report.question } : {}),
+      ...(report.lastToolCalls ? { lastToolCalls: report.lastToolCalls } : {}),
+    },
+    pr: pr ? { number: pr.number, state: pr.merged ? "merged" : pr.state, headSha: pr.headSha } : null,
+    branch,
+    checks,
+  };
+}
