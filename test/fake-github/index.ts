@@ -78,6 +78,8 @@ export interface FakeGitHub {
   graphql: GraphQLRegistry;
   /** answer the next N matching requests with this status instead of the real handler */
   inject(rule: InjectRule): void;
+  /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
+  beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
   /** requests for one operation (`issues/add-labels`, `graphql:PullRequestMergeState`) */
   requestsFor(operationId: string): RecordedRequest[];
   /** throws listing every violation, if any */
@@ -110,6 +112,9 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     json: server.json,
     graphql: server.graphql,
     inject: (rule) => server.inject(rule),
+    beforeHandle: (hook) => {
+      server.beforeHandle = hook;
+    },
     requestsFor: (operationId) => server.requests.filter((r) => r.operationId === operationId),
     assertNoViolations() {
       if (server.violations.length) {

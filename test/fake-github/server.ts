@@ -156,6 +156,13 @@ export class FakeServer {
     this.rules.push({ ...rule, remaining: rule.times ?? 1 });
   }
 
+  /**
+   * Called for each REST request just before its handler runs, with the
+   * operationId: lets a test change GitHub's state at an exact moment (a
+   * check turning red between two reads of it).
+   */
+  beforeHandle: ((operationId: string, rec: RecordedRequest) => void) | null = null;
+
   // ---------------------------------------------------------------------------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -272,6 +279,7 @@ export class FakeServer {
     const injected = this.takeInjection(method, rec.path, op);
     if (injected) return injected(rec);
 
+    this.beforeHandle?.(op.operationId, rec);
     const handler: Handler | undefined = ROUTES[route];
     if (!handler) {
       this.violations.push(`unexpected route ${method} ${rec.path} (${op.operationId} is not implemented by the fake)`);
