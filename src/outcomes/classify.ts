@@ -52,6 +52,7 @@ export const INFRA_PATTERNS: readonly RegExp[] = [
   /\b(ECONNRESET|ETIMEDOUT)\b|connection reset|network (is )?(unreachable|reset)/i,
   /registry[^\n]{0,80}\b5\d\d\b|\b5\d\d\b[^\n]{0,40}(bad gateway|service unavailable|gateway time-?out)/i,
   /exit(ed)? (with )?(code|status) 137\b|\bexit code 137\b|\b137\b[^\n]{0,20}(killed|oom)/i,
+  /\bnpm (ERR!|error) code E5\d\d\b/i,
 ];
 
 function outputText(c: CheckFact): string {
@@ -77,6 +78,9 @@ export function allGreen(checks: readonly CheckFact[], headSha: string): { green
   if (pending.length) return { green: false, why: `pending: ${pending.map((c) => c.name).join(", ")}` };
   const failing = mine.filter(isFailed);
   if (failing.length) return { green: false, why: `failing: ${failing.map((c) => `${c.name} (${c.conclusion})`).join(", ")}` };
+  // Completed without a conclusion is not proof of a pass.
+  const silent = mine.filter((c) => c.conclusion === null);
+  if (silent.length) return { green: false, why: `no conclusion: ${silent.map((c) => c.name).join(", ")}` };
   return { green: true, why: `${mine.length} check(s) green` };
 }
 
@@ -120,6 +124,8 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
     ...(expired ? { note: "the lease expired without an exit; classified from what GitHub shows" } : {}),
   };
   if (f.pr && f.pr.state === "open") return unknown(context, `pull request #${f.pr.number} is open: the task belongs in review, not in a failure class`);
+  // A person closed this branch's PR: neither publishing it again nor calling the run a phantom is honest.
+  if (f.pr && f.pr.state === "closed") return unknown(context, `pull request #${f.pr.number} from this branch was closed without merging`);
   const ahead = f.branch?.aheadBy ?? 0;
   if (!f.branch || ahead === 0) {
     if (f.run.dirty) return unknown(context, "the worker reported uncommitted changes but GitHub shows no commits ahead: nothing here to recover mechanically");

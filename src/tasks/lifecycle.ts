@@ -16,6 +16,7 @@ import { once } from "../store/once.js";
 import { parseRing, pushError } from "../store/error-ring.js";
 import { afterFailedRun, dispatchBackoffMs, labelFor, type Continuation, type TaskState } from "./model.js";
 import { gatherFacts } from "../outcomes/gather.js";
+import { budgeted, budgetExhausted, withWriteBudget, WriteBudgetExhausted } from "../github/budget.js";
 import { allGreen, classify, type Verdict } from "../outcomes/classify.js";
 import type { Task, Run, Worker } from "../store/generated/sqlite/client.js";
 
@@ -107,7 +108,7 @@ export class Lifecycle {
 
   constructor(deps: LifecycleDeps) {
     this.#db = deps.db;
-    this.#githubFor = deps.githubFor;
+    this.#githubFor = async (id) => budgeted(await deps.githubFor(id));
     this.#configs = deps.configs;
     this.#log = deps.log;
     this.#botLogin = deps.botLogin;
@@ -719,6 +720,7 @@ export class Lifecycle {
       await this.#recover(task, run, config, gh);
       await this.#db.run.update({ where: { id: run.id }, data: { recoveredAt: this.#clock.now() } });
     } catch (err) {
+      if (err instanceof WriteBudgetExhausted) return null; // the sweep's writes are spent: the next sweep finishes it
       await this.#runError(run.id, "recovery", `${run.recovery}: ${errText(err)}`);
       this.#log.warn({ run: run.id, recovery: run.recovery, err: errText(err) }, "recovery failed; next sweep retries it");
     }
@@ -913,6 +915,12 @@ export class Lifecycle {
       ({ workflowRunId } = await gh.dispatchWorkflow(repoRef(task.repo), config.dispatch.workflow, config.dispatch.ref, inputs));
     } catch (err) {
       const claimed = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
+      if (err instanceof WriteBudgetExhausted) {
+        // Not GitHub's refusal: this sweep is out of writes. Undo quietly; the next sweep dispatches.
+        await this.#giveBack({ ...claimed, attempt: claimed.attempt - 1, label: labelFor("queued", config.labels) }, claim.run.id, null);
+        await this.#db.run.updateMany({ where: { id: claim.run.id }, data: { state: "aborted", endedAt: this.#clock.now(), endReason: "sweep write budget spent before dispatch" } });
+        return false;
+      }
       const message = `GitHub refused the workflow dispatch of ${config.dispatch.workflow}@${config.dispatch.ref}: ${errText(err)}`;
       await this.#abortClaim(claimed, claim.run.id, message);
       const digest = createHash("sha256").update(message.replace(/\d{3,}/g, "#")).digest("hex").slice(0, 12);
@@ -994,13 +1002,17 @@ export class Lifecycle {
    * try/catch (one failure never stops the sweep) and a bounded number of
    * GitHub writes per sweep.
    */
-  async sweep(): Promise<{ expired: number; classified: number; labelsSynced: number; dispatched: number; errors: number }> {
+  async sweep(): Promise<{ expired: number; classified: number; labelsSynced: number; dispatched: number; errors: number; writes: number }> {
+    const { result, used } = await withWriteBudget(SWEEP_WRITE_BUDGET, () => this.#sweep());
+    return { ...result, writes: used };
+  }
+
+  async #sweep(): Promise<{ expired: number; classified: number; labelsSynced: number; dispatched: number; errors: number }> {
     const now = this.#clock.now();
     const out = { expired: 0, classified: 0, labelsSynced: 0, dispatched: 0, errors: 0 };
-    let budget = SWEEP_WRITE_BUDGET;
     const expired = await this.#db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now } }, take: 25 });
     for (const task of expired) {
-      if (budget <= 0) break;
+      if (budgetExhausted()) break;
       try {
         const ended = await this.#db.task.updateMany({
           where: { id: task.id, runId: task.runId, leaseEpoch: task.leaseEpoch, leaseExpiresAt: task.leaseExpiresAt },
@@ -1021,9 +1033,8 @@ export class Lifecycle {
       take: 20,
     });
     for (const run of owed) {
-      if (budget <= 0) break;
+      if (budgetExhausted()) break;
       try {
-        budget -= 3;
         const v = await this.settleRun(run.id, run.state === "expired" ? "lease-expired" : "exit");
         if (v) out.classified++;
       } catch (err) {
@@ -1033,13 +1044,13 @@ export class Lifecycle {
     }
     const unsynced = await this.#db.task.findMany({ where: { labelSynced: false }, orderBy: { updatedAt: "asc" }, take: 20 });
     for (const task of unsynced) {
-      if (budget <= 0) break;
+      if (budgetExhausted()) break;
       try {
-        budget -= await this.syncLabel(task);
+        await this.syncLabel(task);
         out.labelsSynced++;
       } catch (err) {
+        if (err instanceof WriteBudgetExhausted) break;
         out.errors++;
-        budget -= 1;
         this.#log.warn({ task: task.id, err: errText(err) }, "sweep: label write failed; next sweep retries");
       }
     }
@@ -1049,11 +1060,10 @@ export class Lifecycle {
       take: 25,
     });
     for (const task of queued) {
-      if (budget <= 0) break;
+      if (budgetExhausted()) break;
       try {
         const config = await this.#config(task);
         if (!config?.dispatch) continue;
-        budget -= 3;
         if (await this.dispatch(task, config)) out.dispatched++;
       } catch (err) {
         out.errors++;

@@ -186,3 +186,54 @@ test("merged: a run that exits after its PR merged settles the task", async () =
   expect(t.receipt).toMatchObject({ mergeSha, prNumber: pr.number });
   expect(rig.labels(39)).toEqual([]);
 });
+
+test("no sweep makes more GitHub writes than its budget; the rest is finished by later sweeps", async () => {
+  rig = await startRig();
+  rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
+  w = await rig.worker();
+  const branches: string[] = [];
+  for (let i = 40; i < 70; i++) {
+    await rig.queue(i);
+    const run = (await w.claim()).body.run;
+    rig.fake.state.addBranch(REPO, run.branch); // empty: each costs a delete and a label swap
+    branches.push(run.branch);
+  }
+  rig.clock.offsetMs += 1801_000;
+  const perSweep: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const before = rig.writesSince(0).length;
+    const r = await rig.app.orchestra.lifecycle.sweep();
+    const made = rig.writesSince(0).length - before;
+    expect(made).toBe(r.writes);
+    perSweep.push(made);
+  }
+  expect(Math.max(...perSweep)).toBeLessThanOrEqual(40);
+  expect(perSweep[0]).toBe(40);
+  expect(branches.every((b) => !branchExists(b))).toBe(true);
+  const tasks = await rig.app.database.db.task.findMany({ where: { issue: { gte: 40, lt: 70 } } });
+  expect(tasks.every((t) => t.state === "queued" && t.attempt === 1 && t.labelSynced)).toBe(true);
+  expect(Array.from({ length: 30 }, (_, k) => rig.labels(40 + k)).every((l) => l.length === 1 && l[0] === "agent:queued")).toBe(true);
+}, 60_000);
+
+test("a claim whose label write GitHub refuses is rolled back: queued, unassigned, no attempt charged, backed off", async () => {
+  rig = await startRig();
+  await rig.queue(80);
+  w = await rig.worker();
+  rig.fake.inject({ method: "POST", path: "issues/add-labels", status: 502, times: 1 });
+  expect((await w.claim()).status).toBe(204);
+  let t = await rig.task(80);
+  expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
+  expect(t.task.diagnostic).toContain("could not label the issue agent:in-progress");
+  expect(t.runs[0]).toMatchObject({ state: "aborted" });
+  expect(t.runs[0].errors[0]).toMatchObject({ class: "preparation" });
+  expect(rig.labels(80)).toEqual(["agent:queued"]);
+  // Backing off: no immediate retry storm.
+  expect((await w.claim()).status).toBe(204);
+  rig.clock.offsetMs += 61_000;
+  const again = await w.claim();
+  expect(again.status).toBe(200);
+  expect(again.body.run.attempt).toBe(1);
+  expect(again.body.run.id).not.toBe(t.runs[0].id);
+  t = await rig.task(80);
+  expect(t.runs.map((r: { state: string }) => r.state)).toEqual(["aborted", "live"]);
+});
