@@ -511,7 +511,7 @@ export class Lifecycle {
       } catch (err) {
         // The run never started: the task goes back untouched (attempt not
         // counted) with one diagnostic and a backoff, never a retry storm.
-        await this.#abortClaim(task, runId, `could not label the issue ${config.labels.inProgress}: ${errText(err)}`);
+        await this.#abortClaim(task, runId, `could not label the issue ${config.labels.inProgress}: ${errText(err)}`, config);
         return null;
       }
     }
@@ -551,10 +551,10 @@ export class Lifecycle {
     });
   }
 
-  async #abortClaim(task: Task, runId: string, why: string): Promise<void> {
+  async #abortClaim(task: Task, runId: string, why: string, config: RepoConfig): Promise<void> {
     const count = task.backoffCount + 1;
     const until = new Date(this.#clock.now().getTime() + dispatchBackoffMs(count));
-    const before: Task = { ...task, attempt: task.attempt - 1, label: labelFor("queued", (await this.#config(task))!.labels) };
+    const before: Task = { ...task, attempt: task.attempt - 1, label: labelFor("queued", config.labels) };
     await this.#giveBack(before, runId, why, { until, count });
     await this.#db.run.updateMany({ where: { id: runId }, data: { state: "aborted", endedAt: this.#clock.now(), endReason: "run never started" } });
     await this.#runError(runId, "preparation", why);
@@ -922,7 +922,7 @@ export class Lifecycle {
         return false;
       }
       const message = `GitHub refused the workflow dispatch of ${config.dispatch.workflow}@${config.dispatch.ref}: ${errText(err)}`;
-      await this.#abortClaim(claimed, claim.run.id, message);
+      await this.#abortClaim(claimed, claim.run.id, message, config);
       const digest = createHash("sha256").update(message.replace(/\d{3,}/g, "#")).digest("hex").slice(0, 12);
       await this.#comment(
         claimed,
