@@ -14,10 +14,11 @@ import { GitHubError, type GitHub, type GitHubFor, type PullInfo, type RepoRef }
 import { judge, PermissionCache, type Actor } from "../trust/trust.js";
 import { once } from "../store/once.js";
 import { parseRing, pushError } from "../store/error-ring.js";
-import { afterFailedRun, dispatchBackoffMs, labelFor, type Continuation, type TaskState } from "./model.js";
+import { dispatchBackoffMs, labelFor, type Continuation, type TaskState } from "./model.js";
 import { gatherFacts } from "../outcomes/gather.js";
 import { budgeted, budgetExhausted, withWriteBudget, WriteBudgetExhausted } from "../github/budget.js";
-import { allGreen, classify, type Verdict } from "../outcomes/classify.js";
+import { classify, type Verdict } from "../outcomes/classify.js";
+import { recover, type TaskMoves } from "../recover/recover.js";
 import type { Task, Run, Worker } from "../store/generated/sqlite/client.js";
 
 export interface Clock {
@@ -105,6 +106,8 @@ export class Lifecycle {
   readonly #botLogin: () => Promise<string>;
   readonly #clock: Clock;
   readonly #permissions = new PermissionCache();
+  /** What the recoveries may do to a task, and nothing else. */
+  readonly #moves: TaskMoves;
 
   constructor(deps: LifecycleDeps) {
     this.#db = deps.db;
@@ -113,6 +116,15 @@ export class Lifecycle {
     this.#log = deps.log;
     this.#botLogin = deps.botLogin;
     this.#clock = deps.clock ?? { now: () => new Date() };
+    this.#moves = {
+      db: this.#db,
+      clock: this.#clock,
+      finish: (task, run, config, to, continuation, gh) => this.#finish(task, run, config, to, continuation, gh),
+      toReview: (task, prNumber, headSha, gh) => this.#toReview(task, prNumber, headSha, gh),
+      settle: (task, merge, gh) => this.#settle(task, merge, gh),
+      comment: (task, key, body, gh) => this.#comment(task, key, body, gh),
+      runError: (runId, klass, message) => this.#runError(runId, klass, message),
+    };
   }
 
   // ---------------------------------------------------------------- helpers
@@ -717,7 +729,7 @@ export class Lifecycle {
       this.#log.info({ task: task.id, run: run.id, class: run.class, recovery: run.recovery }, "run classified");
     }
     try {
-      await this.#recover(task, run, config, gh);
+      await recover(this.#moves, task, run, config, gh);
       await this.#db.run.update({ where: { id: run.id }, data: { recoveredAt: this.#clock.now() } });
     } catch (err) {
       if (err instanceof WriteBudgetExhausted) return null; // the sweep's writes are spent: the next sweep finishes it
@@ -730,128 +742,6 @@ export class Lifecycle {
 
   #verdictOf(run: Run): Verdict {
     return { class: run.class as Verdict["class"], recovery: run.recovery as Verdict["recovery"], evidence: run.evidence ? (JSON.parse(run.evidence) as Record<string, unknown>) : {} };
-  }
-
-  /** The one recovery the recorded class names. Each is idempotent. */
-  async #recover(task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
-    const r = repoRef(task.repo);
-    const evidence = run.evidence ? (JSON.parse(run.evidence) as Record<string, unknown>) : {};
-    switch (run.recovery) {
-      case "settle": {
-        const prNumber = (evidence["pr"] as { number: number } | null)?.number;
-        const pr = prNumber ? await gh.getPull(r, prNumber) : null;
-        if (!pr?.merged) throw new Error(`pull request #${prNumber} is not merged on GitHub; reclassifying`);
-        await this.#db.run.update({ where: { id: run.id }, data: { prNumber: pr.number } });
-        await this.#settle(task, { prNumber: pr.number, mergeSha: pr.mergeCommitSha ?? "", headSha: pr.headSha, mergedAt: this.#clock.now() }, gh);
-        return;
-      }
-      case "delete-branch-requeue": {
-        // Positive evidence, checked again right before deleting: the branch
-        // has no commits ahead and no PR. Anything else reclassifies.
-        const branch = await gh.getBranch(r, run.branch);
-        if (branch) {
-          const cmp = await gh.compare(r, await gh.defaultBranch(r), run.branch);
-          const pulls = await gh.pullsForBranch(r, run.branch, "all");
-          if (!cmp || cmp.aheadBy > 0 || pulls.some((p) => p.state === "open" || p.merged)) {
-            await this.#reclassify(run, "the branch changed after classification");
-            throw new Error("branch is no longer empty; reclassifying");
-          }
-          await gh.deleteBranch(r, run.branch);
-        }
-        await this.#finish(task, run, config, afterFailedRun(task.attempt, config.limits.maxAttempts), null, gh);
-        return;
-      }
-      case "publish": {
-        const branch = await gh.getBranch(r, run.branch);
-        if (!branch) {
-          await this.#reclassify(run, "the branch disappeared before publishing");
-          throw new Error("branch gone; reclassifying");
-        }
-        const existing = (await gh.pullsForBranch(r, run.branch, "open"))[0];
-        let prNumber = existing?.number;
-        if (!existing) {
-          const checks = (await gh.checkRunsForRef(r, branch.sha)).map((c) => ({ name: c.name, headSha: c.headSha, status: c.status, conclusion: c.conclusion }));
-          const green = allGreen(checks, branch.sha);
-          if (!green.green) {
-            // Re-verified right before opening: the checks turned. Keep the work, resume it.
-            await this.#db.run.update({
-              where: { id: run.id },
-              data: { class: "debris-half-done", recovery: "hold-resume", evidence: JSON.stringify({ ...evidence, why: `publishing stopped: ${green.why}`, republished: false }) },
-            });
-            await this.#holdResume(task, run, config, gh);
-            return;
-          }
-          const pr = await gh.createPull(r, {
-            title: task.title,
-            head: run.branch,
-            base: await gh.defaultBranch(r),
-            body: `Closes #${task.issue}\n\nOpened by Orchestra from run ${run.id} (attempt ${run.attempt}): the agent committed this work and exited without opening a pull request. Its head checks were green at ${branch.sha.slice(0, 12)} when it was published.`,
-          });
-          prNumber = pr.number;
-        }
-        await this.#db.run.update({ where: { id: run.id }, data: { prNumber: prNumber!, headSha: branch.sha } });
-        await this.#toReview(task, prNumber!, branch.sha, gh);
-        return;
-      }
-      case "hold-resume":
-        await this.#holdResume(task, run, config, gh);
-        return;
-      case "block-question": {
-        const question = String(evidence["question"] ?? "");
-        await this.#db.decision.upsert({
-          where: { source: `question:${run.id}` },
-          create: { id: randomUUID(), taskId: task.id, runId: run.id, kind: "question", body: question, author: `run:${run.id}`, source: `question:${run.id}`, createdAt: this.#clock.now(), expiresAt: new Date(this.#clock.now().getTime() + 7 * 24 * 3600_000) },
-          update: {},
-        });
-        await this.#comment(task, `escalation:${run.id}:question`, `The agent working on this issue (attempt ${run.attempt}) has a question and stopped:\n\n> ${question.split("\n").join("\n> ")}\n\nAnswer in a comment, then remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent continue.`, gh);
-        await this.#finish(task, run, config, "blocked", null, gh);
-        return;
-      }
-      case "escalate":
-      default:
-        await this.#escalate(task, run, config, evidence, gh);
-        return;
-    }
-  }
-
-  async #reclassify(run: Run, why: string): Promise<void> {
-    await this.#db.run.update({ where: { id: run.id }, data: { class: null, recovery: null } });
-    await this.#runError(run.id, "reclassify", why);
-  }
-
-  /** Class C: never delete. Resume on the same branch while attempts remain, then block. */
-  async #holdResume(task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
-    if (task.attempt >= config.limits.maxAttempts) {
-      await this.#finish(task, run, config, "blocked", null, gh);
-      await this.#comment(
-        task,
-        `blocked-half-done:${task.id}:${task.attempt}`,
-        `Agents made ${task.attempt} attempts at this issue. The branch \`${run.branch}\` has unfinished work (${String(this.#verdictOf(run).evidence["why"] ?? "see the run's evidence")}), so it is kept and the task is \`${config.labels.blocked}\`. Finish it by hand, or remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent resume it with a fresh attempt budget.`,
-        gh,
-      );
-      return;
-    }
-    await this.#finish(task, run, config, "queued", { kind: "resume" }, gh);
-  }
-
-  async #escalate(task: Task, run: Run, config: RepoConfig, evidence: Record<string, unknown>, gh: GitHub): Promise<void> {
-    const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
-    const lines = [
-      `Orchestra needs a human for this issue. Run ${run.id} (attempt ${run.attempt}) ended as **${run.class}**: ${String(evidence["why"] ?? "")}.`,
-      ...(calls.length ? ["", `Last tool calls: ${calls.map((c) => `\`${c}\``).join(" → ")}`] : []),
-      "",
-      "<details><summary>Evidence</summary>",
-      "",
-      "```json",
-      JSON.stringify(evidence, null, 2),
-      "```",
-      "</details>",
-      "",
-      `What you can do: fix what stopped the agent (or answer it in a comment), then remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to queue the issue again; or close the issue.`,
-    ];
-    // One escalation per run and class, however often the sweep comes by.
-    await this.#comment(task, `escalation:${run.id}:${run.class}`, lines.join("\n"), gh);
-    await this.#finish(task, run, config, "blocked", null, gh);
   }
 
   /** Ends the task's hold on a finished run: queued (maybe a continuation), failed or blocked. */
