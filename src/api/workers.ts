@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import type { Db } from "../store/db.js";
 import { bearer, HttpError, requireAdmin, type Router } from "../http/router.js";
-
 import { jsonBody } from "../http/body.js";
 import { LifecycleError, type Lifecycle } from "../tasks/lifecycle.js";
 import type { Worker } from "../store/generated/sqlite/client.js";

@@ -212,7 +212,6 @@ export class Lifecycle {
     const verdict = await judge(actor, config, () => this.#permissions.get(`${repo}:${actor.login}`, () => github.permission(r, actor.login)));
     if (!verdict.trusted) {
       await github.removeLabel(r, number, config.labels.queued);
-      const existing = await this.#db.task.findUnique({ where: { repo_issue: { repo, issue: number } } });
       await once(this.#db, `untrusted-queue:${deliveryId}`, async () => {
         await github.createComment(
           r,
@@ -220,7 +219,7 @@ export class Lifecycle {
           `@${actor.login} the \`${config.labels.queued}\` label was removed: only people with ${config.trust.minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${verdict.why}). Ask a maintainer to add the label.`,
         );
       });
-      this.#log.info({ repo, issue: number, actor: actor.login, existing: existing?.state ?? null }, "untrusted queue label reverted");
+      this.#log.info({ repo, issue: number, actor: actor.login }, "untrusted queue label reverted");
       return;
     }
     const labels = (Array.isArray(issue["labels"]) ? issue["labels"] : []).map((l) => String(obj(l)["name"] ?? ""));
@@ -280,7 +279,10 @@ export class Lifecycle {
       await this.#trySync(task, github);
       this.#log.info({ task: task.id, repo, issue: number, by: actor.login }, "task re-queued");
     } else {
-      return; // already queued, claimed or in review
+      // Already queued, claimed or in review. A second state label would break
+      // the one-label invariant, so a queue label on running work goes again.
+      if (existing.state !== "queued") await github.removeLabel(r, number, config.labels.queued);
+      return;
     }
     if (config.dispatch) await this.dispatch(task, config, github);
   }

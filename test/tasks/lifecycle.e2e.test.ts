@@ -230,3 +230,14 @@ test("priority labels order the queue; limits turn claims away", async () => {
   const scoped = await rig.worker("elsewhere", ["acme/other"]);
   expect((await scoped.claim()).status).toBe(204);
 });
+
+test("a queue label added to running work is taken off again: one state label at a time", async () => {
+  rig = await startRig();
+  await rig.queue(15);
+  const w = await rig.worker();
+  expect((await w.claim()).status).toBe(200);
+  rig.fake.state.issue(REPO, 15).labels.push("agent:queued");
+  await rig.deliver("issues", "labeled", { issue: 15, label: "agent:queued", sender: "alice" });
+  expect(rig.labels(15)).toEqual(["agent:in-progress"]);
+  expect((await rig.task(15)).task).toMatchObject({ state: "claimed", attempt: 1 });
+});
