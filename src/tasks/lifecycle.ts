@@ -656,6 +656,12 @@ export class Lifecycle {
     if (run.state === "review" && run.prNumber !== null) {
       return { outcome: "review", prNumber: run.prNumber, evidence: { pr: run.prNumber, note: "the pull request was already seen" } };
     }
+    if (run.state === "exited" && run.report !== null) {
+      // A repeated exit (a lost answer): the same verdict again, or still pending.
+      return run.class
+        ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...this.#verdictOf(run) }
+        : { outcome: "classified", evidence: { pending: true, why: "not classified yet; Orchestra classifies it on its next sweep" } };
+    }
     const { task } = await this.#liveRun(worker, runId, report.leaseEpoch);
     const config = await this.#config(task);
     if (!config) throw new LifecycleError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
@@ -679,7 +685,7 @@ export class Lifecycle {
       return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
     }
     if (merged) {
-      await this.#db.run.update({ where: { id: run.id }, data: { prNumber: merged.number, class: "merged", recovery: "settle" } });
+      await this.#db.run.update({ where: { id: run.id }, data: { prNumber: merged.number, class: "merged", recovery: "settle", recoveredAt: this.#clock.now() } });
       await this.#settle(task, { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.#clock.now() }, github);
       return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
     }
@@ -712,7 +718,11 @@ export class Lifecycle {
     let run = await this.#db.run.findUnique({ where: { id: runId } });
     if (!run || run.recoveredAt) return run?.class ? this.#verdictOf(run) : null;
     const task = (await this.#db.task.findUnique({ where: { id: run.taskId } }))!;
-    if (task.runId !== run.id) return run.class ? this.#verdictOf(run) : null;
+    if (task.runId !== run.id) {
+      // The task moved on (closed, merged, re-queued by a person): nothing is owed for this run any more.
+      await this.#db.run.update({ where: { id: run.id }, data: { recoveredAt: this.#clock.now() } });
+      return run.class ? this.#verdictOf(run) : null;
+    }
     const config = await this.#config(task);
     if (!config) return null;
     const gh = github ?? (await this.#githubFor(task.installationId));

@@ -237,3 +237,22 @@ test("a claim whose label write GitHub refuses is rolled back: queued, unassigne
   t = await rig.task(80);
   expect(t.runs.map((r: { state: string }) => r.state)).toEqual(["aborted", "live"]);
 });
+
+test("a repeated exit gets the recorded verdict again; runs whose task moved on stop being swept", async () => {
+  const run = await start(81);
+  const first = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
+  const again = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
+  expect(again.status).toBe(200);
+  expect(again.body).toEqual({ ...first.body, evidence: first.body.evidence });
+  // A run whose classification was pending when a person closed the issue is not owed anything.
+  const run2 = (await w.claim()).body.run;
+  rig.fake.inject({ method: "GET", path: "repos/compare-commits-with-basehead", status: 502, times: 1 });
+  rig.fake.state.addBranch(REPO, run2.branch);
+  await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0 });
+  rig.fake.state.closeIssue(REPO, 81, "not_planned");
+  await rig.deliver("issues", "closed", { issue: 81, sender: "alice" });
+  await rig.app.orchestra.lifecycle.sweep();
+  const owed = await rig.app.database.db.run.count({ where: { state: { in: ["exited", "expired"] }, recoveredAt: null } });
+  expect(owed).toBe(0);
+  expect(branchExists(run2.branch)).toBe(true); // nothing deleted for a run whose task had moved on
+});
