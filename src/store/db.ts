@@ -109,6 +109,9 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
     connectionString: url!,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 5000,
+    // A statement queued behind someone else's lock fails after 10 s instead
+    // of holding a pooled connection (and the replica's shutdown) forever.
+    options: "-c lock_timeout=10000",
   });
   const raw = await factory.connect();
   const pg = new PgClient({ adapter: shared(factory, raw) });

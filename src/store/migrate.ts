@@ -77,7 +77,11 @@ export async function migrate(database: Database, log: (line: string) => void = 
   const { db, provider } = database;
   const all = listMigrations(provider);
   const run = async (tx: Pick<Db, "$queryRawUnsafe" | "$executeRawUnsafe">): Promise<MigrationReport> => {
-    if (provider === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK})`);
+    if (provider === "postgresql") {
+      // Another replica may be migrating: wait for it as long as it takes.
+      await tx.$executeRawUnsafe("SET LOCAL lock_timeout = 0");
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK})`);
+    }
     await tx.$executeRawUnsafe(BOOKKEEPING[provider]);
     const done = await applied(tx);
     const byName = new Map(done.map((r) => [r.migration_name, r]));
