@@ -38,6 +38,7 @@ export class Processor {
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   #draining = false;
+  #drainDone: Promise<void> = Promise.resolve();
   #again = false;
   #processed = 0;
 
@@ -68,6 +69,8 @@ export class Processor {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    // A claim in progress may still add deliveries to the in-flight set.
+    await this.#drainDone;
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
   }
 
@@ -84,7 +87,11 @@ export class Processor {
 
   #tick(): void {
     this.#timer = undefined;
-    void this.#drain().finally(() => {
+    if (this.#draining) {
+      this.#again = true; // the drain under way schedules the next one
+      return;
+    }
+    this.#drainDone = this.#drain().finally(() => {
       if (!this.#running) return;
       const soon = this.#again;
       this.#again = false;
@@ -93,7 +100,6 @@ export class Processor {
   }
 
   async #drain(): Promise<void> {
-    if (this.#draining) return;
     this.#draining = true;
     try {
       const free = this.#concurrency - this.#inflight.size;
