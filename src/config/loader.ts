@@ -3,7 +3,7 @@
  * not parse pauses the repository: `get` answers the problems, and callers
  * report them on GitHub instead of acting.
  */
-import type { GitHubFor } from "../github/port.js";
+import { repoRef, type GitHubFor } from "../github/port.js";
 import { parseRepoConfig, type ConfigResult } from "./repo.js";
 
 export const CONFIG_PATH = ".github/orchestra.yml";
@@ -18,9 +18,8 @@ export class ConfigLoader {
   get(installationId: number, repo: string, now = Date.now()): Promise<ConfigResult> {
     const hit = this.#cache.get(repo);
     if (hit && now - hit.at < this.ttlMs) return hit.value;
-    const [owner, name] = repo.split("/") as [string, string];
     const value = this.githubFor(installationId)
-      .then((gh) => gh.readConfig({ owner, repo: name }, CONFIG_PATH))
+      .then((gh) => gh.readConfig(repoRef(repo), CONFIG_PATH))
       .then(parseRepoConfig);
     value.catch(() => this.#cache.delete(repo));
     this.#cache.set(repo, { at: now, value });

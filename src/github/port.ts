@@ -10,6 +10,12 @@ export interface RepoRef {
   repo: string;
 }
 
+/** `owner/repo` as the port's repository reference. */
+export function repoRef(fullName: string): RepoRef {
+  const [owner, repo] = fullName.split("/") as [string, string];
+  return { owner, repo };
+}
+
 export type Permission = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
 export interface IssueInfo {

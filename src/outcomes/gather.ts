@@ -27,10 +27,11 @@ function pick(pulls: PullInfo[]): PullInfo | undefined {
   return pulls.find((p) => p.merged) ?? pulls.find((p) => p.state === "open") ?? pulls[0];
 }
 
-export async function gatherFacts(github: GitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired"): Promise<Facts> {
+/** `knownPulls`: the branch's PRs when the caller has just read them (the exit did), saving the read. */
+export async function gatherFacts(github: GitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired", knownPulls?: PullInfo[]): Promise<Facts> {
   const report: Report = run.report ? (JSON.parse(run.report) as Report) : {};
   const branchName = report.branch ?? run.branch;
-  const pulls = await github.pullsForBranch(r, branchName, "all");
+  const pulls = knownPulls ?? (await github.pullsForBranch(r, branchName, "all"));
   const pr = pick(pulls);
   const ref = await github.getBranch(r, branchName);
   let branch: Facts["branch"] = null;

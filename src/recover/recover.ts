@@ -7,9 +7,9 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
-import type { GitHub, RepoRef } from "../github/port.js";
+import { repoRef, type GitHub } from "../github/port.js";
 import { allGreen } from "../outcomes/classify.js";
-import { afterFailedRun, type Continuation } from "../tasks/model.js";
+import { afterFailedRun, QUESTION_TTL_MS, type Continuation } from "../tasks/model.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 
 /** The task transitions a recovery may make (implemented by the lifecycle). */
@@ -22,11 +22,6 @@ export interface TaskMoves {
   comment(task: Task, key: string, body: string, gh: GitHub): Promise<void>;
   runError(runId: string, klass: string, message: string): Promise<void>;
 }
-
-const repoRef = (repo: string): RepoRef => {
-  const [owner, name] = repo.split("/") as [string, string];
-  return { owner, repo: name };
-};
 
 /** The one recovery the recorded class names. Each is idempotent. */
 export async function recover(m: TaskMoves, task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
@@ -74,7 +69,7 @@ export async function recover(m: TaskMoves, task: Task, run: Run, config: RepoCo
             where: { id: run.id },
             data: { class: "debris-half-done", recovery: "hold-resume", evidence: JSON.stringify({ ...evidence, why: `publishing stopped: ${green.why}`, republished: false }) },
           });
-          await holdResume(m, task, run, config, gh);
+          await holdResume(m, task, run, config, `publishing stopped: ${green.why}`, gh);
           return;
         }
         const pr = await gh.createPull(r, {
@@ -90,13 +85,13 @@ export async function recover(m: TaskMoves, task: Task, run: Run, config: RepoCo
       return;
     }
     case "hold-resume":
-      await holdResume(m, task, run, config, gh);
+      await holdResume(m, task, run, config, String(evidence["why"] ?? "see the run's evidence"), gh);
       return;
     case "block-question": {
       const question = String(evidence["question"] ?? "");
       await m.db.decision.upsert({
         where: { source: `question:${run.id}` },
-        create: { id: randomUUID(), taskId: task.id, runId: run.id, kind: "question", body: question, author: `run:${run.id}`, source: `question:${run.id}`, createdAt: m.clock.now(), expiresAt: new Date(m.clock.now().getTime() + 7 * 24 * 3600_000) },
+        create: { id: randomUUID(), taskId: task.id, runId: run.id, kind: "question", body: question, author: `run:${run.id}`, source: `question:${run.id}`, createdAt: m.clock.now(), expiresAt: new Date(m.clock.now().getTime() + QUESTION_TTL_MS) },
         update: {},
       });
       await m.comment(task, `escalation:${run.id}:question`, `The agent working on this issue (attempt ${run.attempt}) has a question and stopped:\n\n> ${question.split("\n").join("\n> ")}\n\nAnswer in a comment, then remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent continue.`, gh);
@@ -116,13 +111,13 @@ async function reclassify(m: TaskMoves, run: Run, why: string): Promise<void> {
 }
 
 /** Class C: never delete. Resume on the same branch while attempts remain, then block. */
-async function holdResume(m: TaskMoves, task: Task, run: Run, config: RepoConfig, gh: GitHub): Promise<void> {
+async function holdResume(m: TaskMoves, task: Task, run: Run, config: RepoConfig, why: string, gh: GitHub): Promise<void> {
   if (task.attempt >= config.limits.maxAttempts) {
     await m.finish(task, run, config, "blocked", null, gh);
     await m.comment(
       task,
       `blocked-half-done:${task.id}:${task.attempt}`,
-      `Agents made ${task.attempt} attempts at this issue. The branch \`${run.branch}\` has unfinished work (${String((run.evidence ? (JSON.parse(run.evidence) as Record<string, unknown>) : {})["why"] ?? "see the run's evidence")}), so it is kept and the task is \`${config.labels.blocked}\`. Finish it by hand, or remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent resume it with a fresh attempt budget.`,
+      `Agents made ${task.attempt} attempts at this issue. The branch \`${run.branch}\` has unfinished work (${why}), so it is kept and the task is \`${config.labels.blocked}\`. Finish it by hand, or remove \`${config.labels.blocked}\` and add \`${config.labels.queued}\` to let an agent resume it with a fresh attempt budget.`,
       gh,
     );
     return;

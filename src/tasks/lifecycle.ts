@@ -10,11 +10,11 @@ import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
 import type { ConfigLoader } from "../config/loader.js";
 import { branchFor, priorityOf, stateLabels, type RepoConfig } from "../config/repo.js";
-import { GitHubError, type GitHub, type GitHubFor, type PullInfo, type RepoRef } from "../github/port.js";
+import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
 import { judge, PermissionCache, type Actor } from "../trust/trust.js";
 import { once } from "../store/once.js";
 import { parseRing, pushError } from "../store/error-ring.js";
-import { dispatchBackoffMs, labelFor, type Continuation, type TaskState } from "./model.js";
+import { dispatchBackoffMs, labelFor, QUESTION_TTL_MS, type Continuation, type TaskState } from "./model.js";
 import { gatherFacts } from "../outcomes/gather.js";
 import { budgeted, budgetExhausted, withWriteBudget, WriteBudgetExhausted } from "../github/budget.js";
 import { classify, type Verdict } from "../outcomes/classify.js";
@@ -89,11 +89,10 @@ export class LifecycleError extends Error {
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v !== null && typeof v === "object" ? (v as Obj) : {});
-const repoRef = (repo: string): RepoRef => {
-  const [owner, name] = repo.split("/") as [string, string];
-  return { owner, repo: name };
-};
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The task row's fields that hold a lease, cleared. */
+const NO_LEASE = { runId: null, leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;
 
 /** GitHub writes one sweep may make, so a sweep can never become a storm. */
 const SWEEP_WRITE_BUDGET = 40;
@@ -143,26 +142,18 @@ export class Lifecycle {
    * remove the one GitHub carried before (both idempotent). Marks the task
    * synced only if its label did not change meanwhile.
    */
-  async syncLabel(task: Task, github?: GitHub): Promise<number> {
+  async syncLabel(task: Task, github?: GitHub): Promise<void> {
     const config = await this.#config(task);
-    if (!config) return 0;
+    if (!config) return;
     const gh = github ?? (await this.#githubFor(task.installationId));
     const r = repoRef(task.repo);
-    let writes = 0;
     const want = task.label;
     const had = task.labelOnGitHub;
-    if (want && want !== had) {
-      await gh.addLabels(r, task.issue, [want]);
-      writes++;
-    }
+    if (want && want !== had) await gh.addLabels(r, task.issue, [want]);
     // Remove what GitHub carried; when that is unknown, every other state label.
     const stale = had === null && want === null ? stateLabels(config) : had && had !== want ? [had] : [];
-    for (const label of stale) {
-      await gh.removeLabel(r, task.issue, label);
-      writes++;
-    }
+    for (const label of stale) await gh.removeLabel(r, task.issue, label);
     await this.#db.task.updateMany({ where: { id: task.id, label: want }, data: { labelOnGitHub: want, labelSynced: true } });
-    return writes;
   }
 
   /** Labels are best effort inside a request: the sweep finishes what failed. */
@@ -174,6 +165,13 @@ export class Lifecycle {
     }
   }
 
+  /** Re-reads a task just changed and brings its label on GitHub in line. */
+  async #syncFresh(taskId: string, github?: GitHub): Promise<Task> {
+    const task = (await this.#db.task.findUnique({ where: { id: taskId } }))!;
+    await this.#trySync(task, github);
+    return task;
+  }
+
   async #runError(runId: string, klass: string, message: string): Promise<void> {
     const run = await this.#db.run.findUnique({ where: { id: runId } });
     if (!run) return;
@@ -181,10 +179,11 @@ export class Lifecycle {
     await this.#db.run.update({ where: { id: runId }, data: { errors: JSON.stringify(errors) } });
   }
 
-  async #comment(task: Task, key: string, body: string, github?: GitHub): Promise<void> {
-    const gh = github ?? (await this.#githubFor(task.installationId));
+  /** One comment per key, however often a delivery or sweep repeats. */
+  async #comment(on: Pick<Task, "installationId" | "repo" | "issue">, key: string, body: string, github?: GitHub): Promise<void> {
+    const gh = github ?? (await this.#githubFor(on.installationId));
     await once(this.#db, key, async () => {
-      await gh.createComment(repoRef(task.repo), task.issue, body);
+      await gh.createComment(repoRef(on.repo), on.issue, body);
     });
   }
 
@@ -201,7 +200,7 @@ export class Lifecycle {
     if (await this.#isSelf(actor)) return;
     const cfg = await this.#configs.get(installationId, repo);
     if (!cfg.ok) {
-      if (labelName === "agent:queued" || labelName.startsWith("agent:")) await this.#reportBadConfig(github, repo, Number(issue["number"]), cfg.problems);
+      if (labelName.startsWith("agent:")) await this.#reportBadConfig({ installationId, repo, issue: Number(issue["number"]) }, cfg.problems, github);
       return;
     }
     const config = cfg.config;
@@ -212,13 +211,12 @@ export class Lifecycle {
     const verdict = await judge(actor, config, () => this.#permissions.get(`${repo}:${actor.login}`, () => github.permission(r, actor.login)));
     if (!verdict.trusted) {
       await github.removeLabel(r, number, config.labels.queued);
-      await once(this.#db, `untrusted-queue:${deliveryId}`, async () => {
-        await github.createComment(
-          r,
-          number,
-          `@${actor.login} the \`${config.labels.queued}\` label was removed: only people with ${config.trust.minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${verdict.why}). Ask a maintainer to add the label.`,
-        );
-      });
+      await this.#comment(
+        { installationId, repo, issue: number },
+        `untrusted-queue:${deliveryId}`,
+        `@${actor.login} the \`${config.labels.queued}\` label was removed: only people with ${config.trust.minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${verdict.why}). Ask a maintainer to add the label.`,
+        github,
+      );
       this.#log.info({ repo, issue: number, actor: actor.login }, "untrusted queue label reverted");
       return;
     }
@@ -275,8 +273,7 @@ export class Lifecycle {
         },
       });
       if (r2.count === 0) return;
-      task = (await this.#db.task.findUnique({ where: { id: existing.id } }))!;
-      await this.#trySync(task, github);
+      task = await this.#syncFresh(existing.id, github);
       this.#log.info({ task: task.id, repo, issue: number, by: actor.login }, "task re-queued");
     } else {
       // Already queued, claimed or in review. A second state label would break
@@ -314,7 +311,7 @@ export class Lifecycle {
     const now = this.#clock.now();
     const r = await this.#db.task.updateMany({
       where: { id: task.id, version: task.version },
-      data: { state: to, runId: null, leaseEpoch: null, leaseExpiresAt: null, workerId: null, label: null, labelSynced: false, version: { increment: 1 }, updatedAt: now },
+      data: { state: to, ...NO_LEASE, label: null, labelSynced: false, version: { increment: 1 }, updatedAt: now },
     });
     if (r.count === 0) throw new Error("task changed while closing; retrying");
     if (task.runId) {
@@ -352,14 +349,13 @@ export class Lifecycle {
     const now = this.#clock.now();
     const r = await this.#db.task.updateMany({
       where: { id: task.id, version: task.version },
-      data: { state: "review", prNumber, runId: null, leaseEpoch: null, leaseExpiresAt: null, workerId: null, label: config.labels.review, labelSynced: false, version: { increment: 1 }, updatedAt: now },
+      data: { state: "review", prNumber, ...NO_LEASE, label: config.labels.review, labelSynced: false, version: { increment: 1 }, updatedAt: now },
     });
     if (r.count === 0) return false;
     if (task.runId) {
       await this.#db.run.updateMany({ where: { id: task.runId, state: "live" }, data: { state: "review", endedAt: now, endReason: `pull request #${prNumber} opened`, prNumber, headSha } });
     }
-    const updated = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(updated, github);
+    await this.#syncFresh(task.id, github);
     this.#log.info({ task: task.id, pr: prNumber }, "task in review");
     return true;
   }
@@ -391,8 +387,7 @@ export class Lifecycle {
       data: { state: "blocked", label: config.labels.blocked, labelSynced: false, version: { increment: 1 }, updatedAt: this.#clock.now() },
     });
     if (r.count === 0) return;
-    const updated = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(updated, github);
+    const updated = await this.#syncFresh(task.id, github);
     await this.#comment(
       updated,
       `pr-closed:${task.id}:${number}`,
@@ -407,7 +402,7 @@ export class Lifecycle {
     if (task.state !== "done") {
       const r = await this.#db.task.updateMany({
         where: { id: task.id, version: task.version },
-        data: { state: "done", prNumber: m.prNumber, runId: null, leaseEpoch: null, leaseExpiresAt: null, workerId: null, label: null, labelSynced: false, version: { increment: 1 }, updatedAt: now },
+        data: { state: "done", prNumber: m.prNumber, ...NO_LEASE, label: null, labelSynced: false, version: { increment: 1 }, updatedAt: now },
       });
       if (r.count === 0) throw new Error("task changed while settling; retrying");
       if (task.runId) await this.#db.run.updateMany({ where: { id: task.runId, state: "live" }, data: { state: "exited", endedAt: now, endReason: `pull request #${m.prNumber} merged` } });
@@ -418,8 +413,7 @@ export class Lifecycle {
       create: { id: randomUUID(), taskId: task.id, runId: submitter?.id ?? null, prNumber: m.prNumber, mergeSha: m.mergeSha, headSha: m.headSha, mergedAt: m.mergedAt },
       update: {},
     });
-    const updated = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(updated, github);
+    await this.#syncFresh(task.id, github);
     this.#log.info({ task: task.id, pr: m.prNumber, merge: m.mergeSha }, "task done: pull request merged");
   }
 
@@ -525,7 +519,7 @@ export class Lifecycle {
       } catch (err) {
         // The run never started: the task goes back untouched (attempt not
         // counted) with one diagnostic and a backoff, never a retry storm.
-        await this.#abortClaim(task, runId, `could not label the issue ${config.labels.inProgress}: ${errText(err)}`, config);
+        await this.#abortClaim(task, runId, config, { why: `could not label the issue ${config.labels.inProgress}: ${errText(err)}` });
         return null;
       }
     }
@@ -551,10 +545,7 @@ export class Lifecycle {
       data: {
         state: "queued",
         attempt: c.attempt,
-        runId: null,
-        leaseEpoch: null,
-        leaseExpiresAt: null,
-        workerId: null,
+        ...NO_LEASE,
         label: c.label,
         labelSynced: c.labelSynced && c.labelOnGitHub === c.label,
         ...(diagnostic ? { diagnostic } : {}),
@@ -565,14 +556,25 @@ export class Lifecycle {
     });
   }
 
-  async #abortClaim(task: Task, runId: string, why: string, config: RepoConfig): Promise<void> {
+  /**
+   * Undoes a claim (already recorded) whose run never started: the task is
+   * queued again with the attempt not counted and the run recorded as aborted.
+   * A failure (`why`) also backs the task off, with the diagnostic in the
+   * task and the run's error ring.
+   */
+  async #abortClaim(task: Task, runId: string, config: RepoConfig, failure: { why: string } | null): Promise<void> {
+    const before: Task = { ...task, attempt: task.attempt - 1, label: labelFor("queued", config.labels) };
+    if (!failure) {
+      await this.#giveBack(before, runId, null);
+      await this.#db.run.updateMany({ where: { id: runId }, data: { state: "aborted", endedAt: this.#clock.now(), endReason: "sweep write budget spent before dispatch" } });
+      return;
+    }
     const count = task.backoffCount + 1;
     const until = new Date(this.#clock.now().getTime() + dispatchBackoffMs(count));
-    const before: Task = { ...task, attempt: task.attempt - 1, label: labelFor("queued", config.labels) };
-    await this.#giveBack(before, runId, why, { until, count });
+    await this.#giveBack(before, runId, failure.why, { until, count });
     await this.#db.run.updateMany({ where: { id: runId }, data: { state: "aborted", endedAt: this.#clock.now(), endReason: "run never started" } });
-    await this.#runError(runId, "preparation", why);
-    this.#log.warn({ task: task.id, run: runId, why, retryAfter: until.toISOString() }, "claim rolled back before the run started; not counted against attempts");
+    await this.#runError(runId, "preparation", failure.why);
+    this.#log.warn({ task: task.id, run: runId, why: failure.why, retryAfter: until.toISOString() }, "claim rolled back before the run started; not counted against attempts");
   }
 
   async #liveRun(worker: Worker | null, runId: string, leaseEpoch: string): Promise<{ run: Run; task: Task }> {
@@ -638,7 +640,7 @@ export class Lifecycle {
         author: `worker:${worker.name}`,
         condition: body.condition ?? null,
         createdAt: now,
-        expiresAt: new Date(now.getTime() + 7 * 24 * 3600 * 1000),
+        expiresAt: new Date(now.getTime() + QUESTION_TTL_MS),
       },
     });
     return id;
@@ -668,11 +670,12 @@ export class Lifecycle {
     await this.#db.run.update({ where: { id: run.id }, data: { report: JSON.stringify(report), headSha: report.headSha ?? null } });
     const github = await this.#githubFor(task.installationId);
     const branch = report.branch ?? run.branch;
+    let branchPulls: PullInfo[];
     let pulls: PullInfo[];
     try {
-      pulls = await github.pullsForBranch(repoRef(task.repo), branch, "all");
+      branchPulls = await github.pullsForBranch(repoRef(task.repo), branch, "all");
       // Or a PR from another branch that says it closes the issue.
-      if (pulls.length === 0) pulls = await github.closingPulls(repoRef(task.repo), task.issue);
+      pulls = branchPulls.length > 0 ? branchPulls : await github.closingPulls(repoRef(task.repo), task.issue);
     } catch (err) {
       await this.#runError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error", `looking for the pull request: ${errText(err)}`);
       throw new LifecycleError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);
@@ -697,7 +700,8 @@ export class Lifecycle {
     });
     if (ended.count !== 1) throw new LifecycleError(409, "lease no longer held", "superseded");
     await this.#db.run.update({ where: { id: run.id }, data: { state: "exited", endedAt: now, endReason: `exited ${report.exitCode} without a pull request` } });
-    const settled = await this.settleRun(run.id, "exit", github);
+    // The branch's PRs were just read (the same branch gathering uses); no second read.
+    const settled = await this.settleRun(run.id, "exit", github, branchPulls);
     if (!settled) {
       return {
         outcome: "classified",
@@ -714,7 +718,7 @@ export class Lifecycle {
    * and a GitHub failure while gathering facts leaves the run unclassified
    * (never "absent"). Returns null when the run is not classified yet.
    */
-  async settleRun(runId: string, trigger: "exit" | "lease-expired", github?: GitHub): Promise<Verdict | null> {
+  async settleRun(runId: string, trigger: "exit" | "lease-expired", github?: GitHub, knownPulls?: PullInfo[]): Promise<Verdict | null> {
     let run = await this.#db.run.findUnique({ where: { id: runId } });
     if (!run || run.recoveredAt) return run?.class ? this.#verdictOf(run) : null;
     const task = (await this.#db.task.findUnique({ where: { id: run.taskId } }))!;
@@ -730,7 +734,7 @@ export class Lifecycle {
     if (!run.class) {
       let verdict: Verdict;
       try {
-        verdict = classify(await gatherFacts(gh, r, run, trigger));
+        verdict = classify(await gatherFacts(gh, r, run, trigger, knownPulls));
       } catch (err) {
         await this.#runError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "facts", `gathering facts: ${errText(err)}`);
         this.#log.warn({ run: run.id, err: errText(err) }, "run not classified yet: GitHub could not be asked; next sweep retries");
@@ -763,10 +767,7 @@ export class Lifecycle {
       where: { id: task.id, runId: run.id },
       data: {
         state: to,
-        runId: null,
-        leaseEpoch: null,
-        leaseExpiresAt: null,
-        workerId: null,
+        ...NO_LEASE,
         continuation: continuation ? JSON.stringify(continuation) : null,
         label: labelFor(to, config.labels),
         labelSynced: false,
@@ -775,8 +776,7 @@ export class Lifecycle {
       },
     });
     if (r.count !== 1) return; // already finished by an earlier pass
-    const updated = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(updated, gh);
+    const updated = await this.#syncFresh(task.id, gh);
     if (to === "failed") {
       const runs = await this.#db.run.findMany({ where: { taskId: task.id, state: { not: "aborted" } }, orderBy: { attempt: "asc" } });
       const lines = runs.map((x) => `- attempt ${x.attempt}: ${x.endReason ?? x.state}${x.class ? ` — ${x.class}` : ""}${x.endedAt ? ` (${x.endedAt.toISOString()})` : ""}`);
@@ -819,12 +819,11 @@ export class Lifecycle {
       const claimed = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
       if (err instanceof WriteBudgetExhausted) {
         // Not GitHub's refusal: this sweep is out of writes. Undo quietly; the next sweep dispatches.
-        await this.#giveBack({ ...claimed, attempt: claimed.attempt - 1, label: labelFor("queued", config.labels) }, claim.run.id, null);
-        await this.#db.run.updateMany({ where: { id: claim.run.id }, data: { state: "aborted", endedAt: this.#clock.now(), endReason: "sweep write budget spent before dispatch" } });
+        await this.#abortClaim(claimed, claim.run.id, config, null);
         return false;
       }
       const message = `GitHub refused the workflow dispatch of ${config.dispatch.workflow}@${config.dispatch.ref}: ${errText(err)}`;
-      await this.#abortClaim(claimed, claim.run.id, message, config);
+      await this.#abortClaim(claimed, claim.run.id, config, { why: message });
       const digest = createHash("sha256").update(message.replace(/\d{3,}/g, "#")).digest("hex").slice(0, 12);
       await this.#comment(
         claimed,
@@ -836,8 +835,7 @@ export class Lifecycle {
     }
     await this.#db.task.updateMany({ where: { id: task.id, runId: claim.run.id }, data: { backoffCount: 0, backoffUntil: null, diagnostic: null } });
     if (workflowRunId !== null) await this.#db.run.update({ where: { id: claim.run.id }, data: { workflowRunId: BigInt(workflowRunId) } });
-    const claimed = (await this.#db.task.findUnique({ where: { id: task.id } }))!;
-    await this.#trySync(claimed, gh);
+    await this.#syncFresh(task.id, gh);
     this.#log.info({ task: task.id, run: claim.run.id, workflow: config.dispatch.workflow }, "workflow dispatched");
     return true;
   }
@@ -975,16 +973,15 @@ export class Lifecycle {
     return out;
   }
 
-  async #reportBadConfig(github: GitHub, repo: string, issue: number, problems: string[]): Promise<void> {
+  async #reportBadConfig(on: Pick<Task, "installationId" | "repo" | "issue">, problems: string[], github: GitHub): Promise<void> {
     const digest = createHash("sha256").update(problems.join("\n")).digest("hex").slice(0, 12);
-    await once(this.#db, `bad-config:${repo}:${issue}:${digest}`, async () => {
-      await github.createComment(
-        repoRef(repo),
-        issue,
-        `Orchestra is paused for this repository: \`.github/orchestra.yml\` is invalid.\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\nFix the file on the default branch; the next label change is handled with the corrected configuration.`,
-      );
-    });
-    this.#log.warn({ repo, problems }, "invalid .github/orchestra.yml: repository paused");
+    await this.#comment(
+      on,
+      `bad-config:${on.repo}:${on.issue}:${digest}`,
+      `Orchestra is paused for this repository: \`.github/orchestra.yml\` is invalid.\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\nFix the file on the default branch; the next label change is handled with the corrected configuration.`,
+      github,
+    );
+    this.#log.warn({ repo: on.repo, problems }, "invalid .github/orchestra.yml: repository paused");
   }
 }
 

@@ -39,3 +39,6 @@ export function afterFailedRun(attempt: number, maxAttempts: number): "queued" |
 export function dispatchBackoffMs(failures: number): number {
   return Math.min(60 * 60_000, 60_000 * 2 ** Math.max(0, failures - 1));
 }
+
+/** A worker's question expires unanswered after seven days. */
+export const QUESTION_TTL_MS = 7 * 24 * 3600_000;
