@@ -409,24 +409,24 @@ function summarise(sessions: SessionResult[]): Summary {
     p.serverCpuMs === null || p.result.sent === 0 ? NaN : p.serverCpuMs / p.result.sent;
   const orNull = (n: number): number | null => (Number.isFinite(n) ? n : null);
   const m = (f: (s: SessionResult) => number): number => median(sessions.map(f));
+  // Medians of one phase's latency, errors summed, cost per delivery.
+  const phase = (pick: (s: SessionResult) => PhaseWithCost<PhaseResult>) => ({
+    p50Ms: m((s) => pick(s).result.p50Ms),
+    p99Ms: m((s) => pick(s).result.p99Ms),
+    maxMs: m((s) => pick(s).result.maxMs),
+    bad: sessions.reduce((n, s) => n + pick(s).result.non2xx + pick(s).result.failed, 0),
+    serverCpuMsPerDelivery: orNull(m((s) => perDelivery(pick(s)))),
+  });
   return {
     label: first.label,
     kind: first.kind,
     saturation: {
       throughputPerS: m((s) => s.saturation.result.throughputPerS),
-      p50Ms: m((s) => s.saturation.result.p50Ms),
-      p99Ms: m((s) => s.saturation.result.p99Ms),
-      maxMs: m((s) => s.saturation.result.maxMs),
-      bad: sessions.reduce((n, s) => n + s.saturation.result.non2xx + s.saturation.result.failed, 0),
-      serverCpuMsPerDelivery: orNull(m((s) => perDelivery(s.saturation))),
+      ...phase((s) => s.saturation),
     },
     open: {
       achievedPerS: m((s) => s.open.result.throughputPerS),
-      p50Ms: m((s) => s.open.result.p50Ms),
-      p99Ms: m((s) => s.open.result.p99Ms),
-      maxMs: m((s) => s.open.result.maxMs),
-      bad: sessions.reduce((n, s) => n + s.open.result.non2xx + s.open.result.failed, 0),
-      serverCpuMsPerDelivery: orNull(m((s) => perDelivery(s.open))),
+      ...phase((s) => s.open),
       idleAfterS: sessions.every((s) => s.settleAfterOpen.quiet) ? m((s) => s.settleAfterOpen.seconds) : null,
     },
     peakRssMb: orNull(m((s) => s.serverPeakRssMb ?? NaN)),
