@@ -44,6 +44,10 @@ async function main(): Promise<void> {
   if (!env.credentials) {
     log.info("no App credentials (APP_ID, PRIVATE_KEY): starting Probot's setup page to register the App from app.yml");
     await database.close();
+    // Probot would otherwise fetch and start a smee.io client to proxy
+    // webhooks to this machine; Orchestra does not use one (webhooks go to
+    // /api/github/webhooks directly), and fetching it can stall the page.
+    process.env["NO_SMEE_SETUP"] ??= "true";
     await run(() => {});
     return;
   }
