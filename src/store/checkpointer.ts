@@ -25,6 +25,8 @@ export interface Checkpointer {
 export function startCheckpointer(path: string, onError: (message: string) => void, everyMs = 250): Checkpointer {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
+    // The source is CommonJS; flags such as --input-type=module must not reach it.
+    execArgv: [],
     workerData: { path, everyMs, driver: import.meta.resolve("better-sqlite3").replace(/^file:\/\//, "") },
   });
   worker.unref();
@@ -34,6 +36,10 @@ export function startCheckpointer(path: string, onError: (message: string) => vo
     stop: () =>
       new Promise<void>((resolve) => {
         worker.once("exit", () => resolve());
+        // Unreferenced while it runs, so it never keeps the process up; but
+        // waiting for it to stop needs a reference, or the process would exit
+        // with this promise still pending (and whatever awaits it undone).
+        worker.ref();
         worker.postMessage("stop");
         setTimeout(() => void worker.terminate(), 2000).unref();
       }),
