@@ -1,7 +1,8 @@
 /**
- * Assembles Orchestra on Probot's server: durable ingest, the inbox processor,
- * the operator API and health routes, and the capability handlers. Nothing
- * here decides anything; it connects the rooms.
+ * Assembles Orchestra on Probot's server: durable ingest and the inbox
+ * processor, the state machine's one write path, the effects outbox and its
+ * executor, the capability rooms, the API and health routes. Nothing here
+ * decides anything; it connects the rooms.
  */
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -14,31 +15,56 @@ import type { RetryPolicy } from "./inbox/backoff.js";
 import { webhookHandler } from "./ingest/webhook.js";
 import { EventRouter } from "./events/router.js";
 import { Router } from "./http/router.js";
-import { deliveryRoutes } from "./api/deliveries.js";
 import { healthRoutes } from "./health/routes.js";
 import { appBotLogin, octokitGitHub } from "./github/octokit.js";
-import { ConfigLoader } from "./config/loader.js";
-import { Lifecycle, type Clock } from "./tasks/lifecycle.js";
-import { registerTasks, startSweeper } from "./tasks/capability.js";
 import type { GitHubFor } from "./github/port.js";
+import { ConfigLoader } from "./config/loader.js";
+import { Tasks, type Clock } from "./apply/tasks.js";
+import { Outbox } from "./effects/outbox.js";
+import { Installations } from "./effects/installations.js";
+import { Executor, type ExecutorOptions } from "./effects/executor.js";
+import { Ledger } from "./cost/ledger.js";
+import { Workers } from "./workers/workers.js";
+import { Decisions } from "./claims/decisions.js";
+import { Claims } from "./claims/claims.js";
+import { Leases } from "./claims/leases.js";
+import { Settler } from "./exits/settle.js";
+import { Exits } from "./exits/exit.js";
+import { Dispatcher } from "./dispatch/dispatcher.js";
+import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
+import { PermissionCache } from "./trust/permissions.js";
+import { IssueHandlers } from "./webhooks/issues.js";
+import { PullHandlers } from "./webhooks/pulls.js";
+import { registerWebhooks } from "./webhooks/register.js";
+import { registerApi } from "./api/index.js";
 
 export interface Capability {
   (deps: { events: EventRouter; api: Router; database: Database; log: Logger; adminToken: string }): void;
 }
 
+/**
+ * Probot's octokit without its throttling: writes are paced per installation
+ * by the effects executor (Probot's limiter is shared by every installation
+ * and can hold a request for an hour on a rate limit). Its retry plugin stays
+ * for reads; writes opt out of it call by call.
+ */
+export const ProductionOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { enabled: false } }));
+
 export interface OrchestraOptions {
   env: Env & { credentials: Credentials };
   database: Database;
   log: Logger;
-  /** Octokit class; tests pass one with retries and throttling off. */
+  /** Octokit class; tests pass one with retries off. */
   Octokit?: typeof ProbotOctokit;
   processor?: ProcessorOptions;
   retry?: RetryPolicy;
   capabilities?: Capability[];
-  /** Register the task lifecycle (default true); inbox tests run without it. */
+  /** Register the task capabilities (default true); inbox tests run without them. */
   lifecycle?: boolean;
-  /** Lease expiry, label repair and dispatch retry interval (default 5 s). */
+  /** Lease expiry, classification and dispatch sweep interval (default 5 s). */
   sweepMs?: number;
+  /** The executor; `spacingMs` is the minimum time between two writes of one installation (default 1000). */
+  effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   clock?: Clock;
 }
 
@@ -47,7 +73,10 @@ export interface Orchestra {
   inbox: Inbox;
   processor: Processor;
   events: EventRouter;
-  lifecycle: Lifecycle;
+  tasks: Tasks;
+  outbox: Outbox;
+  executor: Executor;
+  sweeper: Sweeper;
   githubFor: GitHubFor;
   start(): Promise<{ port: number }>;
   stop(): Promise<void>;
@@ -63,6 +92,8 @@ const PROBOT_INTERNAL_WEBHOOK_PATH = "/-/probot-internal-webhooks";
 export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const { env, database, log } = o;
   const { credentials } = env;
+  const db = database.db;
+  const clock: Clock = o.clock ?? { now: () => new Date() };
   const inbox = new Inbox(database, o.retry);
   const events = new EventRouter();
   const api = new Router();
@@ -73,45 +104,59 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     secret: randomBytes(32).toString("hex"),
     baseUrl: env.baseUrl,
     log,
-    ...(o.Octokit ? { Octokit: o.Octokit } : {}),
+    Octokit: o.Octokit ?? (ProductionOctokit as unknown as typeof ProbotOctokit),
   });
-  const server = new Server({
-    Probot: ProbotWithDefaults,
-    port: env.port,
-    host: env.host,
-    log,
-    webhookPath: PROBOT_INTERNAL_WEBHOOK_PATH,
-  });
+  const server = new Server({ Probot: ProbotWithDefaults, port: env.port, host: env.host, log, webhookPath: PROBOT_INTERNAL_WEBHOOK_PATH });
 
   let probot: Probot | undefined;
   const githubFor: GitHubFor = async (installationId) => {
     if (!probot) throw new Error("server not loaded");
     return octokitGitHub(await probot.auth(installationId));
   };
+  let botLogin: Promise<string> | undefined;
+  const isSelf = async (actor: { login: string; type: string }) => {
+    if (actor.type !== "Bot") return false;
+    if (!probot) throw new Error("server not loaded");
+    const app = probot;
+    botLogin ??= app.auth().then(appBotLogin);
+    botLogin.catch(() => (botLogin = undefined));
+    return actor.login.toLowerCase() === (await botLogin).toLowerCase();
+  };
   const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, o.processor);
 
-  let botLogin: Promise<string> | undefined;
+  // The one write path, the outbox, and the rooms that raise events through them.
   const configs = new ConfigLoader(githubFor);
-  const lifecycle = new Lifecycle({
-    db: database.db,
-    githubFor,
-    configs,
-    log,
-    botLogin: () => {
-      if (!probot) return Promise.reject(new Error("server not loaded"));
-      const app = probot;
-      botLogin ??= app.auth().then(appBotLogin);
-      botLogin.catch(() => (botLogin = undefined));
-      return botLogin;
-    },
-    ...(o.clock ? { clock: o.clock } : {}),
-  });
-  let sweeper: { stop(): Promise<void> } | undefined;
+  let executor: Executor | undefined;
+  const tasks = new Tasks({ db, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
+  const outbox = new Outbox(db);
+  const ledger = new Ledger(db);
+  const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
+  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
+  const workers = new Workers(db, clock);
+  const decisions = new Decisions(db, clock);
+  const claims = new Claims({ db, provider: database.provider, tasks, workers, decisions, configs, clock, log });
+  const leases = new Leases({ db, tasks, workers, decisions });
+  const settler = new Settler({ db, tasks, githubFor, ledger, clock, log });
+  const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
+  const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock, log });
+  const sweeper = new Sweeper({ db, tasks, settler, dispatcher, installations, configs, clock, log });
 
+  const withTasks = o.lifecycle ?? true;
+  if (withTasks) {
+    const permissions = new PermissionCache();
+    registerWebhooks(events, {
+      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf }),
+      pulls: new PullHandlers({ db, tasks, clock }),
+      dispatcher,
+      invalidateConfig: (repo) => configs.invalidate(repo),
+    });
+  }
   healthRoutes(api, { database, mode: "app" });
-  deliveryRoutes(api, { inbox, adminToken: credentials.adminToken, poke: () => processor.poke() });
-  const withLifecycle = o.lifecycle ?? true;
-  if (withLifecycle) registerTasks({ events, api, db: database.db, lifecycle, configs, adminToken: credentials.adminToken });
+  registerApi(
+    api,
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { tasks: withTasks },
+  );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
 
   await server.load((app, { addHandler }) => {
@@ -128,12 +173,16 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     addHandler(api.handler(log));
   });
 
+  let sweeping: { stop(): Promise<void> } | undefined;
   return {
     server,
     inbox,
     processor,
     events,
-    lifecycle,
+    tasks,
+    outbox,
+    executor,
+    sweeper,
     githubFor,
     async start() {
       if (database.provider === "sqlite") {
@@ -141,17 +190,21 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
         // belong to a previous process that died; run them again now.
         const released = await inbox.releaseAll();
         if (released > 0) log.warn({ released }, "inbox: re-queued deliveries left in flight by a previous process");
+        const effects = await outbox.releaseAll();
+        if (effects > 0) log.warn({ effects }, "effects: re-queued effects left in flight by a previous process; each is checked on GitHub before it is sent again");
       }
       const http = await server.start();
       processor.start();
-      if (withLifecycle) sweeper = startSweeper(lifecycle, log, o.sweepMs ?? 5_000);
+      if (o.effects?.start !== false) executor!.start();
+      if (withTasks) sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
     },
     async stop() {
       await server.stop();
-      await sweeper?.stop();
+      await sweeping?.stop();
       await processor.stop();
+      await executor!.stop();
     },
   };
 }

@@ -1,14 +1,17 @@
-/** Operator read API for tasks and their runs (admin token). */
+/** Operator read API for tasks: their runs, decisions, effects and what they cost (admin token). */
 import type { Db } from "../store/db.js";
 import { parseRing } from "../store/error-ring.js";
 import { HttpError, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
+import { TASK_STATES } from "../machine/model.js";
+import type { Outbox } from "../effects/outbox.js";
+import type { Ledger } from "../cost/ledger.js";
 
-const STATES = new Set(["queued", "claimed", "review", "done", "blocked", "failed", "cancelled"]);
+const STATES = new Set<string>(TASK_STATES);
 
 const parse = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
 
-export function taskRoutes(router: Router, deps: { db: Db; adminToken: string }): void {
+export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledger: Ledger; adminToken: string; clock: { now(): Date } }): void {
   const { db } = deps;
 
   router.add("GET", "/api/v1/tasks", async ({ req, res, query }) => {
@@ -30,11 +33,15 @@ export function taskRoutes(router: Router, deps: { db: Db; adminToken: string })
     requireAdmin(req, deps.adminToken);
     const task = await db.task.findUnique({ where: { id: params["id"]! } });
     if (!task) throw new HttpError(404, `no task ${params["id"]}`);
-    const [runs, decisions, receipt] = await Promise.all([
+    const [runs, decisions, receipt, effects, calls] = await Promise.all([
       db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } }),
       db.decision.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } }),
       db.completionReceipt.findUnique({ where: { taskId: task.id } }),
+      deps.outbox.list({ taskId: task.id, limit: 1000 }),
+      deps.ledger.of(task.id),
     ]);
+    const now = deps.clock.now().getTime();
+    const started = runs.filter((r) => r.state !== "aborted");
     sendJson(res, 200, {
       task: {
         id: task.id,
@@ -46,12 +53,12 @@ export function taskRoutes(router: Router, deps: { db: Db; adminToken: string })
         branch: task.branch,
         prNumber: task.prNumber,
         continuation: parse(task.continuation),
-        lease: task.runId ? { runId: task.runId, leaseEpoch: task.leaseEpoch, leaseExpiresAt: task.leaseExpiresAt, workerId: task.workerId } : null,
+        lease: task.leaseEpoch ? { runId: task.runId, leaseEpoch: task.leaseEpoch, leaseExpiresAt: task.leaseExpiresAt, workerId: task.workerId } : null,
         label: task.label,
-        labelSynced: task.labelSynced,
         diagnostic: task.diagnostic,
         backoffUntil: task.backoffUntil,
         queuedAt: task.queuedAt,
+        version: task.version,
       },
       runs: runs.map((r) => ({
         id: r.id,
@@ -68,9 +75,22 @@ export function taskRoutes(router: Router, deps: { db: Db; adminToken: string })
         class: r.class,
         recovery: r.recovery,
         evidence: parse(r.evidence),
+        usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd },
         errors: parseRing(r.errors),
       })),
       decisions: decisions.map((d) => ({ id: d.id, kind: d.kind, subject: d.subject, body: d.body, author: d.author, createdAt: d.createdAt, deliveredRunId: d.deliveredRunId, receiptAt: d.receiptAt })),
+      effects,
+      cost: {
+        githubCalls: calls.githubReads + calls.githubWrites,
+        githubReads: calls.githubReads,
+        githubWrites: calls.githubWrites,
+        attempts: task.attempt,
+        runs: started.length,
+        wallSeconds: Math.round(started.reduce((sum, r) => sum + ((r.endedAt?.getTime() ?? now) - r.startedAt.getTime()), 0) / 1000),
+        inputTokens: task.inputTokens,
+        outputTokens: task.outputTokens,
+        costUsd: Math.round(task.costUsd * 1e6) / 1e6,
+      },
       receipt,
     });
   });

@@ -10,16 +10,26 @@ import { z } from "zod";
 import type { Db } from "../store/db.js";
 import { bearer, HttpError, requireAdmin, type Router } from "../http/router.js";
 import { jsonBody } from "../http/body.js";
-import { LifecycleError, type Lifecycle } from "../tasks/lifecycle.js";
-import type { Worker } from "../store/generated/sqlite/client.js";
+import type { Worker, Workers } from "../workers/workers.js";
+import type { Claims } from "../claims/claims.js";
+import type { Leases } from "../claims/leases.js";
+import type { Exits } from "../exits/exit.js";
 
 const repoName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/repo");
 const epoch = z.string().min(1);
+/** The run's model usage so far (a running total: the latest report wins). */
+const usage = z
+  .object({
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    costUsd: z.number().min(0).max(1_000_000),
+  })
+  .strict();
 
 export const schemas = {
   register: z.object({ name: z.string().min(1).max(100), repos: z.array(repoName).max(1000).optional() }).strict(),
   claim: z.object({}).strict(),
-  heartbeat: z.object({ leaseEpoch: epoch }).strict(),
+  heartbeat: z.object({ leaseEpoch: epoch, usage: usage.optional() }).strict(),
   receipt: z.object({ leaseEpoch: epoch }).strict(),
   exit: z
     .object({
@@ -30,8 +40,13 @@ export const schemas = {
       testsPassed: z.boolean().optional(),
       dirty: z.boolean().optional(),
       turnCapHit: z.boolean().optional(),
+      handoff: z.boolean().optional(),
       lastToolCalls: z.array(z.string()).max(100).optional(),
       question: z.string().max(10_000).optional(),
+      usage: usage.optional(),
+      sessionRef: z.string().max(1000).optional(),
+      harness: z.string().max(200).optional(),
+      model: z.string().max(200).optional(),
     })
     .strict(),
   decisionRequest: z
@@ -44,16 +59,19 @@ export const schemas = {
     .strict(),
 };
 
-interface Deps {
-  lifecycle: Lifecycle;
+export interface WorkerApiDeps {
   db: Db;
   adminToken: string;
+  workers: Workers;
+  claims: Claims;
+  leases: Leases;
+  exits: Exits;
 }
 
-async function authWorker(req: IncomingMessage, lifecycle: Lifecycle): Promise<Worker> {
+async function authWorker(req: IncomingMessage, workers: Workers): Promise<Worker> {
   const token = bearer(req);
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <worker token>");
-  const worker = await lifecycle.workerByToken(token);
+  const worker = await workers.byToken(token);
   if (!worker) throw new HttpError(401, "unknown worker token");
   return worker;
 }
@@ -78,8 +96,7 @@ async function idempotent(db: Db, req: IncomingMessage, res: ServerResponse, sco
   try {
     answer = await run();
   } catch (err) {
-    if (err instanceof LifecycleError) answer = { status: err.status, body: { error: err.message, ...(err.reason ? { reason: err.reason } : {}) } };
-    else if (err instanceof HttpError) answer = { status: err.status, body: { error: err.message, ...err.extra } };
+    if (err instanceof HttpError) answer = { status: err.status, body: { error: err.message, ...err.extra } };
     else throw err;
   }
   const text = answer.body === undefined ? "" : JSON.stringify(answer.body);
@@ -99,49 +116,48 @@ function replay(res: ServerResponse, status: number, text: string): void {
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) }).end(text);
 }
 
-export function workerRoutes(router: Router, deps: Deps): void {
-  const { lifecycle, db } = deps;
+export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
+  const { db, workers } = deps;
 
   router.add("POST", "/api/v1/workers", async ({ req, res }) => {
     requireAdmin(req, deps.adminToken);
     const body = await jsonBody(req, schemas.register);
-    await idempotent(db, req, res, "admin", async () => ({ status: 201, body: await lifecycle.registerWorker(body.name, body.repos) }));
+    await idempotent(db, req, res, "admin", async () => ({ status: 201, body: await workers.register(body.name, body.repos) }));
   });
 
   router.add("POST", "/api/v1/claims", async ({ req, res }) => {
-    const worker = await authWorker(req, lifecycle);
+    const worker = await authWorker(req, workers);
     await jsonBody(req, schemas.claim);
     await idempotent(db, req, res, worker.id, async () => {
-      const claim = await lifecycle.claim(worker);
+      const claim = await deps.claims.claim(worker);
       return claim ? { status: 200, body: claim } : { status: 204 };
     });
   });
 
   router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {
-    const worker = await authWorker(req, lifecycle);
+    const worker = await authWorker(req, workers);
     const body = await jsonBody(req, schemas.heartbeat);
-    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await lifecycle.heartbeat(worker, params["id"]!, body.leaseEpoch) }));
+    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage) }));
   });
 
   router.add("POST", "/api/v1/runs/:id/decisions/:decisionId/receipt", async ({ req, res, params }) => {
-    const worker = await authWorker(req, lifecycle);
+    const worker = await authWorker(req, workers);
     const body = await jsonBody(req, schemas.receipt);
     await idempotent(db, req, res, worker.id, async () => {
-      await lifecycle.receipt(worker, params["id"]!, params["decisionId"]!, body.leaseEpoch);
+      await deps.leases.receipt(worker, params["id"]!, params["decisionId"]!, body.leaseEpoch);
       return { status: 200, body: { ok: true } };
     });
   });
 
   router.add("POST", "/api/v1/runs/:id/exit", async ({ req, res, params }) => {
-    const worker = await authWorker(req, lifecycle);
+    const worker = await authWorker(req, workers);
     const body = await jsonBody(req, schemas.exit);
-    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await lifecycle.exit(worker, params["id"]!, body) }));
+    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await deps.exits.exit(worker, params["id"]!, body) }));
   });
 
   router.add("POST", "/api/v1/runs/:id/decision-requests", async ({ req, res, params }) => {
-    const worker = await authWorker(req, lifecycle);
+    const worker = await authWorker(req, workers);
     const body = await jsonBody(req, schemas.decisionRequest);
-    await idempotent(db, req, res, worker.id, async () => ({ status: 201, body: { decisionId: await lifecycle.decisionRequest(worker, params["id"]!, body) } }));
+    await idempotent(db, req, res, worker.id, async () => ({ status: 201, body: { decisionId: await deps.leases.decisionRequest(worker, params["id"]!, body) } }));
   });
-
 }

@@ -53,6 +53,7 @@ const schema = z.object({
     .min(32, "must be at least 32 characters; generate one with: openssl rand -hex 32")
     .optional(),
   NODE_ENV: z.string().optional(),
+  ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
 });
 
 export interface Credentials {
@@ -70,6 +71,8 @@ export interface Env {
   baseUrl: string | undefined;
   databaseUrl: string | undefined;
   production: boolean;
+  /** Record every GitHub write as "would have done" instead of performing it, in every repository. */
+  dryRun: boolean;
   /** Present when the App is registered; absent means Probot's setup page runs. */
   credentials: Credentials | undefined;
 }
@@ -118,5 +121,6 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     credentials = { appId: Number(e.APP_ID), privateKey: privateKey!, webhookSecret: e.WEBHOOK_SECRET!, adminToken: e.ORCHESTRA_ADMIN_TOKEN! };
   }
   const baseUrl = e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : undefined;
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, credentials };
+  const dryRun = e.ORCHESTRA_DRY_RUN === "true" || e.ORCHESTRA_DRY_RUN === "1";
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, credentials };
 }

@@ -37,9 +37,11 @@ export const repoConfigSchema = z
         maxConcurrentPerOrg: z.number().int().min(1).max(10000).default(20),
         leaseSeconds: z.number().int().min(30).max(86400).default(1800),
         rerunBudget: z.number().int().min(0).max(20).default(2),
+        /** Model spend (USD, as the runs report it) after which the task escalates instead of re-queueing; null: no budget. */
+        maxCostUsd: z.number().min(0).nullable().default(null),
       })
       .strict()
-      .default({ maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2 }),
+      .default({ maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2, maxCostUsd: null }),
     /** Agent branches are `<branchPrefix>issue-<number>`. */
     branchPrefix: z.string().min(1).max(100).regex(/^[A-Za-z0-9._/-]+$/, "letters, digits, . _ / - only").default("agent/"),
     /** Earlier wins; unlabelled issues come after all of these, oldest queued first. */
@@ -50,6 +52,8 @@ export const repoConfigSchema = z
       .strict()
       .nullable()
       .default(null),
+    /** Record what Orchestra would change on GitHub (per task, in the operator API) and change nothing. */
+    dryRun: z.boolean().default(false),
   })
   .strict();
 
@@ -68,11 +72,6 @@ export function parseRepoConfig(doc: unknown): ConfigResult {
     ok: false,
     problems: r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`),
   };
-}
-
-/** Every agent:* state label of a config. */
-export function stateLabels(c: RepoConfig): string[] {
-  return [c.labels.queued, c.labels.inProgress, c.labels.review, c.labels.blocked, c.labels.failed];
 }
 
 export function branchFor(c: RepoConfig, issue: number): string {

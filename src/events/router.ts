@@ -1,41 +1,74 @@
 /**
  * Routes a stored delivery to the capability handlers registered for its event
- * ("issues" or "issues.labeled"). Deliveries no capability handles are
- * recorded as ignored. Every handler runs even when one fails; the failures
- * are collected and the delivery is retried, so handlers must be idempotent
- * (they are: label swaps, conditional state updates, deduplicated comments).
+ * ("issues" or "issues.labeled"), with the payload typed as GitHub sends it
+ * (`@octokit/webhooks`). Deliveries no capability handles are recorded as
+ * ignored. Every handler runs even when one fails; the failures are collected
+ * and the delivery is retried, so handlers must be idempotent (they are: they
+ * raise events, and the machine decides on what is there now).
  */
 import type { Logger } from "pino";
+import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { GitHub } from "../github/port.js";
 import type { ClaimedDelivery } from "../inbox/store.js";
 import type { DispatchResult } from "../inbox/processor.js";
 
-export interface EventContext {
+type P<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>["payload"];
+
+/**
+ * The webhooks capabilities handle, with their payloads as GitHub sends them.
+ * Listed one by one (a capability adds the ones it reads): typing against
+ * every event GitHub has is more than the compiler can infer through.
+ */
+export interface Payloads {
+  "issues.labeled": P<"issues.labeled">;
+  "issues.unlabeled": P<"issues.unlabeled">;
+  "issues.closed": P<"issues.closed">;
+  "pull_request.opened": P<"pull_request.opened">;
+  "pull_request.reopened": P<"pull_request.reopened">;
+  "pull_request.closed": P<"pull_request.closed">;
+  workflow_run: P<"workflow_run">;
+  workflow_job: P<"workflow_job">;
+  push: P<"push">;
+}
+
+export type HandledEvent = keyof Payloads;
+
+export interface EventContext<E extends HandledEvent = HandledEvent> {
   deliveryId: string;
   event: string;
   action: string | null;
-  payload: Record<string, unknown>;
+  payload: Payloads[E];
   installationId: number | null;
   /** The GitHub port for the delivery's installation; throws when there is none. */
   github(): Promise<GitHub>;
   log: Logger;
 }
 
-export type EventHandler = (ctx: EventContext) => Promise<void>;
+type AnyHandler = (ctx: EventContext) => Promise<void>;
+
 
 export class EventRouter {
-  readonly #handlers = new Map<string, EventHandler[]>();
+  readonly #handlers = new Map<string, AnyHandler[]>();
 
   /** `name` is an event ("issues") or an event and action ("issues.labeled"). */
-  on(names: string | string[], handler: EventHandler): void {
-    for (const name of Array.isArray(names) ? names : [names]) {
+  on<E extends HandledEvent>(name: E, handler: (ctx: EventContext<E>) => Promise<void>): void {
+    this.#add([name], handler as unknown as AnyHandler);
+  }
+
+  /** One handler for several events or actions (its payload is the union of theirs). */
+  onEach<E extends HandledEvent>(names: readonly E[], handler: (ctx: EventContext<E>) => Promise<void>): void {
+    this.#add(names, handler as unknown as AnyHandler);
+  }
+
+  #add(names: readonly string[], handler: AnyHandler): void {
+    for (const name of names) {
       const list = this.#handlers.get(name) ?? [];
       list.push(handler);
       this.#handlers.set(name, list);
     }
   }
 
-  handlersFor(event: string, action: string | null): EventHandler[] {
+  handlersFor(event: string, action: string | null): AnyHandler[] {
     return [...(this.#handlers.get(event) ?? []), ...(action ? (this.#handlers.get(`${event}.${action}`) ?? []) : [])];
   }
 
@@ -43,7 +76,7 @@ export class EventRouter {
     return async (d: ClaimedDelivery): Promise<DispatchResult> => {
       const handlers = this.handlersFor(d.event, d.action);
       if (handlers.length === 0) return "ignored";
-      const payload = JSON.parse(d.payload) as Record<string, unknown>;
+      const payload = JSON.parse(d.payload) as EventContext["payload"];
       const installationId = d.installationId === null ? null : Number(d.installationId);
       let github: Promise<GitHub> | undefined;
       const ctx: EventContext = {

@@ -10,26 +10,49 @@ type Octokit = InstanceType<typeof ProbotOctokit>;
 interface RequestErrorLike {
   status?: number;
   message?: string;
+  request?: { url?: string };
   response?: { headers?: Record<string, string | undefined>; data?: { message?: string } };
 }
 
-function retryable(status: number | undefined, err: RequestErrorLike): boolean {
-  if (status === undefined) return true; // network error, timeout
-  if (status >= 500 || status === 429) return true;
-  // A secondary rate limit is a 403 with a retry-after or an exhausted quota.
-  const h = err.response?.headers ?? {};
-  return status === 403 && (h["retry-after"] !== undefined || h["x-ratelimit-remaining"] === "0");
+/**
+ * When a rate limit lifts: `retry-after` (seconds) for secondary limits,
+ * `x-ratelimit-reset` (epoch seconds) for an exhausted quota, else a minute.
+ */
+export function rateLimitedUntil(status: number | undefined, message: string, headers: Record<string, string | undefined>, now = Date.now()): Date | undefined {
+  if (status !== 403 && status !== 429) return undefined;
+  const retryAfter = headers["retry-after"];
+  const exhausted = headers["x-ratelimit-remaining"] === "0";
+  if (retryAfter === undefined && !exhausted && !/rate limit/i.test(message)) return undefined;
+  if (retryAfter !== undefined && /^\d+$/.test(retryAfter)) return new Date(now + Number(retryAfter) * 1000);
+  const reset = Number(headers["x-ratelimit-reset"]);
+  if (exhausted && Number.isFinite(reset) && reset > 0) return new Date(Math.max(now, reset * 1000));
+  return new Date(now + 60_000);
 }
 
-/** Runs one call; maps failures to GitHubError. `absent` lists the statuses that mean "no such thing". */
+/** Maps an octokit failure to a GitHubError that says what the failure means for a retry. */
+export function toGitHubError(operation: string, e: unknown): GitHubError {
+  const err = e as RequestErrorLike;
+  const status = typeof err.status === "number" ? err.status : undefined;
+  const message = err.response?.data?.message ?? err.message ?? String(e);
+  const headers = err.response?.headers ?? {};
+  const limited = rateLimitedUntil(status, message, headers);
+  // The token is minted lazily on the first request; its failure is the installation's, not the call's.
+  const tokenFailure = /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
+  const retryable = status === undefined || status >= 500 || limited !== undefined;
+  return new GitHubError(tokenFailure ? "mint installation token" : operation, status, message, retryable, {
+    ...(limited ? { rateLimitedUntil: limited } : {}),
+    tokenFailure,
+    // No answer, or a server error: the request may have been acted on.
+    mayHaveSent: !tokenFailure && (status === undefined || status >= 500),
+  });
+}
+
+/** Runs one call; maps failures to GitHubError. */
 async function call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (e) {
-    const err = e as RequestErrorLike;
-    const status = typeof err.status === "number" ? err.status : undefined;
-    const message = err.response?.data?.message ?? err.message ?? String(e);
-    throw new GitHubError(operation, status, message, retryable(status, err));
+    throw toGitHubError(operation, e);
   }
 }
 
@@ -109,11 +132,21 @@ interface ClosingPullsQuery {
   } | null;
 }
 
-export function octokitGitHub(octokit: Octokit): GitHub {
+export interface AdapterOptions {
+  /** Each call gives up after this long (default 30 s): an effect never hangs on a silent connection. */
+  timeoutMs?: number;
+}
+
+export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitHub {
   const rest = octokit.rest;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  // Reads may be retried by Probot's retry plugin; a write never is (a POST
+  // whose answer was lost must be checked before it is sent again).
+  const read = () => ({ request: { signal: AbortSignal.timeout(timeoutMs) } });
+  const write = () => ({ request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) } });
   return {
     async getIssue(r, number) {
-      const res = await maybe("get issue", () => rest.issues.get({ ...r, issue_number: number }));
+      const res = await maybe("get issue", () => rest.issues.get({ ...r, issue_number: number, ...read() }));
       if (!res) return null;
       const i = res.data;
       return {
@@ -126,38 +159,42 @@ export function octokitGitHub(octokit: Octokit): GitHub {
         isPullRequest: Boolean(i.pull_request),
       };
     },
+    async issueLabels(r, number) {
+      const res = await maybe("list issue labels", () => rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }));
+      return res ? res.data.map((l) => l.name) : null;
+    },
     async addLabels(r, number, labels) {
-      if (labels.length === 0) return;
-      await call("add labels", () => rest.issues.addLabels({ ...r, issue_number: number, labels }));
+      const { data } = await call("add labels", () => rest.issues.addLabels({ ...r, issue_number: number, labels, ...write() }));
+      return data.map((l) => l.name);
     },
     async removeLabel(r, number, label) {
       // GitHub answers 404 when the label is not on the issue: already removed.
-      await maybe("remove label", () => rest.issues.removeLabel({ ...r, issue_number: number, name: label }));
+      await maybe("remove label", () => rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }));
     },
     async createComment(r, number, body) {
-      const { data } = await call("create comment", () => rest.issues.createComment({ ...r, issue_number: number, body }));
+      const { data } = await call("create comment", () => rest.issues.createComment({ ...r, issue_number: number, body, ...write() }));
       return { id: data.id, body: data.body ?? "", author: data.user?.login ?? "", url: data.html_url };
     },
     async listComments(r, number, opts = {}) {
       const { data } = await call("list comments", () =>
-        rest.issues.listComments({ ...r, issue_number: number, per_page: opts.perPage ?? 100, ...(opts.since ? { since: opts.since.toISOString() } : {}) }),
+        rest.issues.listComments({ ...r, issue_number: number, per_page: opts.perPage ?? 100, ...(opts.since ? { since: opts.since.toISOString() } : {}), ...read() }),
       );
       return data.map((c) => ({ id: c.id, body: c.body ?? "", author: c.user?.login ?? "", url: c.html_url }));
     },
     async addReaction(r, commentId, content) {
-      await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content }));
+      await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content, ...write() }));
     },
     async getPull(r, number) {
-      const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number }));
+      const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number, ...read() }));
       return res ? toPull(res.data as RawPull) : null;
     },
     async pullsForBranch(r, branch, state = "all") {
-      const { data } = await call("list pull requests", () => rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100 }));
+      const { data } = await call("list pull requests", () => rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100, ...read() }));
       return (data as RawPull[]).map(toPull);
     },
     async closingPulls(r, issue) {
       const data = await call("closing pull requests", () =>
-        octokit.graphql<ClosingPullsQuery>(CLOSING_PULLS, { owner: r.owner, repo: r.repo, number: issue }),
+        octokit.graphql<ClosingPullsQuery>(CLOSING_PULLS, { owner: r.owner, repo: r.repo, number: issue, ...read() }),
       );
       const nodes = data.repository?.issue?.closedByPullRequestsReferences?.nodes ?? [];
       return nodes.map((n) => ({
@@ -176,25 +213,25 @@ export function octokitGitHub(octokit: Octokit): GitHub {
       }));
     },
     async createPull(r, pr) {
-      const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr }));
+      const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr, ...write() }));
       return toPull(data as RawPull);
     },
     async updatePullBranch(r, number, expectedHeadSha) {
       await call("update pull request branch", () =>
-        rest.pulls.updateBranch({ ...r, pull_number: number, ...(expectedHeadSha ? { expected_head_sha: expectedHeadSha } : {}) }),
+        rest.pulls.updateBranch({ ...r, pull_number: number, ...(expectedHeadSha ? { expected_head_sha: expectedHeadSha } : {}), ...write() }),
       );
     },
     async defaultBranch(r) {
-      const { data } = await call("get repository", () => rest.repos.get({ ...r }));
+      const { data } = await call("get repository", () => rest.repos.get({ ...r, ...read() }));
       return data.default_branch;
     },
     async getBranch(r, branch) {
-      const res = await maybe("get branch ref", () => rest.git.getRef({ ...r, ref: `heads/${branch}` }));
+      const res = await maybe("get branch ref", () => rest.git.getRef({ ...r, ref: `heads/${branch}`, ...read() }));
       return res ? { name: branch, sha: res.data.object.sha } : null;
     },
     async deleteBranch(r, branch) {
       try {
-        await call("delete branch", () => rest.git.deleteRef({ ...r, ref: `heads/${branch}` }));
+        await call("delete branch", () => rest.git.deleteRef({ ...r, ref: `heads/${branch}`, ...write() }));
         return true;
       } catch (e) {
         // 422 "Reference does not exist": already gone.
@@ -203,14 +240,14 @@ export function octokitGitHub(octokit: Octokit): GitHub {
       }
     },
     async compare(r, base, head) {
-      const res = await maybe("compare commits", () => rest.repos.compareCommitsWithBasehead({ ...r, basehead: `${base}...${head}`, per_page: 1 }));
+      const res = await maybe("compare commits", () => rest.repos.compareCommitsWithBasehead({ ...r, basehead: `${base}...${head}`, per_page: 1, ...read() }));
       if (!res) return null;
       const d = res.data;
       const headSha = d.commits.length > 0 ? d.commits[d.commits.length - 1]!.sha : d.merge_base_commit.sha;
       return { status: d.status, aheadBy: d.ahead_by, behindBy: d.behind_by, headSha };
     },
     async checkRunsForRef(r, ref) {
-      const { data } = await call("list check runs", () => rest.checks.listForRef({ ...r, ref, per_page: 100 }));
+      const { data } = await call("list check runs", () => rest.checks.listForRef({ ...r, ref, per_page: 100, ...read() }));
       return data.check_runs.map(
         (c): CheckRunInfo => ({
           id: c.id,
@@ -233,25 +270,44 @@ export function octokitGitHub(octokit: Octokit): GitHub {
           status: run.status,
           ...(run.conclusion ? { conclusion: run.conclusion } : {}),
           output: { title: run.title, summary: run.summary },
+          ...write(),
+        }),
+      );
+    },
+    async updateCheckRun(r, checkRunId, run) {
+      await call("update check run", () =>
+        rest.checks.update({
+          ...r,
+          check_run_id: checkRunId,
+          status: run.status,
+          ...(run.conclusion ? { conclusion: run.conclusion } : {}),
+          output: { title: run.title, summary: run.summary },
+          ...write(),
         }),
       );
     },
     async rerequestCheckSuite(r, checkSuiteId) {
-      await call("rerequest check suite", () => rest.checks.rerequestSuite({ ...r, check_suite_id: checkSuiteId }));
+      await call("rerequest check suite", () => rest.checks.rerequestSuite({ ...r, check_suite_id: checkSuiteId, ...write() }));
     },
     async rerunFailedJobs(r, workflowRunId) {
-      await call("rerun failed jobs", () => rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId }));
+      await call("rerun failed jobs", () => rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId, ...write() }));
     },
     async dispatchWorkflow(r, workflow, ref, inputs) {
       // return_run_details asks for the run id (200) instead of an empty 204.
       const res = await call("dispatch workflow", () =>
-        octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", { ...r, workflow_id: workflow, ref, inputs, return_run_details: true } as never),
+        octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", { ...r, workflow_id: workflow, ref, inputs, return_run_details: true, ...write() } as never),
       );
       const data = (res as { data?: { workflow_run_id?: number } }).data;
       return { workflowRunId: typeof data?.workflow_run_id === "number" ? data.workflow_run_id : null };
     },
+    async dispatchedRuns(r, workflow, since) {
+      const { data } = await call("list workflow runs", () =>
+        rest.actions.listWorkflowRuns({ ...r, workflow_id: workflow, event: "workflow_dispatch", created: `>=${since.toISOString()}`, per_page: 100, ...read() }),
+      );
+      return data.workflow_runs.map((w) => ({ id: w.id, displayTitle: w.display_title ?? "", status: w.status ?? "", createdAt: w.created_at }));
+    },
     async permission(r, username) {
-      const { data } = await call("get collaborator permission", () => rest.repos.getCollaboratorPermissionLevel({ ...r, username }));
+      const { data } = await call("get collaborator permission", () => rest.repos.getCollaboratorPermissionLevel({ ...r, username, ...read() }));
       const role = toPermission((data as { role_name?: string }).role_name);
       // A custom role's name is not a level; GitHub reports its base level in `permission`.
       return role === "none" ? toPermission(data.permission) : role;

@@ -85,10 +85,20 @@ export interface NewCheckRun {
 
 export type Reaction = "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes";
 
+export interface WorkflowRunInfo {
+  id: number;
+  /** The run's title (`run-name:`), where a dispatch names its Orchestra run. */
+  displayTitle: string;
+  status: string;
+  createdAt: string;
+}
+
 export interface GitHub {
   getIssue(r: RepoRef, number: number): Promise<IssueInfo | null>;
-  /** Adds labels (creating missing repo labels, as GitHub does). Idempotent. */
-  addLabels(r: RepoRef, number: number, labels: string[]): Promise<void>;
+  /** The issue's labels; null when the issue does not exist (any more). */
+  issueLabels(r: RepoRef, number: number): Promise<string[] | null>;
+  /** Adds labels (creating missing repo labels, as GitHub does) and answers the issue's labels after. Idempotent. */
+  addLabels(r: RepoRef, number: number, labels: string[]): Promise<string[]>;
   /** Removes a label; a label already absent is success. Idempotent. */
   removeLabel(r: RepoRef, number: number, label: string): Promise<void>;
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
@@ -113,10 +123,13 @@ export interface GitHub {
 
   checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
   createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
+  updateCheckRun(r: RepoRef, checkRunId: number, run: Omit<NewCheckRun, "name" | "headSha">): Promise<void>;
   rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;
   rerunFailedJobs(r: RepoRef, workflowRunId: number): Promise<void>;
   /** Triggers workflow_dispatch; the Actions run id when GitHub reports it (newer GitHub), else null. */
   dispatchWorkflow(r: RepoRef, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ workflowRunId: number | null }>;
+  /** Runs of a workflow started by workflow_dispatch since a time, newest first (to find a dispatch whose answer was lost). */
+  dispatchedRuns(r: RepoRef, workflow: string, since: Date): Promise<WorkflowRunInfo[]>;
 
   /** The user's permission on the repository (`role_name` reduced to the five levels). */
   permission(r: RepoRef, username: string): Promise<Permission>;
@@ -127,18 +140,53 @@ export interface GitHub {
   graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
 }
 
+export interface GitHubErrorDetail {
+  /** A rate limit (primary or secondary): nothing more for this installation before this time. */
+  rateLimitedUntil?: Date;
+  /** GitHub would not mint the installation's token (uninstalled, suspended, wrong App). */
+  tokenFailure?: boolean;
+  /** The request may have reached GitHub and taken effect although no answer came (5xx, timeout, reset). */
+  mayHaveSent?: boolean;
+}
+
 export class GitHubError extends Error {
   override readonly name = "GitHubError";
+  readonly rateLimitedUntil: Date | undefined;
+  readonly tokenFailure: boolean;
+  readonly mayHaveSent: boolean;
   constructor(
     readonly operation: string,
     readonly status: number | undefined,
     message: string,
     /** Worth trying again later: 5xx, timeouts, rate limits, network errors. */
     readonly retryable: boolean,
+    detail: GitHubErrorDetail = {},
   ) {
     super(`${operation}: ${status === undefined ? "" : `${status} `}${message}`);
+    this.rateLimitedUntil = detail.rateLimitedUntil;
+    this.tokenFailure = detail.tokenFailure ?? false;
+    this.mayHaveSent = detail.mayHaveSent ?? false;
   }
 }
+
+/**
+ * The port's writes: performed only by the effects executor (paced, never
+ * retried blindly), counted apart from reads in the cost ledger.
+ */
+export const WRITE_METHODS: ReadonlySet<keyof GitHub> = new Set<keyof GitHub>([
+  "addLabels",
+  "removeLabel",
+  "createComment",
+  "addReaction",
+  "createPull",
+  "updatePullBranch",
+  "deleteBranch",
+  "createCheckRun",
+  "updateCheckRun",
+  "rerequestCheckSuite",
+  "rerunFailedJobs",
+  "dispatchWorkflow",
+]);
 
 /** A GitHub client for one installation. */
 export type GitHubFor = (installationId: number) => Promise<GitHub>;

@@ -140,6 +140,7 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
   const blockers = [
     f.run.dirty ? "the worker reported a dirty worktree" : null,
     f.run.testsPassed === false ? "the worker reported failing tests" : null,
+    f.run.handoff ? "the worker handed off unfinished work" : null,
     checks.green ? null : `head checks not green (${checks.why})`,
   ].filter((x): x is string => x !== null);
   if (blockers.length === 0) {

@@ -24,6 +24,8 @@ export const factsSchema = z
         dirty: z.boolean().optional(),
         testsPassed: z.boolean().optional(),
         turnCapHit: z.boolean().optional(),
+        /** The worker stopped on purpose with work unfinished: pushed commits are resumed (C), never published (B). */
+        handoff: z.boolean().optional(),
         question: z.string().optional(),
         lastToolCalls: z.array(z.string()).optional(),
       })

@@ -5,6 +5,9 @@
  * caller reads it as "not classified yet", never as "absent".
  */
 import type { GitHub, PullInfo, RepoRef } from "../github/port.js";
+
+/** The reads fact gathering makes, and no others. */
+export type FactsGitHub = Pick<GitHub, "pullsForBranch" | "getBranch" | "defaultBranch" | "compare" | "checkRunsForRef">;
 import type { Facts } from "./facts.js";
 
 export interface RunRecord {
@@ -18,6 +21,7 @@ interface Report {
   dirty?: boolean;
   testsPassed?: boolean;
   turnCapHit?: boolean;
+  handoff?: boolean;
   question?: string;
   lastToolCalls?: string[];
   branch?: string;
@@ -28,7 +32,7 @@ function pick(pulls: PullInfo[]): PullInfo | undefined {
 }
 
 /** `knownPulls`: the branch's PRs when the caller has just read them (the exit did), saving the read. */
-export async function gatherFacts(github: GitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired", knownPulls?: PullInfo[]): Promise<Facts> {
+export async function gatherFacts(github: FactsGitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired", knownPulls?: PullInfo[]): Promise<Facts> {
   const report: Report = run.report ? (JSON.parse(run.report) as Report) : {};
   const branchName = report.branch ?? run.branch;
   const pulls = knownPulls ?? (await github.pullsForBranch(r, branchName, "all"));
@@ -59,6 +63,7 @@ export async function gatherFacts(github: GitHub, r: RepoRef, run: RunRecord, tr
       ...(report.dirty !== undefined ? { dirty: report.dirty } : {}),
       ...(report.testsPassed !== undefined ? { testsPassed: report.testsPassed } : {}),
       ...(report.turnCapHit !== undefined ? { turnCapHit: report.turnCapHit } : {}),
+      ...(report.handoff !== undefined ? { handoff: report.handoff } : {}),
       ...(report.question ? { question: report.question } : {}),
       ...(report.lastToolCalls ? { lastToolCalls: report.lastToolCalls } : {}),
     },

@@ -33,8 +33,10 @@ const modelsMatch: [
   Same<SqliteModels.CompletionReceipt, PgModels.CompletionReceipt>,
   Same<SqliteModels.Decision, PgModels.Decision>,
   Same<SqliteModels.IdempotentResponse, PgModels.IdempotentResponse>,
-  Same<SqliteModels.Notice, PgModels.Notice>,
-] = [true, true, true, true, true, true, true, true];
+  Same<SqliteModels.Effect, PgModels.Effect>,
+  Same<SqliteModels.Installation, PgModels.Installation>,
+  Same<SqliteModels.TaskLedger, PgModels.TaskLedger>,
+] = [true, true, true, true, true, true, true, true, true, true];
 void modelsMatch;
 
 export interface Database {

@@ -39,19 +39,3 @@ export function judge(actor: Actor, config: RepoConfig, permission: () => Promis
       : { trusted: false, why: `${actor.login} has ${p} permission; ${config.trust.minPermission} or higher is needed` },
   );
 }
-
-/** Caches collaborator permissions briefly: one API call per person per minute at most. */
-export class PermissionCache {
-  readonly #entries = new Map<string, { at: number; value: Promise<Permission> }>();
-  constructor(readonly ttlMs = 60_000) {}
-
-  get(key: string, load: () => Promise<Permission>, now = Date.now()): Promise<Permission> {
-    const hit = this.#entries.get(key);
-    if (hit && now - hit.at < this.ttlMs) return hit.value;
-    const value = load();
-    // A failed lookup is not cached: an error is not "no permission".
-    value.catch(() => this.#entries.delete(key));
-    this.#entries.set(key, { at: now, value });
-    return value;
-  }
-}

@@ -346,6 +346,162 @@ describe("violations and error injection", () => {
   });
 });
 
+describe("performed injections and chaos", () => {
+  it("performs the write, then answers the injected 502 (the answer was lost)", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.inject({ method: "POST", path: "issues/create-comment", status: 502, perform: true });
+    await expect(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "once" })).rejects.toMatchObject({
+      status: 502,
+      response: { data: { message: "Bad Gateway" } },
+    });
+    expect(fake.state.commentsOn("acme/widgets", issue.number).map((c) => [c.body, c.user])).toEqual([["once", "orchestra-test[bot]"]]);
+    const [rec] = fake.requestsFor("issues/create-comment");
+    expect(rec).toMatchObject({ injected: true, status: 502, performedStatus: 201 });
+    // the rule is used up: the retry creates a second comment and answers for real
+    const again = await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "once" });
+    expect(again.status).toBe(201);
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(2);
+    expect(fake.requestsFor("issues/create-comment")[1]).not.toHaveProperty("injected");
+    fake.assertNoViolations();
+  });
+
+  it("does not run the handler for an injection without perform", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.inject({ path: "issues/create-comment", status: 502 });
+    await expect(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })).rejects.toMatchObject({ status: 502 });
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
+    expect(fake.requestsFor("issues/create-comment")[0]).not.toHaveProperty("performedStatus");
+  });
+
+  it("chaos with failRate 1 and performedShare 0 answers every write 502 and changes nothing", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x", labels: ["bug"] });
+    await octokit.rest.issues.listLabelsOnIssue({ ...REPO, issue_number: issue.number }); // mints the token first
+    fake.chaos({ seed: 1, failRate: 1, performedShare: 0, secondaryRateLimitRate: 0 });
+    const writes = [
+      octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }),
+      octokit.rest.issues.addLabels({ ...REPO, issue_number: issue.number, labels: ["agent:queued"] }),
+      octokit.rest.issues.removeLabel({ ...REPO, issue_number: issue.number, name: "bug" }),
+      octokit.rest.issues.update({ ...REPO, issue_number: issue.number, state: "closed" }),
+      octokit.rest.git.createRef({ ...REPO, ref: "refs/heads/agent/x", sha: fake.state.repo("acme/widgets").branches.get("main")! }),
+    ];
+    for (const w of writes) expect(await status(w)).toBe(502);
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
+    expect(fake.state.labelsOf("acme/widgets", issue.number)).toEqual(["bug"]);
+    expect(fake.state.issue("acme/widgets", issue.number).state).toBe("open");
+    expect(fake.state.repo("acme/widgets").branches.has("agent/x")).toBe(false);
+    expect(fake.chaosStats()).toEqual({ writes: 5, failed502: 5, performed502: 0, rateLimited: 0 });
+    const faulted = fake.requests.filter((r) => r.injected);
+    expect(faulted).toHaveLength(5);
+    expect(faulted.every((r) => r.status === 502 && r.performedStatus === undefined)).toBe(true);
+
+    fake.chaos(null);
+    expect((await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })).status).toBe(201);
+    expect(fake.chaosStats().writes).toBe(5); // switching off keeps the counters
+    fake.assertNoViolations();
+  });
+
+  it("chaos with failRate 1 and performedShare 1 performs every write before answering 502", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.chaos({ seed: 3, failRate: 1, performedShare: 1, secondaryRateLimitRate: 0 });
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(502);
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(1);
+    expect(fake.requestsFor("issues/create-comment")[0]).toMatchObject({ injected: true, status: 502, performedStatus: 201 });
+    expect(fake.chaosStats()).toEqual({ writes: 1, failed502: 1, performed502: 1, rateLimited: 0 });
+    fake.assertNoViolations();
+  });
+
+  it("chaos with a seed is repeatable", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    const opts = { seed: 20240601, failRate: 0.3, performedShare: 0.5, secondaryRateLimitRate: 0.2 };
+    const run = async (seed: number): Promise<number[]> => {
+      fake.chaos({ ...opts, seed });
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) {
+        statuses.push(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: `c${i}` })));
+      }
+      return statuses;
+    };
+    const first = await run(opts.seed);
+    const stats = fake.chaosStats();
+    const second = await run(opts.seed);
+    expect(second).toEqual(first);
+    expect(fake.chaosStats()).toEqual(stats);
+    // every kind of answer shows up, and the counters agree with them
+    expect(new Set(first)).toEqual(new Set([200, 502, 403]));
+    expect(stats).toEqual({
+      writes: 40,
+      failed502: first.filter((s) => s === 502).length,
+      performed502: stats.performed502,
+      rateLimited: first.filter((s) => s === 403).length,
+    });
+    expect(stats.performed502).toBeGreaterThan(0);
+    expect(stats.performed502).toBeLessThan(stats.failed502);
+    // comments exist for the successes and the performed 502s, twice over
+    const created = first.filter((s) => s === 200).length + stats.performed502;
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(2 * created);
+    expect(await run(opts.seed + 1)).not.toEqual(first);
+    fake.assertNoViolations();
+  });
+
+  it("never faults GETs, GraphQL or token minting", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.chaos({ seed: 5, failRate: 0.5, secondaryRateLimitRate: 0.5 });
+    fake.graphql.register("Viewer", () => ({ viewer: { login: "orchestra-test[bot]" } }));
+    for (let i = 0; i < 3; i++) {
+      // a fresh client mints a token with a POST first
+      const client = installationClient(fake);
+      expect((await client.rest.issues.get({ ...REPO, issue_number: issue.number })).status).toBe(200);
+      expect((await client.rest.issues.listComments({ ...REPO, issue_number: issue.number })).status).toBe(200);
+      expect(await client.graphql(`query Viewer { viewer { login } }`)).toEqual({ viewer: { login: "orchestra-test[bot]" } });
+    }
+    expect(fake.requestsFor("apps/create-installation-access-token").map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(fake.requests.some((r) => r.injected)).toBe(false);
+    expect(fake.chaosStats()).toEqual({ writes: 0, failed502: 0, performed502: 0, rateLimited: 0 });
+    // while every write is faulted
+    expect([403, 502]).toContain(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })));
+    expect(fake.chaosStats().writes).toBe(1);
+    fake.assertNoViolations();
+  });
+
+  it("answers a secondary rate limit like GitHub, with retry-after, and never performs it", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.chaos({ seed: 9, failRate: 0, secondaryRateLimitRate: 1, retryAfterSeconds: 7 });
+    const error = await octokit.rest.issues
+      .createComment({ ...REPO, issue_number: issue.number, body: "b" })
+      .then(() => null, (e: unknown) => e as { status: number; response: { headers: Record<string, string>; data: { message: string; documentation_url: string } } });
+    expect(error).not.toBeNull();
+    expect(error!.status).toBe(403);
+    expect(error!.response.headers["retry-after"]).toBe("7");
+    const requestId = error!.response.headers["x-github-request-id"];
+    expect(requestId).toMatch(/^FAKE:[0-9A-F]+$/);
+    expect(error!.response.data).toMatchObject({
+      message:
+        "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. " +
+        `If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
+      documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+    });
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
+    expect(fake.requestsFor("issues/create-comment")[0]).toMatchObject({ injected: true, status: 403, requestId });
+    expect(fake.requestsFor("issues/create-comment")[0]).not.toHaveProperty("performedStatus");
+    expect(fake.chaosStats()).toEqual({ writes: 1, failed502: 0, performed502: 0, rateLimited: 1 });
+    fake.assertNoViolations();
+  });
+
+  it("checks inject rules before chaos, and refuses impossible rates", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "x" });
+    fake.chaos({ seed: 2, failRate: 1, performedShare: 0, secondaryRateLimitRate: 0 });
+    fake.inject({ path: "issues/create-comment", status: 503, perform: true });
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(503);
+    expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(1);
+    expect(fake.chaosStats().writes).toBe(0);
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(502);
+    expect(fake.chaosStats().writes).toBe(1);
+    expect(() => fake.chaos({ seed: 1, failRate: 0.7, secondaryRateLimitRate: 0.5 })).toThrow(/between 0 and 1/);
+    expect(() => fake.chaos({ seed: 1, failRate: -0.1, secondaryRateLimitRate: 0 })).toThrow(/failRate/);
+    fake.assertNoViolations();
+  });
+});
+
 describe("graphql", () => {
   const MERGE_STATE = `
     query PullRequestMergeState($owner: String!, $repo: String!, $number: Int!) {

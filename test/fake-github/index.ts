@@ -14,10 +14,10 @@ import { takeAppKeys } from "./auth.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
 import { loadOpenApi } from "./openapi.js";
-import { FakeServer, type InjectRule, type RecordedRequest } from "./server.js";
+import { FakeServer, type ChaosOptions, type ChaosStats, type InjectRule, type RecordedRequest } from "./server.js";
 import { FakeState } from "./state.js";
 
-export type { InjectRule, RecordedRequest } from "./server.js";
+export type { ChaosOptions, ChaosStats, InjectRule, RecordedRequest } from "./server.js";
 export type {
   AccessToken,
   AppIdentity,
@@ -76,8 +76,21 @@ export interface FakeGitHub {
   /** REST shapes of state objects, e.g. to build webhook payloads that agree with the API */
   json: Serializer;
   graphql: GraphQLRegistry;
-  /** answer the next N matching requests with this status instead of the real handler */
+  /**
+   * answer the next N matching requests with this status instead of the real
+   * handler (with `perform: true`, after running the real handler)
+   */
   inject(rule: InjectRule): void;
+  /**
+   * Seeded random faults for REST writes (POST, PATCH, PUT, DELETE): 502s,
+   * some performed before answering, and secondary rate limits (403 +
+   * retry-after). Never GETs, GraphQL or token minting; `inject` rules come
+   * first. `null` switches it off. Each call with options restarts the PRNG
+   * and the counters.
+   */
+  chaos(opts: ChaosOptions | null): void;
+  /** counters of the latest chaos run */
+  chaosStats(): ChaosStats;
   /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
   beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
   /** requests for one operation (`issues/add-labels`, `graphql:PullRequestMergeState`) */
@@ -112,6 +125,8 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     json: server.json,
     graphql: server.graphql,
     inject: (rule) => server.inject(rule),
+    chaos: (opts) => server.chaos(opts),
+    chaosStats: () => server.chaosStats(),
     beforeHandle: (hook) => {
       server.beforeHandle = hook;
     },

@@ -47,10 +47,20 @@ export interface RecordedRequest {
   route?: string;
   graphql?: { operationName: string | null; variables: Record<string, unknown> };
   status: number;
+  /** when the request arrived (ms since the epoch) */
+  at: number;
   /** the response body sent (JSON value or raw text) */
   response?: unknown;
-  /** answered by an `inject` rule instead of the handler */
+  /** answered by an `inject` rule or by chaos instead of the handler (see `performedStatus`) */
   injected?: boolean;
+  /**
+   * Set when the request was handled for real before an injected answer
+   * replaced the real one (`perform`, or a performed chaos 502): the status
+   * the real handling produced. The client only saw `status`.
+   */
+  performedStatus?: number;
+  /** the `x-github-request-id` sent with the answer */
+  requestId?: string;
 }
 
 export interface InjectRule {
@@ -66,6 +76,62 @@ export interface InjectRule {
   headers?: Record<string, string>;
   /** how many matching requests to answer (default 1; Infinity for all) */
   times?: number;
+  /**
+   * Handle the request for real first (state changes exactly as without the
+   * rule), then replace the answer with this one: "the write took effect on
+   * GitHub but the answer was lost". Default false: the handler is not run.
+   */
+  perform?: boolean;
+}
+
+/**
+ * Random faults for REST writes (POST, PATCH, PUT, DELETE). Never for GET,
+ * GraphQL, or minting installation tokens; explicit `inject` rules come first.
+ */
+export interface ChaosOptions {
+  /** seed of the deterministic PRNG (mulberry32): the same seed gives the same faults */
+  seed: number;
+  /** share of writes answering 502 */
+  failRate: number;
+  /** of those 502s, the share performed before answering (default 0.5) */
+  performedShare?: number;
+  /** share of writes answering GitHub's secondary rate limit (403 + retry-after; never performed) */
+  secondaryRateLimitRate: number;
+  /** the retry-after header of a secondary rate limit answer (default 1) */
+  retryAfterSeconds?: number;
+}
+
+export interface ChaosStats {
+  /** writes eligible for chaos while it was on */
+  writes: number;
+  /** writes answered 502, performed or not */
+  failed502: number;
+  /** of `failed502`, those handled for real before answering */
+  performed502: number;
+  /** writes answered with a secondary rate limit */
+  rateLimited: number;
+}
+
+/** An answer that replaces the handler's; `perform` runs the handler first. */
+interface Injection {
+  perform: boolean;
+  answer(rec: RecordedRequest): Reply;
+}
+
+const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
+const TOKEN_MINTING = "POST /app/installations/{installation_id}/access_tokens";
+const SECONDARY_RATE_LIMIT_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+
+/** mulberry32: a small, fast, seeded PRNG yielding floats in [0, 1). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 const ROUTES: RouteTable = {
@@ -114,6 +180,8 @@ export class FakeServer {
   private readonly rules: (InjectRule & { remaining: number })[] = [];
   private readonly server: Server;
   private requestSeq = 0;
+  private chaosConfig: (Required<ChaosOptions> & { random: () => number }) | null = null;
+  private chaosCounters: ChaosStats = { writes: 0, failed502: 0, performed502: 0, rateLimited: 0 };
 
   constructor(private readonly opts: FakeServerOptions) {
     this.state = opts.state;
@@ -157,6 +225,36 @@ export class FakeServer {
   }
 
   /**
+   * Random faults for REST writes (see ChaosOptions); null switches them off.
+   * Each call with options restarts the PRNG from its seed and resets the
+   * counters; switching off keeps the counters for reading.
+   */
+  chaos(opts: ChaosOptions | null): void {
+    if (!opts) {
+      this.chaosConfig = null;
+      return;
+    }
+    const performedShare = opts.performedShare ?? 0.5;
+    const retryAfterSeconds = opts.retryAfterSeconds ?? 1;
+    const share = (name: string, v: number): void => {
+      if (!(v >= 0 && v <= 1)) throw new Error(`fake GitHub chaos: ${name} must be between 0 and 1, got ${v}`);
+    };
+    share("failRate", opts.failRate);
+    share("secondaryRateLimitRate", opts.secondaryRateLimitRate);
+    share("performedShare", performedShare);
+    share("failRate + secondaryRateLimitRate", opts.failRate + opts.secondaryRateLimitRate);
+    if (!Number.isInteger(opts.seed)) throw new Error(`fake GitHub chaos: seed must be an integer, got ${opts.seed}`);
+    if (!(retryAfterSeconds >= 0)) throw new Error(`fake GitHub chaos: retryAfterSeconds must be >= 0, got ${retryAfterSeconds}`);
+    this.chaosConfig = { ...opts, performedShare, retryAfterSeconds, random: mulberry32(opts.seed) };
+    this.chaosCounters = { writes: 0, failed502: 0, performed502: 0, rateLimited: 0 };
+  }
+
+  /** counters of the latest chaos run (a copy) */
+  chaosStats(): ChaosStats {
+    return { ...this.chaosCounters };
+  }
+
+  /**
    * Called for each REST request just before its handler runs, with the
    * operationId: lets a test change GitHub's state at an exact moment (a
    * check turning red between two reads of it).
@@ -180,6 +278,8 @@ export class FakeServer {
         Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v ?? "")]),
       ),
       status: 0,
+      at: Date.now(),
+      requestId: `FAKE:${(++this.requestSeq).toString(16).toUpperCase()}`,
     };
     this.requests.push(rec);
     let reply: Reply;
@@ -194,12 +294,12 @@ export class FakeServer {
     }
     rec.status = reply.status;
     rec.response = reply.raw ? reply.raw.text : reply.body;
-    this.send(res, reply);
+    this.send(res, reply, rec.requestId!);
   }
 
-  private send(res: ServerResponse, reply: Reply): void {
+  private send(res: ServerResponse, reply: Reply, requestId: string): void {
     const headers: Record<string, string> = {
-      "x-github-request-id": `FAKE:${(++this.requestSeq).toString(16).toUpperCase()}`,
+      "x-github-request-id": requestId,
       "x-github-api-version-selected": "2022-11-28",
       "x-github-media-type": "github.v3; format=json",
       "x-ratelimit-limit": "5000",
@@ -256,19 +356,19 @@ export class FakeServer {
     if (url.pathname === "/api/graphql") return this.graphqlRequest(req, method, body, rec);
 
     if (!url.pathname.startsWith("/api/v3/")) {
-      const injected = this.takeInjection(method, rec.path, null);
-      if (injected) return injected(rec);
-      this.violations.push(`unexpected route ${method} ${url.pathname} (REST lives under /api/v3 on this host)`);
-      return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
+      return this.withInjection(this.takeInjection(method, rec.path, null), rec, () => {
+        this.violations.push(`unexpected route ${method} ${url.pathname} (REST lives under /api/v3 on this host)`);
+        return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
+      });
     }
 
     const match = this.openapi.match(method, url.pathname.slice(7));
     if (!match || "methods" in match) {
-      const injected = this.takeInjection(method, rec.path, null);
-      if (injected) return injected(rec);
-      const hint = match ? ` (the path exists for ${match.methods.join(", ")})` : " (not in GitHub's REST description)";
-      this.violations.push(`unexpected route ${method} ${rec.path}${hint}`);
-      return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
+      return this.withInjection(this.takeInjection(method, rec.path, null), rec, () => {
+        const hint = match ? ` (the path exists for ${match.methods.join(", ")})` : " (not in GitHub's REST description)";
+        this.violations.push(`unexpected route ${method} ${rec.path}${hint}`);
+        return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
+      });
     }
     const { op, params } = match;
     const route = `${method} ${op.path}`;
@@ -276,9 +376,22 @@ export class FakeServer {
     rec.route = route;
 
     const invalid = this.validate(op, params, url.searchParams, body, raw.length > 0, rec);
-    const injected = this.takeInjection(method, rec.path, op);
-    if (injected) return injected(rec);
+    const injection = this.takeInjection(method, rec.path, op) ?? this.takeChaos(method, op, rec);
+    return this.withInjection(injection, rec, () => this.runOperation(req, url, method, body, op, params, invalid, rec));
+  }
 
+  /** Authenticates and runs a described REST operation's handler. */
+  private runOperation(
+    req: IncomingMessage,
+    url: URL,
+    method: string,
+    body: unknown,
+    op: OperationSpec,
+    params: Record<string, string>,
+    invalid: string | null,
+    rec: RecordedRequest,
+  ): Reply | Promise<Reply> {
+    const route = `${method} ${op.path}`;
     this.beforeHandle?.(op.operationId, rec);
     const handler: Handler | undefined = ROUTES[route];
     if (!handler) {
@@ -429,9 +542,10 @@ export class FakeServer {
     const opName = payload.operationName ?? nameFromText ?? null;
     rec.graphql = { operationName: opName, variables: payload.variables ?? {} };
     rec.operationId = `graphql:${opName ?? "(anonymous)"}`;
-    const injected = this.takeInjection(method, "/graphql", null, opName);
-    if (injected) return injected(rec);
+    return this.withInjection(this.takeInjection(method, "/graphql", null, opName), rec, () => this.graphqlAnswer(req, body));
+  }
 
+  private async graphqlAnswer(req: IncomingMessage, body: unknown): Promise<Reply> {
     const a = parseAuthorization(req.headers.authorization);
     const token = a && (a.scheme === "token" || a.scheme === "bearer") ? this.state.tokens.get(a.credentials) : undefined;
     if (!token || token.expiresAt.getTime() <= this.state.now().getTime()) {
@@ -452,12 +566,79 @@ export class FakeServer {
     return { status: 200, body: outcome.body };
   }
 
+  /**
+   * Without an injection, runs the real handling. With one, answers with it
+   * instead — after running the real handling first when it is `perform`
+   * (an HttpError from the real handling is its answer, then replaced).
+   */
+  private async withInjection(
+    injection: Injection | null,
+    rec: RecordedRequest,
+    run: () => Reply | Promise<Reply>,
+  ): Promise<Reply> {
+    if (!injection) return run();
+    if (injection.perform) {
+      let real: Reply;
+      try {
+        real = await run();
+      } catch (e) {
+        if (!(e instanceof HttpError)) throw e;
+        real = { status: e.status, body: e.body, headers: e.headers };
+      }
+      rec.performedStatus = real.status;
+    }
+    return injection.answer(rec);
+  }
+
+  /** A chaos fault for this request, if chaos is on and the dice say so. */
+  private takeChaos(method: string, op: OperationSpec, rec: RecordedRequest): Injection | null {
+    const chaos = this.chaosConfig;
+    const route = `${method} ${op.path}`;
+    // unimplemented operations stay loud violations rather than random 502s
+    if (!chaos || !WRITE_METHODS.has(method) || route === TOKEN_MINTING || !ROUTES[route]) return null;
+    const stats = this.chaosCounters;
+    stats.writes += 1;
+    const roll = chaos.random();
+    if (roll < chaos.failRate) {
+      const perform = chaos.random() < chaos.performedShare;
+      stats.failed502 += 1;
+      if (perform) stats.performed502 += 1;
+      return {
+        perform,
+        answer: (r) => {
+          r.injected = true;
+          return { status: 502, body: errorBody(502, STATUS_CODES[502] ?? "Bad Gateway", docsFor({ op })) };
+        },
+      };
+    }
+    if (roll < chaos.failRate + chaos.secondaryRateLimitRate) {
+      stats.rateLimited += 1;
+      return {
+        perform: false,
+        answer: (r) => {
+          r.injected = true;
+          return {
+            status: 403,
+            body: errorBody(
+              403,
+              "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. " +
+                `If you reach out to GitHub Support for help, please include the request ID ${r.requestId ?? "FAKE:0"}.`,
+              SECONDARY_RATE_LIMIT_DOCS,
+            ),
+            headers: { "retry-after": String(chaos.retryAfterSeconds) },
+          };
+        },
+      };
+    }
+    return null;
+  }
+
   private takeInjection(
     method: string,
     path: string,
     op: OperationSpec | null,
     graphqlName?: string | null,
-  ): ((rec: RecordedRequest) => Reply) | null {
+  ): Injection | null {
     const idx = this.rules.findIndex((r) => {
       if (r.remaining <= 0) return false;
       if (r.method && r.method.toUpperCase() !== method) return false;
@@ -471,13 +652,16 @@ export class FakeServer {
     const rule = this.rules[idx]!;
     rule.remaining -= 1;
     if (rule.remaining <= 0) this.rules.splice(idx, 1);
-    return (rec) => {
-      rec.injected = true;
-      const body =
-        rule.status === 204 || rule.status === 304
-          ? undefined
-          : (rule.body ?? errorBody(rule.status, STATUS_CODES[rule.status] ?? "Error", docsFor({ op })));
-      return { status: rule.status, body, headers: rule.headers };
+    return {
+      perform: rule.perform === true,
+      answer: (rec) => {
+        rec.injected = true;
+        const body =
+          rule.status === 204 || rule.status === 304
+            ? undefined
+            : (rule.body ?? errorBody(rule.status, STATUS_CODES[rule.status] ?? "Error", docsFor({ op })));
+        return { status: rule.status, body, headers: rule.headers };
+      },
     };
   }
 }

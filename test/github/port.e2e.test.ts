@@ -23,7 +23,7 @@ const handled: string[] = [];
 const echo: Capability = ({ events }) =>
   events.on("issues.labeled", async (ctx) => {
     const github = await ctx.github();
-    const issue = (ctx.payload["issue"] as { number: number }).number;
+    const issue = ctx.payload.issue.number;
     await github.addLabels(r, issue, ["agent:in-progress"]);
     await github.removeLabel(r, issue, "agent:queued");
     await github.createComment(r, issue, `seen ${ctx.deliveryId}`);

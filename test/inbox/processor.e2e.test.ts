@@ -84,7 +84,7 @@ describe.each(providers)("processor on %s", (provider) => {
         running++;
         maxParallel = Math.max(maxParallel, running);
         await new Promise((r) => setTimeout(r, 20));
-        order.push(`${(ctx.payload["issue"] as { number: number }).number}:${ctx.deliveryId}`);
+        order.push(`${ctx.payload.issue.number}:${ctx.deliveryId}`);
         running--;
       });
     app = await startOrchestra({ lifecycle: false, db, capabilities: [slow], processor: { concurrency: 4 } });

@@ -6,6 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
+import type { SweepReport } from "../../src/sweeps/sweeper.js";
+import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { Provider } from "../../src/store/db.js";
 import { testDatabase, type TestDb } from "./databases.js";
 import { eventually, startOrchestra, type Running } from "./orchestra.js";
@@ -42,6 +44,10 @@ export interface Rig {
   config(yaml: string): void;
   labels(issue: number): string[];
   task(issue: number): Promise<any>;
+  /** Runs one sweep and waits until the effects it recorded are performed. */
+  sweep(): Promise<SweepReport>;
+  /** Waits until no effect is due or in flight. */
+  settle(): Promise<void>;
   /** GitHub write requests (not token exchanges) recorded since `from`. */
   writesSince(from: number): Array<{ method: string; path: string }>;
   stop(): Promise<void>;
@@ -57,7 +63,7 @@ function payloadFor(fake: FakeGitHub, event: string, action: string, refs: Omit<
   return fakeWebhookPayload(fake, event, hasExample ? action : undefined, { repo: REPO, ...refs }, { ...overrides, action });
 }
 
-export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub } = {}): Promise<Rig> {
+export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; effects?: ExecutorOptions & { spacingMs?: number }; env?: Record<string, string> } = {}): Promise<Rig> {
   const fake = opts.fake ?? (await startFakeGitHub());
   if (!opts.fake) {
     fake.state.addInstallation(INSTALLATION, "acme");
@@ -67,7 +73,9 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
   }
   const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite"));
   const clock: Clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
-  const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000 });
+  const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
+  // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
+  const settle = () => app.orchestra.executor.idle({ horizonMs: 5_000 });
 
   async function deliverPayload(event: string, payload: Record<string, unknown>, deliveryId: string = randomUUID()): Promise<string> {
     const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
@@ -84,6 +92,7 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
       10_000,
       `${event} processed`,
     );
+    await settle();
     return deliveryId;
   }
 
@@ -98,6 +107,8 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await r.text();
+      // The answer comes at commit; what it caused on GitHub follows from the outbox.
+      await settle();
       return { status: r.status, body: text ? JSON.parse(text) : null };
     };
     return {
@@ -133,6 +144,12 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
       const res = await app.admin(`/api/v1/tasks/${t.id}`);
       return res.json();
     },
+    async sweep() {
+      const r = await app.orchestra.sweeper.sweep();
+      await settle();
+      return r;
+    },
+    settle,
     writesSince(from) {
       return fake.requests
         .slice(from)

@@ -12,8 +12,16 @@ import { openDatabase, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createLogger } from "../../src/log.js";
 import type { ProcessorOptions } from "../../src/inbox/processor.js";
+import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { RetryPolicy } from "../../src/inbox/backoff.js";
 import type { TestDb } from "./databases.js";
+
+/**
+ * The executor in tests: no write spacing and short retry delays, so that
+ * a test waits milliseconds where production waits seconds. Pacing itself is
+ * tested on its own (test/effects) and measured by bench/claims.
+ */
+export const TEST_EFFECTS: ExecutorOptions & { spacingMs: number } = { spacingMs: 0, pollMs: 50, backoff: { baseMs: 20, capMs: 200 } };
 
 /** Octokit with retries and throttling off (function form: the object form has no effect). */
 export const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
@@ -57,6 +65,8 @@ export async function startOrchestra(opts: {
   lifecycle?: boolean;
   sweepMs?: number;
   clock?: { now(): Date };
+  effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
+  env?: Record<string, string>;
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
@@ -73,6 +83,7 @@ export async function startOrchestra(opts: {
     // Nothing may reach the internet: without a fake, point at a closed port.
     GHE_HOST: opts.github?.host ?? "127.0.0.1:9",
     GHE_PROTOCOL: "http",
+    ...opts.env,
   });
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
@@ -93,6 +104,7 @@ export async function startOrchestra(opts: {
     capabilities: opts.capabilities ?? [],
     lifecycle: opts.lifecycle ?? true,
     sweepMs: opts.sweepMs ?? 60_000,
+    effects: { ...TEST_EFFECTS, ...opts.effects },
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const { port } = await orchestra.start();

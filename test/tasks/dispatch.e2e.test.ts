@@ -70,7 +70,7 @@ test("a failed workflow run without a PR requeues and dispatches the next attemp
   rig.fake.state.completeWorkflowRun(REPO, first.runId!, "failure");
   await rig.deliverPayload("workflow_run", workflowRunPayload(first.runId!, "completed"));
   expect((await rig.task(21)).task).toMatchObject({ state: "queued", attempt: 1 });
-  await rig.app.orchestra.lifecycle.sweep();
+  await rig.sweep();
   expect(rig.fake.state.dispatches).toHaveLength(2);
   expect(rig.fake.state.dispatches[1]!.inputs["attempt"]).toBe("2");
 });
@@ -90,13 +90,13 @@ test("a refused dispatch leaves the task queued, charges nothing, comments once 
   expect(rig.labels(22)).toEqual(["agent:queued"]);
 
   // 20 sweeps inside the backoff: no new dispatch, no new comment.
-  for (let i = 0; i < 20; i++) await rig.app.orchestra.lifecycle.sweep();
+  for (let i = 0; i < 20; i++) await rig.sweep();
   expect(attempts()).toBe(1);
 
   // 20 sweeps each past a growing backoff: retried each time, still one comment, nothing charged.
   for (let i = 0; i < 20; i++) {
     rig.clock.offsetMs += 2 * 3600_000;
-    await rig.app.orchestra.lifecycle.sweep();
+    await rig.sweep();
   }
   expect(attempts()).toBe(21);
   expect(rig.fake.state.commentsOn(REPO, 22)).toHaveLength(1);
@@ -108,7 +108,7 @@ test("a refused dispatch leaves the task queued, charges nothing, comments once 
   // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
   rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
   rig.clock.offsetMs += 2 * 3600_000;
-  await rig.app.orchestra.lifecycle.sweep();
+  await rig.sweep();
   t = await rig.task(22);
   expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
 });

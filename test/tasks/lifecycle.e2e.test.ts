@@ -107,7 +107,7 @@ test("a silent worker's lease expires; the task becomes claimable as attempt 2",
   const w = await rig.worker();
   const first = (await w.claim()).body.run;
   rig.clock.offsetMs += 1801 * 1000;
-  const swept = await rig.app.orchestra.lifecycle.sweep();
+  const swept = await rig.sweep();
   expect(swept.expired).toBe(1);
   expect(rig.labels(5)).toEqual(["agent:queued"]);
   const late = await w.heartbeat(first.id, first.leaseEpoch);
@@ -134,8 +134,8 @@ test("attempts exhausted → agent:failed with one comment listing the attempts"
   const r2 = (await w.claim()).body.run;
   expect(r2.attempt).toBe(2);
   rig.clock.offsetMs += 3600_000;
-  await rig.app.orchestra.lifecycle.sweep();
-  await rig.app.orchestra.lifecycle.sweep();
+  await rig.sweep();
+  await rig.sweep();
   expect(rig.labels(6)).toEqual(["agent:failed"]);
   const comments = rig.fake.state.commentsOn(REPO, 6);
   expect(comments).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { atLeast, judge } from "../../src/trust/trust.js";
 import { DEFAULT_CONFIG, branchFor, parseRepoConfig, priorityOf } from "../../src/config/repo.js";
-import { afterFailedRun, dispatchBackoffMs, labelFor } from "../../src/tasks/model.js";
+import { afterFailedRun, dispatchBackoffMs, labelFor } from "../../src/machine/model.js";
 import type { Permission } from "../../src/github/port.js";
 
 describe("atLeast", () => {
@@ -42,10 +42,11 @@ describe("parseRepoConfig", () => {
     expect(DEFAULT_CONFIG).toEqual({
       labels: { queued: "agent:queued", inProgress: "agent:in-progress", review: "agent:review", blocked: "agent:blocked", failed: "agent:failed" },
       trust: { minPermission: "write", users: [], bots: [] },
-      limits: { maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2 },
+      limits: { maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2, maxCostUsd: null },
       branchPrefix: "agent/",
       priorityLabels: [],
       dispatch: null,
+      dryRun: false,
     });
   });
   test.each([

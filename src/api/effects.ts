@@ -1,0 +1,34 @@
+/**
+ * Operator view of the effects outbox: what Orchestra did, will do, would
+ * have done (dry run), and what it gave up on (parked, with the error ring),
+ * and a replay for parked effects once their cause is fixed.
+ */
+import { HttpError, requireAdmin, type Router } from "../http/router.js";
+import { sendJson } from "../http/respond.js";
+import { EFFECT_STATES, type Outbox } from "../effects/outbox.js";
+
+const STATES = new Set<string>(EFFECT_STATES);
+
+export function effectRoutes(router: Router, deps: { outbox: Outbox; adminToken: string; clock: { now(): Date }; poke(): void }): void {
+  router.add("GET", "/api/v1/effects", async ({ req, res, query }) => {
+    requireAdmin(req, deps.adminToken);
+    const state = query.get("state") ?? undefined;
+    if (state && !STATES.has(state)) throw new HttpError(400, `state must be one of ${[...STATES].join(", ")}`);
+    const limitText = query.get("limit");
+    const limit = limitText === null ? 100 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+    const taskId = query.get("task") ?? undefined;
+    const [effects, counts] = await Promise.all([deps.outbox.list({ ...(state ? { state } : {}), ...(taskId ? { taskId } : {}), limit }), deps.outbox.counts()]);
+    sendJson(res, 200, { counts, effects });
+  });
+
+  router.add("POST", "/api/v1/effects/:id/replay", async ({ req, res, params }) => {
+    requireAdmin(req, deps.adminToken);
+    const id = params["id"]!;
+    if (!(await deps.outbox.replay(id, deps.clock.now()))) {
+      throw new HttpError(409, `effect ${id} is not parked (or does not exist); only parked effects can be replayed`);
+    }
+    deps.poke();
+    sendJson(res, 200, { effect: id, state: "pending" });
+  });
+}

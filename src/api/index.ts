@@ -1,0 +1,26 @@
+/** The operator and worker API under /api/v1: each route module registers itself here. */
+import type { Router } from "../http/router.js";
+import type { Inbox } from "../inbox/store.js";
+import type { Outbox } from "../effects/outbox.js";
+import type { Ledger } from "../cost/ledger.js";
+import { deliveryRoutes } from "./deliveries.js";
+import { effectRoutes } from "./effects.js";
+import { taskRoutes } from "./tasks.js";
+import { workerRoutes, type WorkerApiDeps } from "./workers.js";
+
+export interface ApiDeps extends WorkerApiDeps {
+  inbox: Inbox;
+  outbox: Outbox;
+  ledger: Ledger;
+  clock: { now(): Date };
+  pokeInbox(): void;
+  pokeEffects(): void;
+}
+
+export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {
+  deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, poke: deps.pokeInbox });
+  effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
+  if (!opts.tasks) return;
+  workerRoutes(router, deps);
+  taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock });
+}

@@ -1,0 +1,107 @@
+/**
+ * Claims: who gets which task. A claim is one event through the machine — the
+ * task moves from queued to claimed with run N+1 and a new lease epoch, in one
+ * fenced transaction that also re-checks the limits — and the answer goes out
+ * as soon as it commits. The label swap follows from the outbox.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Database, Db } from "../store/db.js";
+import type { ConfigResult, RepoConfig } from "../config/repo.js";
+import type { Tasks } from "../apply/tasks.js";
+import { parseJson } from "../apply/views.js";
+import type { Continuation } from "../machine/model.js";
+import type { Worker, Workers } from "../workers/workers.js";
+import type { Task } from "../store/generated/sqlite/client.js";
+import type { DecisionOut, Decisions } from "./decisions.js";
+import { overLimit, roomFor } from "./limits.js";
+
+export interface ClaimAnswer {
+  task: { id: string; repo: string; issue: number; title: string; body: string };
+  run: {
+    id: string;
+    attempt: number;
+    leaseEpoch: string;
+    leaseExpiresAt: string;
+    branch: string;
+    continuation: Continuation | null;
+  };
+  decisions: DecisionOut[];
+}
+
+export interface Won {
+  runId: string;
+  attempt: number;
+  leaseEpoch: string;
+  leaseExpiresAt: Date;
+}
+
+export interface ClaimsDeps {
+  db: Db;
+  provider: Database["provider"];
+  tasks: Tasks;
+  workers: Workers;
+  decisions: Decisions;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  clock: { now(): Date };
+  log: Logger;
+}
+
+/** Candidates looked at per claim, oldest highest-priority first. */
+const WINDOW = 25;
+
+export class Claims {
+  constructor(readonly deps: ClaimsDeps) {}
+
+  async #config(task: Pick<Task, "installationId" | "repo">): Promise<RepoConfig | null> {
+    const r = await this.deps.configs.get(task.installationId, task.repo).catch(() => null);
+    return r?.ok ? r.config : null;
+  }
+
+  /** The oldest highest-priority claimable task among the worker's repositories, or null (204). */
+  async claim(worker: Worker): Promise<ClaimAnswer | null> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    await this.deps.workers.seen(worker);
+    const repos = this.deps.workers.reposOf(worker);
+    const candidates = await db.task.findMany({
+      where: { state: "queued", ...(repos ? { repo: { in: repos } } : {}), OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
+      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
+      take: WINDOW,
+    });
+    for (const c of candidates) {
+      const config = await this.#config(c);
+      if (!config || config.dispatch) continue; // paused by an invalid config, or the App runs it itself
+      const won = await this.claimTask(c, config, { mode: "worker", workerId: worker.id });
+      if (!won) continue;
+      return {
+        task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
+        run: {
+          id: won.runId,
+          attempt: won.attempt,
+          leaseEpoch: won.leaseEpoch,
+          leaseExpiresAt: won.leaseExpiresAt.toISOString(),
+          branch: c.branch,
+          continuation: parseJson<Continuation>(c.continuation),
+        },
+        decisions: await this.deps.decisions.deliver(c.id, won.runId),
+      };
+    }
+    return null;
+  }
+
+  /**
+   * The fenced claim of one task, for a worker or a dispatched workflow. Of
+   * any number of concurrent claimers exactly one transaction commits; a
+   * claim that would go over a limit rolls back and changes nothing.
+   */
+  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | null> {
+    const { db } = this.deps;
+    if (!(await roomFor(db, task.repo, config))) return null;
+    const runId = randomUUID();
+    const leaseEpoch = randomUUID();
+    const r = await this.deps.tasks.raise({ taskId: task.id }, { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId }, { inTransaction: overLimit(this.deps.provider, task.repo, config) });
+    if (r.outcome !== "applied") return null;
+    return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };
+  }
+}

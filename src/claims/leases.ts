@@ -1,0 +1,62 @@
+/**
+ * A run's lease, from its worker's side: heartbeats renew it (and carry the
+ * decisions owed to the run), receipts acknowledge decisions, questions are
+ * recorded. Every call carries the lease epoch; a stale one is refused with
+ * 409 and a reason, and changes nothing.
+ */
+import type { Db } from "../store/db.js";
+import { HttpError } from "../http/router.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { Usage } from "../machine/events.js";
+import type { Run, Task } from "../store/generated/sqlite/client.js";
+import type { Worker, Workers } from "../workers/workers.js";
+import type { DecisionOut, Decisions } from "./decisions.js";
+
+/** A refusal from the machine, as the worker API answers it. */
+export function conflict(message: string, reason: string): HttpError {
+  return new HttpError(409, message, { reason });
+}
+
+export class Leases {
+  constructor(
+    readonly deps: { db: Db; tasks: Tasks; workers: Workers; decisions: Decisions },
+  ) {}
+
+  /** The run, if it exists and belongs to the worker (null worker: the App itself, for dispatched runs). */
+  async runOf(worker: Worker | null, runId: string): Promise<{ run: Run; task: Task }> {
+    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    if (!run) throw new HttpError(404, `no run ${runId}`);
+    if (worker && run.workerId !== worker.id) throw new HttpError(403, `run ${runId} belongs to another worker`);
+    const task = await this.deps.db.task.findUnique({ where: { id: run.taskId } });
+    if (!task) throw new HttpError(404, `no task for run ${runId}`);
+    return { run, task };
+  }
+
+  /** 409 unless the run holds its live lease under this epoch. */
+  assertLive(run: Run, task: Task, leaseEpoch: string): void {
+    if (run.leaseEpoch !== leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+    if (run.state !== "live") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
+    if (task.runId !== run.id || task.leaseEpoch !== leaseEpoch) throw conflict("lease no longer held: the task has moved on", "superseded");
+  }
+
+  async heartbeat(worker: Worker | null, runId: string, leaseEpoch: string, usage?: Usage): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
+    const { run } = await this.runOf(worker, runId);
+    const r = await this.deps.tasks.raise({ taskId: run.taskId }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}) });
+    if (r.outcome === "refused") throw conflict(r.message, r.reason);
+    if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
+    if (worker) await this.deps.workers.seen(worker);
+    return { leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(), decisions: await this.deps.decisions.deliver(run.taskId, run.id) };
+  }
+
+  async receipt(worker: Worker, runId: string, decisionId: string, leaseEpoch: string): Promise<void> {
+    const { run, task } = await this.runOf(worker, runId);
+    this.assertLive(run, task, leaseEpoch);
+    if (!(await this.deps.decisions.receipt(runId, decisionId))) throw new HttpError(404, `decision ${decisionId} was not delivered to run ${runId}`);
+  }
+
+  async decisionRequest(worker: Worker, runId: string, body: { leaseEpoch: string; question: string; blocks?: string; condition?: string }): Promise<string> {
+    const { run, task } = await this.runOf(worker, runId);
+    this.assertLive(run, task, body.leaseEpoch);
+    return this.deps.decisions.ask(task.id, run.id, worker.name, body);
+  }
+}

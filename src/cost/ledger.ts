@@ -1,0 +1,31 @@
+/**
+ * The cost ledger: GitHub calls made for each task (reads and writes), beside
+ * the model usage its runs report (kept on the task and run rows by the state
+ * machine). The seeds' fleets found half their spend produced no merged PR;
+ * the task view is where an operator sees what each task cost.
+ */
+import type { Db } from "../store/db.js";
+import type { CallCounts } from "../github/instrument.js";
+
+export class Ledger {
+  constructor(readonly db: Db) {}
+
+  async add(taskId: string | null, counts: Pick<CallCounts, "reads" | "writes">): Promise<void> {
+    if (!taskId || counts.reads + counts.writes === 0) return;
+    for (let i = 0; i < 3; i++) {
+      const r = await this.db.taskLedger.updateMany({ where: { taskId }, data: { githubReads: { increment: counts.reads }, githubWrites: { increment: counts.writes } } });
+      if (r.count === 1) return;
+      try {
+        await this.db.taskLedger.create({ data: { taskId, githubReads: counts.reads, githubWrites: counts.writes } });
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== "P2002") throw err; // created meanwhile: increment it
+      }
+    }
+  }
+
+  async of(taskId: string): Promise<{ githubReads: number; githubWrites: number }> {
+    const row = await this.db.taskLedger.findUnique({ where: { taskId } });
+    return { githubReads: row?.githubReads ?? 0, githubWrites: row?.githubWrites ?? 0 };
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Dispatch mode: instead of waiting for a worker, Orchestra claims the task
+ * for a workflow run and the outbox triggers `workflow_dispatch` with the
+ * run's inputs. `workflow_run` / `workflow_job` progress renews the lease and
+ * the run's completion is its exit. A dispatch GitHub refuses puts the task
+ * back without charging an attempt (see the dispatch-refused row).
+ */
+import type { Logger } from "pino";
+import type { EmitterWebhookEvent } from "@octokit/webhooks";
+import type { Db } from "../store/db.js";
+import type { RepoConfig } from "../config/repo.js";
+import { HttpError } from "../http/router.js";
+import type { Claims } from "../claims/claims.js";
+import type { Leases } from "../claims/leases.js";
+import type { Exits } from "../exits/exit.js";
+import type { Task } from "../store/generated/sqlite/client.js";
+import type { Tasks } from "../apply/tasks.js";
+
+type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
+type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];
+
+export class Dispatcher {
+  constructor(readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date }; log: Logger }) {}
+
+  /** Claims the task for a workflow run; the dispatch itself follows from the outbox. */
+  async dispatch(task: Task, config: RepoConfig): Promise<boolean> {
+    if (!config.dispatch) return false;
+    if (task.backoffUntil && task.backoffUntil > this.deps.clock.now()) return false;
+    return (await this.deps.claims.claimTask(task, config, { mode: "dispatch", workerId: null })) !== null;
+  }
+
+  async onWorkflowJob(payload: WorkflowJobPayload): Promise<void> {
+    const job = payload.workflow_job;
+    const runId = await this.#runFor(payload.repository.full_name, job.run_id, null);
+    if (runId && (payload.action === "in_progress" || payload.action === "queued" || payload.action === "waiting")) await this.#renew(runId);
+  }
+
+  async onWorkflowRun(payload: WorkflowRunPayload): Promise<void> {
+    const wr = payload.workflow_run;
+    if (wr.event !== "workflow_dispatch") return;
+    const runId = await this.#runFor(payload.repository.full_name, wr.id, wr);
+    if (!runId) return;
+    if (payload.action === "requested" || payload.action === "in_progress") {
+      await this.#renew(runId);
+      return;
+    }
+    if (payload.action !== "completed") return;
+    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    if (!run || run.state !== "live") return;
+    await this.deps.exits.exit(null, run.id, { leaseEpoch: run.leaseEpoch, exitCode: wr.conclusion === "success" ? 0 : 1 }).catch((err: unknown) => {
+      if (err instanceof HttpError && err.status === 409) return; // the lease already ended another way
+      throw err;
+    });
+  }
+
+  /** The Orchestra run behind an Actions run: by id once linked, else by the run id in its title, else the oldest unlinked dispatch. */
+  async #runFor(repo: string, workflowRunId: number, wr: { display_title?: string | null; name?: string | null } | null): Promise<string | null> {
+    const { db } = this.deps;
+    const linked = await db.run.findFirst({ where: { workflowRunId: BigInt(workflowRunId), mode: "dispatch" } });
+    if (linked) return linked.id;
+    if (!wr) return null;
+    const tasks = await db.task.findMany({ where: { repo, state: "claimed", workerId: null }, select: { id: true } });
+    if (tasks.length === 0) return null;
+    const live = await db.run.findMany({
+      where: { taskId: { in: tasks.map((t) => t.id) }, mode: "dispatch", state: "live", workflowRunId: null },
+      orderBy: { startedAt: "asc" },
+    });
+    const title = `${wr.display_title ?? ""} ${wr.name ?? ""}`;
+    const match = live.find((r) => title.includes(r.id)) ?? live[0];
+    if (!match) return null;
+    const r = await this.deps.tasks.raise({ taskId: match.taskId }, { kind: "dispatched", runId: match.id, workflowRunId });
+    return r.outcome === "applied" ? match.id : null;
+  }
+
+  async #renew(runId: string): Promise<void> {
+    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    if (!run || run.state !== "live") return;
+    await this.deps.leases.heartbeat(null, run.id, run.leaseEpoch).catch((err: unknown) => {
+      if (!(err instanceof HttpError)) throw err;
+    });
+  }
+}

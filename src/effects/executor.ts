@@ -1,0 +1,242 @@
+/**
+ * The effects executor: performs the outbox at GitHub's pace. Installations
+ * are worked in parallel, each one's effects one at a time (oldest first),
+ * writes spaced by the installation's pacer. A rate limit holds back only its
+ * installation; a token GitHub will not mint pauses only its installation.
+ * Failures retry with backoff and jitter; an effect that keeps failing is
+ * parked with its error ring, and one whose outcome the task waits for (a
+ * dispatch) tells the task. Nothing here waits on behalf of a caller: the
+ * worker API and the inbox only write rows.
+ */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import { GitHubError, type GitHubFor } from "../github/port.js";
+import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
+import { describeEffect } from "../machine/effects.js";
+import type { Tasks } from "../apply/tasks.js";
+import { runView, taskView } from "../apply/views.js";
+import type { Ledger } from "../cost/ledger.js";
+import type { Installations } from "./installations.js";
+import { Outbox, type OutboxEffect } from "./outbox.js";
+import { PERFORMERS, type Performed, type Performer } from "./perform.js";
+
+export interface ExecutorOptions {
+  /** Installations worked at once (default 4). */
+  concurrency?: number;
+  /** How often to look for due effects when nothing pokes (other replicas' effects, retries coming due). */
+  pollMs?: number;
+  /** How long a claim on an effect lasts; a dead performer's effects are taken over after it. */
+  leaseMs?: number;
+  /** Attempts for failures worth retrying (5xx, timeouts, network) before parking (default 10). */
+  maxAttempts?: number;
+  /** Retry delay: base doubling per attempt, capped, ±25% jitter (default 2 s to 10 min). */
+  backoff?: { baseMs: number; capMs: number };
+  owner?: string;
+}
+
+export interface ExecutorDeps {
+  db: Db;
+  outbox: Outbox;
+  installations: Installations;
+  githubFor: GitHubFor;
+  tasks: Tasks;
+  ledger: Ledger;
+  log: Logger;
+  clock: { now(): Date };
+}
+
+export function retryDelayMs(attempt: number, backoff: { baseMs: number; capMs: number }, random = Math.random): number {
+  const raw = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(raw * (0.75 + random() * 0.5));
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Executor {
+  readonly owner: string;
+  readonly #o: Required<Omit<ExecutorOptions, "owner">>;
+  readonly #lanes = new Map<number, Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #ticking: Promise<void> | null = null;
+  #again = false;
+
+  constructor(
+    readonly deps: ExecutorDeps,
+    opts: ExecutorOptions = {},
+  ) {
+    this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.#o = {
+      concurrency: opts.concurrency ?? 4,
+      pollMs: opts.pollMs ?? 1_000,
+      leaseMs: opts.leaseMs ?? 60_000,
+      maxAttempts: opts.maxAttempts ?? 10,
+      backoff: opts.backoff ?? { baseMs: 2_000, capMs: 600_000 },
+    };
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#ticking;
+    await Promise.allSettled([...this.#lanes.values()]);
+  }
+
+  /** New effects were recorded: look now rather than at the next poll. */
+  poke(): void {
+    if (!this.#running) return;
+    if (this.#ticking) {
+      this.#again = true;
+      return;
+    }
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#tick(), 0);
+  }
+
+  /**
+   * Resolves when nothing is due or in flight, nor due within `horizonMs`
+   * (retries coming up soon count as work still to do).
+   */
+  async idle(opts: { timeoutMs?: number; horizonMs?: number } = {}): Promise<void> {
+    const until = Date.now() + (opts.timeoutMs ?? 15_000);
+    for (;;) {
+      const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));
+      if (this.#lanes.size === 0 && !this.#ticking && (await this.deps.outbox.active(soon)) === 0) return;
+      if (Date.now() > until) throw new Error(`effects still pending after ${opts.timeoutMs ?? 15_000} ms`);
+      this.poke();
+      await sleep(20);
+    }
+  }
+
+  #tick(): void {
+    this.#timer = undefined;
+    if (!this.#running) return;
+    this.#ticking = this.#fill()
+      .catch((err: unknown) => this.deps.log.error({ err: errText(err) }, "effects: could not look for due effects (database unavailable?); retrying at the next poll"))
+      .finally(() => {
+        this.#ticking = null;
+        if (!this.#running) return;
+        const soon = this.#again;
+        this.#again = false;
+        this.#timer = setTimeout(() => this.#tick(), soon ? 0 : this.#o.pollMs);
+      });
+  }
+
+  async #fill(): Promise<void> {
+    const free = this.#o.concurrency - this.#lanes.size;
+    if (free <= 0) return;
+    const held = await this.deps.installations.held();
+    const skip = new Set([...held.keys(), ...this.#lanes.keys()]);
+    const ids = await this.deps.outbox.dueInstallations(this.deps.clock.now(), skip, free);
+    for (const id of ids) {
+      const lane = this.#lane(id).finally(() => {
+        this.#lanes.delete(id);
+        this.poke();
+      });
+      this.#lanes.set(id, lane);
+    }
+  }
+
+  /** One installation's effects, one at a time, until none is due or the installation is held back. */
+  async #lane(installationId: number): Promise<void> {
+    while (this.#running) {
+      let e: OutboxEffect | null;
+      try {
+        e = await this.deps.outbox.claimNext(installationId, this.owner, this.#o.leaseMs, this.deps.clock.now());
+      } catch (err) {
+        this.deps.log.error({ installationId, err: errText(err) }, "effects: could not claim an effect; retrying at the next poll");
+        return;
+      }
+      if (!e) return;
+      const go = await this.#performOne(e).catch((err: unknown) => {
+        this.deps.log.error({ effect: e.id, err: errText(err) }, "effects: could not record an effect's outcome; its claim expires and it is tried again");
+        return "stop" as const;
+      });
+      if (go === "stop") return;
+    }
+  }
+
+  async #performOne(e: OutboxEffect): Promise<"go" | "stop"> {
+    const { db, outbox, log } = this.deps;
+    const now = this.deps.clock.now();
+    const performer = PERFORMERS[e.kind] as Performer<typeof e.kind>;
+    if (e.dryRun) {
+      await outbox.finish(e, this.owner, "dry-run", { note: `would have: ${describeEffect(e.spec)}` }, now);
+      log.info({ effect: e.id, task: e.taskId, kind: e.kind }, `dry run: would have ${describeEffect(e.spec)}`);
+      return "go";
+    }
+    const taskRow = e.taskId ? await db.task.findUnique({ where: { id: e.taskId } }) : null;
+    const runId = e.runId ?? taskRow?.runId ?? null;
+    const runRow = runId ? await db.run.findUnique({ where: { id: runId } }) : null;
+    const counts = newCounts();
+    try {
+      const github = instrument(await this.deps.githubFor(e.installationId), counts, () => this.deps.installations.beforeWrite(e.installationId));
+      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github }, e.spec.payload as never);
+      await this.deps.installations.healthy(e.installationId);
+      await this.#finish(e, out);
+      return "go";
+    } catch (err) {
+      return await this.#failed(e, err, counts, performer);
+    } finally {
+      await this.deps.ledger.add(e.taskId, counts).catch(() => {});
+    }
+  }
+
+  /** Done or dropped; an outcome the task waits for is applied in the same transaction. */
+  async #finish(e: OutboxEffect, out: Performed): Promise<void> {
+    const now = this.deps.clock.now();
+    const state = out.status === "done" ? "done" : "dropped";
+    const result = out.status === "done" ? out.result : undefined;
+    const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };
+    this.deps.log[state === "done" ? "debug" : "info"]({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, `effect ${state}`);
+    if (out.event && e.taskId) {
+      const r = await this.deps.tasks.raise({ taskId: e.taskId }, out.event, {
+        inTransaction: async (tx) => ((await this.deps.outbox.finish(e, this.owner, state, fields, now, tx)) ? null : "another executor took the effect over"),
+      });
+      if (r.inTransactionRan) return;
+    }
+    await this.deps.outbox.finish(e, this.owner, state, fields, now);
+  }
+
+  async #failed(e: OutboxEffect, err: unknown, counts: CallCounts, performer: Performer<typeof e.kind>): Promise<"go" | "stop"> {
+    const { outbox, installations, log } = this.deps;
+    const now = this.deps.clock.now();
+    const message = errText(err);
+    if (err instanceof GitHubError && err.tokenFailure) {
+      const until = await installations.tokenFailed(e.installationId, message);
+      await outbox.retryAt(e, this.owner, until, { class: "token", message }, { countAttempt: false, maybeSent: false }, now);
+      log.warn({ installationId: e.installationId, until: until.toISOString(), err: message }, "effects: GitHub would not mint the installation's token; installation paused (is the App still installed?)");
+      return "stop";
+    }
+    if (err instanceof GitHubError && err.rateLimitedUntil) {
+      await installations.rateLimited(e.installationId, err.rateLimitedUntil);
+      await outbox.retryAt(e, this.owner, err.rateLimitedUntil, { class: "rate-limit", message }, { countAttempt: false, maybeSent: false }, now);
+      log.warn({ installationId: e.installationId, until: err.rateLimitedUntil.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
+      return "stop";
+    }
+    const retryable = err instanceof GitHubError ? err.retryable : true;
+    const maybeSent = counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
+    const klass = err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error";
+    const limit = retryable ? this.#o.maxAttempts : (performer.deterministicAttempts ?? 3);
+    if (e.attempts >= limit) {
+      await outbox.park(e, this.owner, { class: klass, message }, { maybeSent }, now);
+      log.error({ effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, err: message }, "effects: parked; see GET /api/v1/effects?state=parked and replay it once the cause is fixed");
+      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload as never, message);
+      if (event && e.taskId) await this.deps.tasks.raise({ taskId: e.taskId }, event);
+      return "go";
+    }
+    const at = new Date(now.getTime() + retryDelayMs(e.attempts, this.#o.backoff));
+    await outbox.retryAt(e, this.owner, at, { class: klass, message }, { countAttempt: true, maybeSent }, now);
+    log.warn({ effect: e.id, kind: e.kind, attempt: e.attempts, retryAt: at.toISOString(), err: message }, "effects: failed; retrying with backoff");
+    return "go";
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Per installation: GitHub's pace for writes (about one a second, shared by
+ * every replica through the database), rate limits that hold one
+ * installation back without holding the others, and installations whose
+ * token GitHub no longer mints, which are paused with a growing backoff
+ * instead of being asked again every few seconds.
+ */
+import type { Db } from "../store/db.js";
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface InstallationHold {
+  until: Date;
+  why: string;
+}
+
+/** 1 min, doubling, at most 1 h: how long an installation without a token is left alone. */
+export function pauseMs(failures: number): number {
+  return Math.min(3600_000, 60_000 * 2 ** Math.max(0, failures - 1));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Installations {
+  /** Installations known to have failed before, so a success resets them (and nothing else writes). */
+  readonly #troubled = new Set<number>();
+
+  constructor(
+    readonly db: Db,
+    readonly clock: Clock,
+    /** Minimum time between two writes of one installation (GitHub asks for about a second). */
+    readonly spacingMs: number,
+  ) {}
+
+  async #ensure(id: number): Promise<void> {
+    const now = this.clock.now();
+    try {
+      await this.db.installation.create({ data: { id, nextWriteAt: now, updatedAt: now } });
+    } catch (err) {
+      if ((err as { code?: string }).code !== "P2002") throw err;
+    }
+  }
+
+  /** Waits for this installation's next write slot and takes it. */
+  async beforeWrite(id: number): Promise<void> {
+    if (this.spacingMs <= 0) return;
+    for (;;) {
+      const now = this.clock.now();
+      const took = await this.db.installation.updateMany({
+        where: { id, nextWriteAt: { lte: now } },
+        data: { nextWriteAt: new Date(now.getTime() + this.spacingMs), updatedAt: now },
+      });
+      if (took.count === 1) return;
+      const row = await this.db.installation.findUnique({ where: { id }, select: { nextWriteAt: true } });
+      if (!row) {
+        await this.#ensure(id);
+        continue;
+      }
+      await sleep(Math.max(5, Math.min(1000, row.nextWriteAt.getTime() - now.getTime())));
+    }
+  }
+
+  async rateLimited(id: number, until: Date): Promise<void> {
+    await this.#ensure(id);
+    await this.db.installation.updateMany({ where: { id }, data: { rateLimitedUntil: until, updatedAt: this.clock.now() } });
+  }
+
+  /** GitHub would not mint a token: pause the installation, longer each time. */
+  async tokenFailed(id: number, why: string): Promise<Date> {
+    await this.#ensure(id);
+    const row = await this.db.installation.findUnique({ where: { id }, select: { failures: true } });
+    const failures = (row?.failures ?? 0) + 1;
+    const until = new Date(this.clock.now().getTime() + pauseMs(failures));
+    await this.db.installation.updateMany({ where: { id }, data: { failures, pausedUntil: until, pauseReason: why, updatedAt: this.clock.now() } });
+    this.#troubled.add(id);
+    return until;
+  }
+
+  /** A call for this installation worked: a pause from earlier is over. */
+  async healthy(id: number): Promise<void> {
+    if (!this.#troubled.has(id)) return;
+    await this.db.installation.updateMany({ where: { id }, data: { failures: 0, pausedUntil: null, pauseReason: null, updatedAt: this.clock.now() } });
+    this.#troubled.delete(id);
+  }
+
+  /** Installations held back right now (rate limited or paused), with why and until when. */
+  async held(): Promise<Map<number, InstallationHold>> {
+    const now = this.clock.now();
+    const rows = await this.db.installation.findMany({ where: { OR: [{ rateLimitedUntil: { gt: now } }, { pausedUntil: { gt: now } }] } });
+    const out = new Map<number, InstallationHold>();
+    for (const r of rows) {
+      if (r.pausedUntil && r.pausedUntil > now) {
+        out.set(r.id, { until: r.pausedUntil, why: r.pauseReason ?? "paused" });
+        this.#troubled.add(r.id);
+      } else if (r.rateLimitedUntil) out.set(r.id, { until: r.rateLimitedUntil, why: "rate limited by GitHub" });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The outbox table: effects written with their transition, claimed by an
+ * executor one at a time per installation (a conditional update, so two
+ * replicas never perform the same effect at once), finished, retried with
+ * backoff, or parked with their error ring for an operator to replay.
+ */
+import type { Db } from "../store/db.js";
+import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
+import type { EffectKind, EffectSpec } from "../machine/effects.js";
+import type { Effect } from "../store/generated/sqlite/client.js";
+
+export type EffectState = "pending" | "running" | "done" | "dropped" | "dry-run" | "parked";
+export const EFFECT_STATES: readonly EffectState[] = ["pending", "running", "done", "dropped", "dry-run", "parked"];
+
+export interface OutboxEffect {
+  seq: number;
+  id: string;
+  key: string;
+  kind: EffectKind;
+  spec: EffectSpec;
+  taskId: string | null;
+  runId: string | null;
+  installationId: number;
+  repo: string;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  maybeSent: boolean;
+  dryRun: boolean;
+  createdAt: Date;
+  errors: ErrorEntry[];
+}
+
+export interface EffectSummary {
+  id: string;
+  task: string | null;
+  run: string | null;
+  repo: string;
+  kind: string;
+  key: string;
+  state: string;
+  attempts: number;
+  dryRun: boolean;
+  payload: unknown;
+  result: unknown;
+  note: string | null;
+  errors: ErrorEntry[];
+  createdAt: Date;
+  doneAt: Date | null;
+  nextAttemptAt: Date;
+}
+
+function parsed(row: Effect): OutboxEffect {
+  const payload = JSON.parse(row.payload) as EffectSpec["payload"];
+  return {
+    seq: row.seq,
+    id: row.id,
+    key: row.key,
+    kind: row.kind as EffectKind,
+    spec: { kind: row.kind, key: row.key, payload, ...(row.runId ? { runId: row.runId } : {}) } as EffectSpec,
+    taskId: row.taskId,
+    runId: row.runId,
+    installationId: row.installationId,
+    repo: row.repo,
+    attempts: row.attempts,
+    maybeSent: row.maybeSent,
+    dryRun: row.dryRun,
+    createdAt: row.createdAt,
+    errors: parseRing(row.errors),
+  };
+}
+
+export function summary(row: Effect): EffectSummary {
+  return {
+    id: row.id,
+    task: row.taskId,
+    run: row.runId,
+    repo: row.repo,
+    kind: row.kind,
+    key: row.key,
+    state: row.state,
+    attempts: row.attempts,
+    dryRun: row.dryRun,
+    payload: JSON.parse(row.payload) as unknown,
+    result: row.result ? (JSON.parse(row.result) as unknown) : null,
+    note: row.note,
+    errors: parseRing(row.errors),
+    createdAt: row.createdAt,
+    doneAt: row.doneAt,
+    nextAttemptAt: row.nextAttemptAt,
+  };
+}
+
+const due = (now: Date) => ({
+  OR: [
+    { state: "pending", nextAttemptAt: { lte: now } },
+    // A performer that died holding it: its lock ran out.
+    { state: "running", lockedUntil: { lt: now } },
+  ],
+});
+
+export class Outbox {
+  constructor(readonly db: Db) {}
+
+  /** Installations with effects due now, skipping those held back. */
+  async dueInstallations(now: Date, skip: ReadonlySet<number>, limit = 50): Promise<number[]> {
+    const rows = await this.db.effect.findMany({
+      where: { ...due(now), ...(skip.size ? { installationId: { notIn: [...skip] } } : {}) },
+      select: { installationId: true },
+      distinct: ["installationId"],
+      orderBy: { installationId: "asc" },
+      take: limit,
+    });
+    return rows.map((r) => r.installationId);
+  }
+
+  /**
+   * Claims the installation's oldest due effect. An effect whose previous
+   * performer died mid-way is claimed as maybe-sent: its write may have
+   * happened, so the performer reads before writing again.
+   */
+  async claimNext(installationId: number, owner: string, leaseMs: number, now: Date): Promise<OutboxEffect | null> {
+    for (let round = 0; round < 3; round++) {
+      const candidates = await this.db.effect.findMany({ where: { installationId, ...due(now) }, orderBy: { seq: "asc" }, take: 5 });
+      if (candidates.length === 0) return null;
+      for (const c of candidates) {
+        const won = await this.db.effect.updateMany({
+          where: { seq: c.seq, state: c.state, lockedUntil: c.lockedUntil },
+          data: {
+            state: "running",
+            lockedBy: owner,
+            lockedUntil: new Date(now.getTime() + leaseMs),
+            attempts: { increment: 1 },
+            ...(c.state === "running" ? { maybeSent: true } : {}),
+          },
+        });
+        if (won.count === 1) return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
+      }
+    }
+    return null;
+  }
+
+  /** Finishes a claimed effect: done, dropped (superseded or refused by its guard) or dry-run. */
+  async finish(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run", fields: { result?: unknown; note?: string }, now: Date, db: Db = this.db): Promise<boolean> {
+    const r = await db.effect.updateMany({
+      where: { seq: e.seq, state: "running", lockedBy: owner },
+      data: {
+        state,
+        lockedBy: null,
+        lockedUntil: null,
+        doneAt: now,
+        ...(fields.result !== undefined ? { result: JSON.stringify(fields.result) } : {}),
+        ...(fields.note !== undefined ? { note: fields.note } : {}),
+      },
+    });
+    return r.count === 1;
+  }
+
+  /** Back to pending at `at`; `countAttempt: false` for waits that are not the effect's fault (rate limits). */
+  async retryAt(e: OutboxEffect, owner: string, at: Date, error: { class: string; message: string }, opts: { countAttempt: boolean; maybeSent: boolean }, now: Date): Promise<void> {
+    await this.db.effect.updateMany({
+      where: { seq: e.seq, state: "running", lockedBy: owner },
+      data: {
+        state: "pending",
+        lockedBy: null,
+        lockedUntil: null,
+        nextAttemptAt: at,
+        errors: JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error })),
+        ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
+        ...(opts.maybeSent ? { maybeSent: true } : {}),
+      },
+    });
+  }
+
+  async park(e: OutboxEffect, owner: string, error: { class: string; message: string }, opts: { maybeSent: boolean }, now: Date): Promise<void> {
+    await this.db.effect.updateMany({
+      where: { seq: e.seq, state: "running", lockedBy: owner },
+      data: {
+        state: "parked",
+        lockedBy: null,
+        lockedUntil: null,
+        note: `parked after ${e.attempts} attempt(s): ${error.message}`,
+        errors: JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error })),
+        ...(opts.maybeSent ? { maybeSent: true } : {}),
+      },
+    });
+  }
+
+  /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
+  async releaseAll(): Promise<number> {
+    const r = await this.db.effect.updateMany({ where: { state: "running" }, data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true } });
+    return r.count;
+  }
+
+  /** A parked effect goes back to the queue with a fresh attempt budget; its errors stay. */
+  async replay(id: string, now: Date): Promise<boolean> {
+    const r = await this.db.effect.updateMany({ where: { id, state: "parked" }, data: { state: "pending", attempts: 0, nextAttemptAt: now, note: null } });
+    return r.count === 1;
+  }
+
+  /** Effects performable now or in flight (tests and shutdown wait for none). */
+  async active(now: Date): Promise<number> {
+    return this.db.effect.count({ where: { OR: [{ state: "pending", nextAttemptAt: { lte: now } }, { state: "running" }] } });
+  }
+
+  async list(filter: { state?: string; taskId?: string; limit?: number }): Promise<EffectSummary[]> {
+    const rows = await this.db.effect.findMany({
+      where: { ...(filter.state ? { state: filter.state } : {}), ...(filter.taskId ? { taskId: filter.taskId } : {}) },
+      orderBy: { seq: filter.taskId ? "asc" : "desc" },
+      take: Math.min(filter.limit ?? 100, 1000),
+    });
+    return rows.map(summary);
+  }
+
+  async counts(): Promise<Record<string, number>> {
+    const groups = await this.db.effect.groupBy({ by: ["state"], _count: { _all: true } });
+    return Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
+  }
+}

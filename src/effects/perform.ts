@@ -1,0 +1,175 @@
+/**
+ * How each kind of effect is performed. Every performer is safe to run again:
+ * labels are brought to a wanted state (read first, write only what
+ * differs), a comment or a dispatch whose answer was lost is looked for
+ * before it is sent again, and whatever destroys or publishes re-checks its
+ * positive evidence on GitHub right before acting. An effect that a later
+ * state made pointless is dropped, not performed.
+ */
+import { allGreen } from "../outcomes/classify.js";
+import { GitHubError, repoRef, type GitHub } from "../github/port.js";
+import { commentMarker, withMarker } from "../texts/comments.js";
+import type { RunView, TaskView } from "../machine/decision.js";
+import type { EffectKind, EffectPayloads } from "../machine/effects.js";
+import type { TaskEvent } from "../machine/events.js";
+import type { OutboxEffect } from "./outbox.js";
+
+export interface PerformContext {
+  effect: OutboxEffect;
+  task: TaskView | null;
+  run: RunView | null;
+  github: GitHub;
+}
+
+export type Performed =
+  | { status: "done"; result?: unknown; note?: string; event?: TaskEvent }
+  | { status: "dropped"; note: string; event?: TaskEvent };
+
+export interface Performer<K extends EffectKind> {
+  perform(ctx: PerformContext, payload: EffectPayloads[K]): Promise<Performed>;
+  /** Attempts for failures that retrying will not fix (4xx other than rate limits); default 3. */
+  deterministicAttempts?: number;
+  /** What the task hears when the effect is given up and parked. */
+  onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string): TaskEvent | null;
+}
+
+const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({ status: "done", ...(result !== undefined ? { result } : {}), ...(note ? { note } : {}), ...(event ? { event } : {}) });
+const dropped = (note: string, event?: TaskEvent): Performed => ({ status: "dropped", note, ...(event ? { event } : {}) });
+const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
+
+/** A lost answer is looked for from a minute before the effect was recorded. */
+const lookBack = (e: OutboxEffect) => new Date(e.createdAt.getTime() - 60_000);
+
+export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
+  label: {
+    async perform({ effect, task, github }, p) {
+      if (task && task.label !== p.label) return dropped(`superseded: the task now shows ${task.label ?? "no label"}`);
+      const r = repoRef(effect.repo);
+      const have = await github.issueLabels(r, p.issue);
+      if (have === null) return dropped(`issue #${p.issue} no longer exists`);
+      let now = have;
+      if (p.label !== null && !lower(have).has(p.label.toLowerCase())) now = await github.addLabels(r, p.issue, [p.label]);
+      const present = lower(now);
+      const stale = p.others.filter((l) => present.has(l.toLowerCase()) && l.toLowerCase() !== p.label?.toLowerCase());
+      for (const l of stale) await github.removeLabel(r, p.issue, l);
+      return done({ added: now !== have ? p.label : null, removed: stale });
+    },
+  },
+  "remove-label": {
+    async perform({ effect, github }, p) {
+      await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
+      return done();
+    },
+  },
+  comment: {
+    async perform({ effect, github }, p) {
+      const r = repoRef(effect.repo);
+      if (effect.maybeSent) {
+        const marker = commentMarker(effect.key);
+        const found = (await github.listComments(r, p.issue, { since: lookBack(effect) })).find((c) => c.body.includes(marker));
+        if (found) return done({ commentId: found.id, url: found.url }, "the comment was posted by an attempt whose answer was lost");
+      }
+      const c = await github.createComment(r, p.issue, withMarker(p.body, effect.key));
+      return done({ commentId: c.id, url: c.url });
+    },
+  },
+  reaction: {
+    async perform({ effect, github }, p) {
+      await github.addReaction(repoRef(effect.repo), p.commentId, p.content);
+      return done();
+    },
+  },
+  "delete-branch": {
+    async perform({ effect, task, github }, p) {
+      if (task && task.attempt > p.attempt) return dropped("a newer run has started on the branch");
+      const r = repoRef(effect.repo);
+      const branch = await github.getBranch(r, p.branch);
+      if (!branch) return done({ deleted: false }, "the branch was already gone");
+      // Positive evidence, right before deleting: nothing ahead, no PR.
+      const base = await github.defaultBranch(r);
+      const cmp = await github.compare(r, base, p.branch);
+      const pr = (await github.pullsForBranch(r, p.branch, "all")).find((x) => x.state === "open" || x.merged);
+      if (!cmp || cmp.aheadBy > 0 || pr) {
+        const why = !cmp ? `compare ${base}...${p.branch} found no base` : pr ? `pull request #${pr.number} uses it` : `it has ${cmp.aheadBy} commit(s) ahead of ${base}`;
+        return dropped(`branch kept: ${why}`, effect.runId ? { kind: "branch-kept", runId: effect.runId, why } : undefined);
+      }
+      await github.deleteBranch(r, p.branch);
+      return done({ deleted: true, sha: branch.sha });
+    },
+  },
+  "create-pull": {
+    async perform({ effect, task, github }, p) {
+      const runId = effect.runId ?? "";
+      if (!task || task.state !== "claimed" || task.runId !== runId) return dropped("the task moved on before publishing");
+      const r = repoRef(effect.repo);
+      const open = (await github.pullsForBranch(r, p.branch, "open"))[0];
+      if (open) return done({ pr: open.number }, "a pull request from the branch is already open", { kind: "pr-published", runId, pr: { number: open.number, headSha: open.headSha } });
+      const branch = await github.getBranch(r, p.branch);
+      if (!branch) return dropped("the branch disappeared before publishing", { kind: "publish-refused", runId, why: "the branch disappeared" });
+      // Re-verified right before opening: checks that turned keep the work, never publish it.
+      const checks = (await github.checkRunsForRef(r, branch.sha)).map((c) => ({ name: c.name, headSha: c.headSha, status: c.status, conclusion: c.conclusion }));
+      const green = allGreen(checks, branch.sha);
+      if (!green.green) return dropped(`not published: ${green.why}`, { kind: "publish-refused", runId, why: green.why });
+      const pr = await github.createPull(r, { title: p.title, head: p.branch, base: await github.defaultBranch(r), body: p.body });
+      return done({ pr: pr.number }, undefined, { kind: "pr-published", runId, pr: { number: pr.number, headSha: branch.sha } });
+    },
+  },
+  "rerun-failed-jobs": {
+    async perform({ effect, github }, p) {
+      const r = repoRef(effect.repo);
+      const pr = await github.getPull(r, p.pr);
+      if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
+      await github.rerunFailedJobs(r, p.workflowRunId);
+      return done();
+    },
+  },
+  "rerequest-check-suite": {
+    async perform({ effect, github }, p) {
+      const r = repoRef(effect.repo);
+      const pr = await github.getPull(r, p.pr);
+      if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
+      await github.rerequestCheckSuite(r, p.checkSuiteId);
+      return done();
+    },
+  },
+  "update-branch": {
+    async perform({ effect, github }, p) {
+      try {
+        await github.updatePullBranch(repoRef(effect.repo), p.pr, p.expectedHeadSha);
+        return done();
+      } catch (err) {
+        // 422: the head moved, or there is nothing to merge: a later base-moved event decides again.
+        if (err instanceof GitHubError && err.status === 422) return dropped(`not updated: ${err.message}`);
+        throw err;
+      }
+    },
+  },
+  dispatch: {
+    async perform({ effect, task, run, github }, p) {
+      const runId = effect.runId ?? "";
+      if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.state !== "live") return dropped("the run is no longer live");
+      const r = repoRef(effect.repo);
+      if (effect.maybeSent) {
+        // A dispatch names its run in the inputs; a workflow with `run-name` shows it in the title.
+        const found = (await github.dispatchedRuns(r, p.workflow, lookBack(effect))).find((w) => w.displayTitle.includes(runId));
+        if (found) return done({ workflowRunId: found.id }, "the dispatch was made by an attempt whose answer was lost", { kind: "dispatched", runId, workflowRunId: found.id });
+      }
+      const { workflowRunId } = await github.dispatchWorkflow(r, p.workflow, p.ref, p.inputs);
+      return done({ workflowRunId }, undefined, { kind: "dispatched", runId, workflowRunId });
+    },
+    // GitHub's refusal (no workflow_dispatch trigger, unknown workflow) will not change by asking again:
+    // the task backs off instead, with one diagnostic.
+    deterministicAttempts: 1,
+    onGiveUp: ({ effect }, p, why) => (effect.runId ? { kind: "dispatch-refused", runId: effect.runId, why: `GitHub refused the workflow dispatch of ${p.workflow}@${p.ref}: ${why}` } : null),
+  },
+  "check-run": {
+    async perform({ effect, github }, p) {
+      const r = repoRef(effect.repo);
+      const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === "Orchestra");
+      const fields = { status: p.conclusion ? ("completed" as const) : ("in_progress" as const), ...(p.conclusion ? { conclusion: p.conclusion } : {}), title: p.title, summary: p.summary };
+      if (existing) await github.updateCheckRun(r, existing.id, fields);
+      else await github.createCheckRun(r, { name: "Orchestra", headSha: p.headSha, ...fields });
+      return done({ updated: Boolean(existing) });
+    },
+  },
+};

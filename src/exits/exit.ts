@@ -1,0 +1,103 @@
+/**
+ * A worker says it is done. Orchestra looks on GitHub for what the run
+ * claims — its pull request — before believing the exit code: an open PR
+ * moves the task to review, a merged one settles it, and none ends the run,
+ * which is then classified from what GitHub shows (exit 0 with no PR is a
+ * phantom, not a success). The answer never waits on a GitHub write.
+ */
+import type { Db } from "../store/db.js";
+import { HttpError } from "../http/router.js";
+import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { instrument, newCounts } from "../github/instrument.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { Ledger } from "../cost/ledger.js";
+import type { ExitReport } from "../machine/events.js";
+import type { ConfigResult } from "../config/repo.js";
+import type { Worker } from "../workers/workers.js";
+import type { Run, Task } from "../store/generated/sqlite/client.js";
+import { conflict, type Leases } from "../claims/leases.js";
+import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
+
+/** What verifying an exit reads: the run's PRs, then the facts of what it left. */
+type ExitGitHub = SettleGitHub & Pick<GitHub, "closingPulls">;
+
+export interface ExitAnswer {
+  outcome: "review" | "classified";
+  prNumber?: number;
+  class?: string;
+  recovery?: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface ExitsDeps {
+  db: Db;
+  tasks: Tasks;
+  leases: Leases;
+  settler: Settler;
+  githubFor: GitHubFor;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  ledger: Ledger;
+  clock: { now(): Date };
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const PENDING = (why: string): ExitAnswer => ({ outcome: "classified", evidence: { pending: true, why } });
+
+export class Exits {
+  constructor(readonly deps: ExitsDeps) {}
+
+  async exit(worker: Worker | null, runId: string, report: ExitReport): Promise<ExitAnswer> {
+    const { leases, tasks } = this.deps;
+    const { run, task } = await leases.runOf(worker, runId);
+    if (run.leaseEpoch !== report.leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+    // A repeated exit (the first answer was lost) gets the recorded outcome again.
+    if (run.state === "review" && run.prNumber !== null) return { outcome: "review", prNumber: run.prNumber, evidence: { pr: run.prNumber, note: "the pull request was already seen" } };
+    if (run.state === "exited" && run.report !== null) {
+      const v = verdictOf(run);
+      return v ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...v } : PENDING("not classified yet; Orchestra classifies it on its next sweep");
+    }
+    leases.assertLive(run, task, report.leaseEpoch);
+    const cfg = await this.deps.configs.get(task.installationId, task.repo);
+    if (!cfg.ok) throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
+
+    const counts = newCounts();
+    try {
+      return await this.#verify(task, run, report, instrument(await this.deps.githubFor(task.installationId), counts));
+    } finally {
+      await this.deps.ledger.add(task.id, counts);
+    }
+  }
+
+  async #verify(task: Task, run: Run, report: ExitReport, github: ExitGitHub): Promise<ExitAnswer> {
+    const { tasks } = this.deps;
+    const runId = run.id;
+    const r = repoRef(task.repo);
+    const branch = report.branch ?? run.branch;
+    let branchPulls: PullInfo[];
+    let pulls: PullInfo[];
+    try {
+      branchPulls = await github.pullsForBranch(r, branch, "all");
+      // Or a PR from another branch that says it closes the issue.
+      pulls = branchPulls.length > 0 ? branchPulls : await github.closingPulls(r, task.issue);
+    } catch (err) {
+      await tasks.recordRunError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error", `looking for the pull request: ${errText(err)}`);
+      throw new HttpError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);
+    }
+    const open = pulls.find((p) => p.state === "open");
+    const merged = pulls.find((p) => p.merged);
+    const pr = open
+      ? { number: open.number, headSha: open.headSha, merged: false as const }
+      : merged
+        ? { merged: true as const, merge: { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.deps.clock.now() } }
+        : null;
+    const result = await tasks.raise({ taskId: task.id }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
+    if (result.outcome === "refused") throw conflict(result.message, result.reason);
+    if (open) return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
+    if (merged) return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
+    // No PR: the run is over and its lease with it; what it left is classified.
+    // The branch's PRs were just read (the same branch gathering uses); no second read.
+    const verdict = await this.deps.settler.settle(run.id, { github, knownPulls: branchPulls });
+    if (!verdict) return PENDING("GitHub could not be asked about the run's branch; Orchestra classifies it on its next sweep");
+    return { outcome: "classified", class: verdict.class, recovery: verdict.recovery, evidence: verdict.evidence };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Settling a run that ended without a PR (exit, expired lease, revoked
+ * worker): gather the facts from GitHub, classify them purely, and raise the
+ * class as one event — the machine records it and the recovery it names in
+ * one transaction. GitHub failing while the facts are gathered leaves the run
+ * unclassified (never "absent"), with the error in its ring and a backoff
+ * before it is asked about again.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { instrument, newCounts } from "../github/instrument.js";
+import { gatherFacts, type FactsGitHub } from "../outcomes/gather.js";
+import { classify, type Verdict } from "../outcomes/classify.js";
+import type { Tasks } from "../apply/tasks.js";
+import { parseJson } from "../apply/views.js";
+import type { Ledger } from "../cost/ledger.js";
+import type { MergeFact } from "../machine/events.js";
+import type { Run } from "../store/generated/sqlite/client.js";
+
+export type SettleGitHub = FactsGitHub & Pick<GitHub, "getPull">;
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** 30 s, doubling, at most 30 min: how long a run GitHub could not be asked about waits. */
+export function classifyBackoffMs(failures: number): number {
+  return Math.min(30 * 60_000, 30_000 * 2 ** Math.max(0, failures - 1));
+}
+
+export function verdictOf(run: Pick<Run, "class" | "recovery" | "evidence">): Verdict | null {
+  if (!run.class || !run.recovery) return null;
+  return { class: run.class as Verdict["class"], recovery: run.recovery as Verdict["recovery"], evidence: parseJson<Record<string, unknown>>(run.evidence) ?? {} };
+}
+
+export class Settler {
+  constructor(readonly deps: { db: Db; tasks: Tasks; githubFor: GitHubFor; ledger: Ledger; clock: { now(): Date }; log: Logger }) {}
+
+  /**
+   * Classifies the run and applies its recovery. Returns the recorded
+   * verdict, or null while it cannot be classified yet. `github` and
+   * `knownPulls` let an exit reuse what it has just read.
+   */
+  async settle(runId: string, opts: { github?: SettleGitHub; knownPulls?: PullInfo[] } = {}): Promise<Verdict | null> {
+    const { db, tasks } = this.deps;
+    const run = await db.run.findUnique({ where: { id: runId } });
+    if (!run) return null;
+    if (run.class) return verdictOf(run);
+    const task = await db.task.findUnique({ where: { id: run.taskId } });
+    if (!task || task.state !== "claimed" || task.runId !== run.id) return null; // the task moved on: nothing owed
+    const trigger = run.state === "exited" ? "exit" : "lease-expired";
+    const counts = newCounts();
+    const gh: SettleGitHub = opts.github ?? instrument(await this.deps.githubFor(task.installationId), counts);
+    let verdict: Verdict;
+    let merge: MergeFact | undefined;
+    try {
+      verdict = classify(await gatherFacts(gh, repoRef(task.repo), run, trigger, opts.knownPulls));
+      if (verdict.recovery === "settle") merge = await this.#mergeOf(gh, task.repo, verdict);
+    } catch (err) {
+      const failures = run.classifyFailures + 1;
+      await tasks.recordRunError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "facts", `gathering facts: ${errText(err)}`);
+      await tasks.deferClassification(run.id, new Date(this.deps.clock.now().getTime() + classifyBackoffMs(failures)));
+      this.deps.log.warn({ run: run.id, err: errText(err) }, "run not classified yet: GitHub could not be asked; a later sweep retries");
+      return null;
+    } finally {
+      await this.deps.ledger.add(task.id, counts);
+    }
+    const r = await tasks.raise({ taskId: task.id }, { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) });
+    if (r.outcome !== "applied") return null;
+    return verdict;
+  }
+
+  async #mergeOf(gh: SettleGitHub, repo: string, v: Verdict): Promise<MergeFact> {
+    const number = (v.evidence["pr"] as { number?: number } | null)?.number;
+    const pr = number ? await gh.getPull(repoRef(repo), number) : null;
+    if (!pr?.merged) throw new Error(`pull request #${number} is not merged on GitHub`);
+    return { prNumber: pr.number, mergeSha: pr.mergeCommitSha ?? "", headSha: pr.headSha, mergedAt: this.deps.clock.now() };
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * What the machine reads and what it answers. `decide` receives plain views
+ * of the task and its runs (never a database handle) and returns a decision:
+ * a transition to apply in one fenced transaction, an unchanged state (maybe
+ * with effects, such as a reply), or a refusal with a reason.
+ */
+import type { RepoConfig } from "../config/repo.js";
+import type { Continuation, RunState, TaskState } from "./model.js";
+import type { EffectSpec } from "./effects.js";
+
+export interface TaskView {
+  id: string;
+  installationId: number;
+  repo: string;
+  issue: number;
+  title: string;
+  body: string;
+  state: TaskState;
+  attempt: number;
+  priority: number;
+  branch: string;
+  continuation: Continuation | null;
+  prNumber: number | null;
+  runId: string | null;
+  leaseEpoch: string | null;
+  leaseExpiresAt: Date | null;
+  workerId: string | null;
+  label: string | null;
+  backoffUntil: Date | null;
+  backoffCount: number;
+  diagnostic: string | null;
+  costUsd: number;
+  version: number;
+}
+
+export interface RunView {
+  id: string;
+  attempt: number;
+  state: RunState;
+  mode: string;
+  leaseEpoch: string;
+  leaseExpiresAt: Date;
+  branch: string;
+  prNumber: number | null;
+  class: string | null;
+  recovery: string | null;
+  endReason: string | null;
+  startedAt: Date;
+  endedAt: Date | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Dispatch mode: the Actions run linked to this run, once known. */
+  workflowRunId: number | null;
+}
+
+/** Where the event happened: the task's issue, known even before a task exists. */
+export interface Subject {
+  installationId: number;
+  repo: string;
+  issue: number;
+}
+
+export interface Context {
+  subject: Subject;
+  task: TaskView | null;
+  /** The run the event names (or the task's current run), when there is one. */
+  run: RunView | null;
+  /** The task's runs, oldest first (for attempt histories and receipts). */
+  runs: RunView[];
+  /** The repository's parsed config; null when `.github/orchestra.yml` is invalid. */
+  config: RepoConfig | null;
+  /** Whether the task already has a completion receipt. */
+  hasReceipt: boolean;
+  /** The service-wide dry-run switch (the repository's `dryRun` is in config). */
+  dryRun: boolean;
+  now: Date;
+}
+
+export type TaskPatch = Partial<
+  Pick<
+    TaskView,
+    | "title"
+    | "body"
+    | "attempt"
+    | "priority"
+    | "continuation"
+    | "prNumber"
+    | "runId"
+    | "leaseEpoch"
+    | "leaseExpiresAt"
+    | "workerId"
+    | "backoffUntil"
+    | "backoffCount"
+    | "diagnostic"
+  >
+> & { queuedAt?: Date; usage?: { inputTokens: number; outputTokens: number; costUsd: number } };
+
+export type RunPatch = Partial<{
+  state: RunState;
+  endedAt: Date;
+  endReason: string;
+  leaseExpiresAt: Date;
+  report: string;
+  prNumber: number;
+  headSha: string;
+  class: string | null;
+  recovery: string | null;
+  evidence: string;
+  recoveredAt: Date;
+  workflowRunId: bigint;
+  classifyAfter: Date | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Appended to the run's error ring. */
+  error: { class: string; message: string };
+}>;
+
+export interface NewTask {
+  id: string;
+  title: string;
+  body: string;
+  priority: number;
+  branch: string;
+}
+
+export interface NewRun {
+  id: string;
+  attempt: number;
+  workerId: string | null;
+  mode: "worker" | "dispatch";
+  leaseEpoch: string;
+  leaseExpiresAt: Date;
+  branch: string;
+  continuation: Continuation | null;
+}
+
+export interface NewReceipt {
+  runId: string | null;
+  prNumber: number;
+  mergeSha: string;
+  headSha: string;
+  mergedAt: Date;
+}
+
+export interface NewDecision {
+  id: string;
+  runId: string | null;
+  kind: "question" | "verify" | "correction" | "answer";
+  subject: string | null;
+  body: string;
+  author: string;
+  source: string;
+  condition?: string;
+  expiresAt?: Date;
+}
+
+export interface Applied {
+  outcome: "applied";
+  /** One line for the log and the operator. */
+  summary: string;
+  to: TaskState;
+  /** For an event in state "none": the task to create. */
+  create?: NewTask;
+  task: TaskPatch;
+  /** The label the new state shows (set with every applied transition). */
+  label: string | null;
+  /** Extra conditions on the task row besides its version. */
+  fence?: { runId?: string | null; leaseEpoch?: string | null };
+  run?: { id: string; from: RunState[]; patch: RunPatch };
+  newRun?: NewRun;
+  receipt?: NewReceipt;
+  decisions?: NewDecision[];
+  effects: EffectSpec[];
+}
+
+export interface Unchanged {
+  outcome: "unchanged";
+  why: string;
+  /** Effects of the event itself (a reply, removing a label someone added). */
+  effects: EffectSpec[];
+  decisions?: NewDecision[];
+}
+
+export type RefusalReason =
+  | "stale-epoch"
+  | "superseded"
+  | "revoked"
+  | "expired"
+  | "exited"
+  | "review"
+  | "aborted"
+  | "not-queued"
+  | "dispatch-mode"
+  | "backing-off"
+  | "config-invalid"
+  | "illegal";
+
+export interface Refused {
+  outcome: "refused";
+  reason: RefusalReason;
+  message: string;
+  /** A refusal that people should hear about (a reply to a command) carries it here. */
+  effects: EffectSpec[];
+}
+
+export type Decision = Applied | Unchanged | Refused;

@@ -1,0 +1,81 @@
+/**
+ * Effects: the GitHub writes a transition causes. The machine only names
+ * them; they are stored with the transition (the outbox) and performed later
+ * by the executor. Each has a key that makes one logical effect one row,
+ * however often the event behind it is delivered.
+ */
+
+export interface EffectPayloads {
+  /** Make `label` the issue's one agent:* label (null: none), removing `others` that GitHub shows. */
+  label: { issue: number; label: string | null; others: string[] };
+  "remove-label": { issue: number; label: string };
+  /** Posted once; the body carries a hidden marker with the effect's key. */
+  comment: { issue: number; body: string };
+  reaction: { commentId: number; content: "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes" };
+  /** Guarded: deleted only while it has no commits ahead and no open or merged PR. Dropped once a newer run started. */
+  "delete-branch": { branch: string; attempt: number };
+  /** Guarded: head checks re-verified green right before opening. Answers pr-published / publish-refused. */
+  "create-pull": { branch: string; title: string; body: string; issue: number };
+  /** Guarded: skipped when `headSha` is no longer the PR's head. */
+  "rerun-failed-jobs": { pr: number; headSha: string; workflowRunId: number };
+  "rerequest-check-suite": { pr: number; headSha: string; checkSuiteId: number };
+  "update-branch": { pr: number; expectedHeadSha: string };
+  /** Answers dispatched / dispatch-refused. Dropped when the run is no longer live. */
+  dispatch: { workflow: string; ref: string; inputs: Record<string, string> };
+  /** The Orchestra check run on a PR head: created once per sha, then updated. */
+  "check-run": { headSha: string; title: string; summary: string; conclusion: "neutral" | "success" | null };
+}
+
+export type EffectKind = keyof EffectPayloads;
+
+export const EFFECT_KINDS: readonly EffectKind[] = [
+  "label",
+  "remove-label",
+  "comment",
+  "reaction",
+  "delete-branch",
+  "create-pull",
+  "rerun-failed-jobs",
+  "rerequest-check-suite",
+  "update-branch",
+  "dispatch",
+  "check-run",
+];
+
+export type EffectSpec = {
+  [K in EffectKind]: { kind: K; key: string; payload: EffectPayloads[K]; runId?: string };
+}[EffectKind];
+
+export function effect<K extends EffectKind>(kind: K, key: string, payload: EffectPayloads[K], runId?: string): EffectSpec {
+  return { kind, key, payload, ...(runId ? { runId } : {}) } as EffectSpec;
+}
+
+/** One line for people: what the effect does (or, in dry run, would have done). */
+export function describeEffect(e: EffectSpec): string {
+  switch (e.kind) {
+    case "label":
+      return e.payload.label === null
+        ? `remove every agent:* label from #${e.payload.issue}`
+        : `label #${e.payload.issue} ${e.payload.label} (and remove ${e.payload.others.join(", ")})`;
+    case "remove-label":
+      return `remove label ${e.payload.label} from #${e.payload.issue}`;
+    case "comment":
+      return `comment on #${e.payload.issue}: ${e.payload.body.split("\n")[0]!.slice(0, 120)}`;
+    case "reaction":
+      return `react ${e.payload.content} to comment ${e.payload.commentId}`;
+    case "delete-branch":
+      return `delete branch ${e.payload.branch} (only if it holds no commits ahead and no PR)`;
+    case "create-pull":
+      return `open a pull request from ${e.payload.branch} for #${e.payload.issue} (only if its head checks are green)`;
+    case "rerun-failed-jobs":
+      return `rerun the failed jobs of Actions run ${e.payload.workflowRunId} on PR #${e.payload.pr}`;
+    case "rerequest-check-suite":
+      return `re-request check suite ${e.payload.checkSuiteId} on PR #${e.payload.pr}`;
+    case "update-branch":
+      return `update the branch of PR #${e.payload.pr} from its base`;
+    case "dispatch":
+      return `dispatch workflow ${e.payload.workflow}@${e.payload.ref} for run ${e.payload.inputs["run"] ?? "?"}`;
+    case "check-run":
+      return `set the Orchestra check run on ${e.payload.headSha.slice(0, 12)}: ${e.payload.title}`;
+  }
+}

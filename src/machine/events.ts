@@ -1,0 +1,135 @@
+/**
+ * Every event the task state machine understands. Webhook handlers, the
+ * worker API, sweeps and the effects executor turn what they saw into one of
+ * these; the machine decides what it means for the task. Rows exist for every
+ * event in every state, including events that no capability raises yet, so a
+ * capability adds a raiser, never a second write path.
+ */
+import type { Verdict } from "../outcomes/classify.js";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** What a worker reported at exit (stored on the run as JSON). */
+export interface ExitReport {
+  leaseEpoch: string;
+  exitCode: number;
+  branch?: string;
+  headSha?: string;
+  testsPassed?: boolean;
+  dirty?: boolean;
+  turnCapHit?: boolean;
+  handoff?: boolean;
+  lastToolCalls?: string[];
+  question?: string;
+  usage?: Usage;
+  sessionRef?: string;
+  harness?: string;
+  model?: string;
+}
+
+export interface PullFact {
+  number: number;
+  headSha: string;
+}
+
+export interface MergeFact {
+  prNumber: number;
+  mergeSha: string;
+  headSha: string;
+  mergedAt: Date;
+}
+
+export interface IssueFact {
+  title: string;
+  body: string;
+  labels: string[];
+}
+
+export type CommandName = "retry" | "resume" | "hold" | "cancel" | "status" | "verify";
+
+export type TaskEvent =
+  // --- the label queue
+  | { kind: "queue-label"; actor: string; issue: IssueFact }
+  | { kind: "queue-label-untrusted"; actor: string; why: string; deliveryId: string }
+  | { kind: "queue-label-removed"; actor: string }
+  | { kind: "issue-closed"; actor: string; completed: boolean }
+  | { kind: "config-invalid"; problems: string[] }
+  // --- runs and leases
+  | { kind: "claim"; mode: "worker" | "dispatch"; runId: string; leaseEpoch: string; workerId: string | null }
+  | { kind: "dispatched"; runId: string; workflowRunId: number | null }
+  | { kind: "dispatch-refused"; runId: string; why: string }
+  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage }
+  | { kind: "lease-expired"; runId: string; leaseEpoch: string }
+  | { kind: "worker-revoked"; runId: string; workerName: string }
+  | { kind: "run-exited"; runId: string; leaseEpoch: string; report: ExitReport; pr: null | { number: number; headSha: string; merged: false } | { merged: true; merge: MergeFact } }
+  | { kind: "run-classified"; runId: string; verdict: Verdict; merge?: MergeFact }
+  | { kind: "pr-published"; runId: string; pr: PullFact }
+  | { kind: "publish-refused"; runId: string; why: string }
+  | { kind: "branch-kept"; runId: string; why: string }
+  | { kind: "sweep-failed"; why: string; retryAt: Date }
+  // --- after submission
+  | { kind: "pr-opened"; pr: PullFact; branch: string }
+  | { kind: "pr-merged"; merge: MergeFact }
+  | { kind: "pr-closed"; pr: PullFact }
+  | { kind: "check-failed"; pr: PullFact; verdict: Verdict; reruns: Array<{ workflowRunId: number } | { checkSuiteId: number }> }
+  | { kind: "base-moved"; pr: PullFact; mergeable: "behind" | "conflicting" }
+  | { kind: "review-submitted"; pr: PullFact; review: "changes_requested" | "approved" | "commented"; reviewId: number; author: string; body: string }
+  // --- human input (trust is judged by whoever raises these)
+  | { kind: "command"; command: CommandName; author: string; commentId: number; phase?: string }
+  | { kind: "correction"; author: string; commentId: number; body: string }
+  | { kind: "decision-requested"; runId: string; leaseEpoch: string; decisionId: string; question: string; blocks: "run" | "nothing"; condition?: string }
+  | { kind: "question-answered"; decisionId: string; author: string; answer: string }
+  | { kind: "condition-met"; decisionId: string; condition: string }
+  | { kind: "question-expired"; decisionId: string; question: string }
+  // --- reconciliation
+  | { kind: "drift"; labels: string[] };
+
+export type EventKind = TaskEvent["kind"];
+export type EventOf<K extends EventKind> = Extract<TaskEvent, { kind: K }>;
+
+/** Every event kind, in the order the transition table documents them. */
+export const EVENT_KINDS = [
+  "queue-label",
+  "queue-label-untrusted",
+  "queue-label-removed",
+  "issue-closed",
+  "config-invalid",
+  "claim",
+  "dispatched",
+  "dispatch-refused",
+  "heartbeat",
+  "lease-expired",
+  "worker-revoked",
+  "run-exited",
+  "run-classified",
+  "pr-published",
+  "publish-refused",
+  "branch-kept",
+  "sweep-failed",
+  "pr-opened",
+  "pr-merged",
+  "pr-closed",
+  "check-failed",
+  "base-moved",
+  "review-submitted",
+  "command",
+  "correction",
+  "decision-requested",
+  "question-answered",
+  "condition-met",
+  "question-expired",
+  "drift",
+] as const satisfies readonly EventKind[];
+
+/** The run an event is about, when it names one. */
+export function runIdOf(e: TaskEvent): string | null {
+  return "runId" in e ? e.runId : null;
+}
+
+// Adding an event kind without listing it above fails to compile here.
+const everyKindListed: [Exclude<EventKind, (typeof EVENT_KINDS)[number]>] extends [never] ? true : never = true;
+void everyKindListed;

@@ -1,0 +1,104 @@
+/**
+ * The vocabulary rows are written in: a transition to a state (with its label
+ * change), an unchanged state, a refusal, and the checks that fence an event
+ * on the run and lease it names.
+ */
+import { DEFAULT_CONFIG } from "../../config/repo.js";
+import { effect, type EffectSpec } from "../effects.js";
+import type { Applied, Context, Decision, NewDecision, Refused, RefusalReason, RunView, TaskView, Unchanged } from "../decision.js";
+import type { EventKind, EventOf } from "../events.js";
+import { labelFor, stateLabelsOf, type Labels, type State, type TaskState } from "../model.js";
+
+/** One cell of the table: what an event means for a task in one state. */
+export type Row<K extends EventKind> = (ctx: Context, e: EventOf<K>) => Decision;
+export type EventRows<K extends EventKind> = { readonly [S in State]: Row<K> };
+
+export function labelsOf(ctx: Context): Labels {
+  return ctx.config?.labels ?? DEFAULT_CONFIG.labels;
+}
+
+export function unchanged(why: string, effects: EffectSpec[] = [], decisions?: NewDecision[]): Unchanged {
+  return { outcome: "unchanged", why, effects, ...(decisions ? { decisions } : {}) };
+}
+
+export function refused(reason: RefusalReason, message: string, effects: EffectSpec[] = []): Refused {
+  return { outcome: "refused", reason, message, effects };
+}
+
+/** A row for a state where the event has no meaning: nothing changes. */
+export const ignore =
+  (why: string) =>
+  (): Decision =>
+    unchanged(why);
+
+/** The task, for rows that only run in task states. */
+export function taskOf(ctx: Context): TaskView {
+  if (!ctx.task) throw new Error("row for a task state called without a task");
+  return ctx.task;
+}
+
+/** The label effect that brings GitHub in line with `label` after a transition. */
+export function labelEffect(ctx: Context, taskId: string, version: number, label: string | null): EffectSpec {
+  const others = stateLabelsOf(labelsOf(ctx)).filter((l) => l !== label);
+  return effect("label", `label:${taskId}:v${version}`, { issue: ctx.subject.issue, label, others });
+}
+
+type MoveParts = Omit<Applied, "outcome" | "to" | "label" | "effects" | "task"> & { task?: Applied["task"]; effects?: EffectSpec[] };
+
+/**
+ * A transition of the task in `ctx` to `to`. The label the new state shows
+ * comes with it, and so does the label effect whenever the state changes
+ * (GitHub is brought in line even when a person edited the labels).
+ */
+export function move(ctx: Context, to: TaskState, parts: MoveParts): Applied {
+  const label = labelFor(to, labelsOf(ctx));
+  const id = parts.create?.id ?? taskOf(ctx).id;
+  const version = parts.create ? 0 : taskOf(ctx).version + 1;
+  const relabel = parts.create !== undefined || ctx.task?.state !== to || ctx.task?.label !== label;
+  const effects = [...(relabel ? [labelEffect(ctx, id, version, label)] : []), ...(parts.effects ?? [])];
+  return { ...parts, outcome: "applied", to, label, task: parts.task ?? {}, effects };
+}
+
+/** The lease fields of a task without a live lease. */
+export const NO_LEASE = { runId: null, leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;
+
+/**
+ * The fence of every event a run's worker sends: the run is the task's
+ * current run, its lease is live, and the epoch is the lease's epoch. The
+ * refusal says which of these failed, in the worker API's reason words.
+ */
+export function checkLease(ctx: Context, runId: string, leaseEpoch: string | null): { task: TaskView; run: RunView } | Refused {
+  const run = ctx.run;
+  if (!run || run.id !== runId) return refused("superseded", `run ${runId} is not this task's run`);
+  if (leaseEpoch !== null && run.leaseEpoch !== leaseEpoch) return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
+  const task = ctx.task;
+  if (run.state !== "live") {
+    const reason: RefusalReason = run.state === "exited" || run.state === "expired" || run.state === "revoked" || run.state === "review" || run.state === "aborted" ? run.state : "superseded";
+    return refused(reason, `lease no longer held: ${run.endReason ?? run.state}`);
+  }
+  if (!task || task.runId !== run.id || task.state !== "claimed" || (leaseEpoch !== null && task.leaseEpoch !== leaseEpoch)) {
+    return refused("superseded", "lease no longer held: the task has moved on");
+  }
+  return { task, run };
+}
+
+export function isRefusal(x: unknown): x is Refused {
+  return typeof x === "object" && x !== null && (x as Refused).outcome === "refused";
+}
+
+/** Rows that mean the same in every task state, with one for "none". */
+export function everyState<K extends EventKind>(none: Row<K>, task: Row<K>, overrides: Partial<EventRows<K>> = {}): EventRows<K> {
+  return {
+    none,
+    queued: task,
+    claimed: task,
+    review: task,
+    done: task,
+    blocked: task,
+    failed: task,
+    cancelled: task,
+    ...overrides,
+  };
+}
+
+export { effect };

@@ -1,0 +1,109 @@
+/**
+ * Rows of the label queue: a trusted queue label creates or re-queues a task,
+ * an untrusted one is taken off again with a reply, removing the label from
+ * queued work cancels it, and closing the issue ends whatever was going on.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { branchFor, priorityOf } from "../../config/repo.js";
+import { texts } from "../../texts/comments.js";
+import type { Context } from "../decision.js";
+import type { EventOf } from "../events.js";
+import { effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+
+/** A queue label on work already under way would make two state labels: it goes again. */
+function takeOffQueueLabel(ctx: Context, why: string, key: string) {
+  return unchanged(why, [effect("remove-label", key, { issue: ctx.subject.issue, label: labelsOf(ctx).queued })]);
+}
+
+function requeue(ctx: Context, e: EventOf<"queue-label">) {
+  const config = ctx.config;
+  if (!config) return unchanged("the repository's config is invalid: nothing is queued");
+  return move(ctx, "queued", {
+    summary: `re-queued by ${e.actor} with a fresh attempt budget`,
+    task: {
+      attempt: 0,
+      queuedAt: ctx.now,
+      title: e.issue.title,
+      body: e.issue.body,
+      priority: priorityOf(config, e.issue.labels),
+      backoffUntil: null,
+      backoffCount: 0,
+      diagnostic: null,
+    },
+  });
+}
+
+export const queueLabel: EventRows<"queue-label"> = {
+  none: (ctx, e) =>
+    ctx.config
+      ? move(ctx, "queued", {
+          summary: `queued by ${e.actor}`,
+          create: {
+            id: randomUUID(),
+            title: e.issue.title,
+            body: e.issue.body,
+            priority: priorityOf(ctx.config, e.issue.labels),
+            branch: branchFor(ctx.config, ctx.subject.issue),
+          },
+        })
+      : unchanged("the repository's config is invalid: nothing is queued"),
+  queued: ignore("already queued"),
+  claimed: (ctx) => takeOffQueueLabel(ctx, "an agent is already working on it", `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`),
+  review: (ctx) => takeOffQueueLabel(ctx, "its pull request is in review", `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`),
+  done: requeue,
+  blocked: requeue,
+  failed: requeue,
+  cancelled: requeue,
+};
+
+/** Nobody untrusted queues work: the label goes, with one reply per delivery that says why. */
+const rejectUntrusted = (ctx: Context, e: EventOf<"queue-label-untrusted">) => {
+  const config = ctx.config;
+  const labels = labelsOf(ctx);
+  return unchanged(`${e.actor} may not queue work (${e.why})`, [
+    effect("remove-label", `untrusted-queue-label:${e.deliveryId}`, { issue: ctx.subject.issue, label: labels.queued }),
+    effect("comment", `untrusted-queue:${e.deliveryId}`, {
+      issue: ctx.subject.issue,
+      body: texts.untrustedQueue(e.actor, labels, config?.trust.minPermission ?? "write", e.why),
+    }),
+  ]);
+};
+
+export const queueLabelUntrusted: EventRows<"queue-label-untrusted"> = everyState(rejectUntrusted, rejectUntrusted, {
+  // A trusted person queued it; the label stays.
+  queued: ignore("already queued by a trusted person"),
+});
+
+export const queueLabelRemoved: EventRows<"queue-label-removed"> = everyState(ignore("not a task"), ignore("only a queued task is cancelled by removing its queue label"), {
+  queued: (ctx, e) =>
+    move(ctx, "cancelled", { summary: `queue label removed by ${e.actor}: cancelled` }),
+});
+
+const close = (ctx: Context, e: EventOf<"issue-closed">) => {
+  const task = taskOf(ctx);
+  const to = e.completed || task.prNumber !== null ? "done" : "cancelled";
+  const run = ctx.run && ctx.run.id === task.runId && ctx.run.state === "live" ? ctx.run : null;
+  return move(ctx, to, {
+    summary: `issue closed by ${e.actor}: ${to}`,
+    task: { ...NO_LEASE },
+    ...(run ? { run: { id: run.id, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: `issue closed by ${e.actor}` } } } : {}),
+  });
+};
+
+export const issueClosed: EventRows<"issue-closed"> = everyState(ignore("not a task"), close, {
+  done: ignore("already done"),
+  cancelled: ignore("already cancelled"),
+});
+
+/** One comment per distinct set of problems; the repository is paused until the file is fixed. */
+const reportConfig = (ctx: Context, e: EventOf<"config-invalid">) =>
+  unchanged("the repository's .github/orchestra.yml is invalid", [
+    effect("comment", `bad-config:${ctx.subject.repo}:${ctx.subject.issue}:${digest(e.problems.join("\n"))}`, {
+      issue: ctx.subject.issue,
+      body: texts.badConfig(e.problems),
+    }),
+  ]);
+
+export const configInvalid: EventRows<"config-invalid"> = everyState(reportConfig, reportConfig);

@@ -1,0 +1,267 @@
+/**
+ * Rows of runs and leases: a claim (by a worker or a dispatched workflow)
+ * starts run N+1 under a new lease epoch; heartbeats renew it; an exit, an
+ * expired lease or a revoked worker ends it. A run that ends without a PR
+ * keeps the task `claimed` (the interlock holds) until its class is recorded.
+ */
+import { createHash } from "node:crypto";
+import { texts } from "../../texts/comments.js";
+import type { Context, Decision, RunPatch, TaskPatch } from "../decision.js";
+import type { EventOf, Usage } from "../events.js";
+import { dispatchBackoffMs } from "../model.js";
+import { checkLease, effect, everyState, ignore, isRefusal, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+
+/** A run that ended keeps the task claimed (run id kept) while its class is owed. */
+export const ENDED_LEASE = { leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;
+
+/** A lease runs for the repository's `limits.leaseSeconds` from now. */
+export function leaseUntil(ctx: Context): Date {
+  return new Date(ctx.now.getTime() + (ctx.config?.limits.leaseSeconds ?? 1800) * 1000);
+}
+
+/** Usage is each run's running total: the latest report wins, and the task gains the difference. */
+export function usageChange(run: { inputTokens: number; outputTokens: number; costUsd: number }, usage: Usage | undefined): { run: RunPatch; task: TaskPatch } {
+  if (!usage) return { run: {}, task: {} };
+  const next = {
+    inputTokens: Math.max(run.inputTokens, usage.inputTokens),
+    outputTokens: Math.max(run.outputTokens, usage.outputTokens),
+    costUsd: Math.max(run.costUsd, usage.costUsd),
+  };
+  return {
+    run: next,
+    task: { usage: { inputTokens: next.inputTokens - run.inputTokens, outputTokens: next.outputTokens - run.outputTokens, costUsd: next.costUsd - run.costUsd } },
+  };
+}
+
+const notQueued = (_ctx: Context, e: EventOf<"claim">) => refused("not-queued", `not claimable: the task is not queued (${e.mode} claim)`);
+
+export const claim: EventRows<"claim"> = {
+  ...everyState<"claim">(() => refused("not-queued", "no such task"), notQueued),
+  queued: (ctx, e) => {
+    const task = taskOf(ctx);
+    const config = ctx.config;
+    if (!config) return refused("config-invalid", "the repository's .github/orchestra.yml is invalid; nothing is claimed there until it is fixed");
+    if (e.mode === "worker" && config.dispatch) return refused("dispatch-mode", "the repository runs agents through workflow dispatch");
+    if (e.mode === "dispatch" && !config.dispatch) return refused("illegal", "the repository is not in dispatch mode");
+    if (task.backoffUntil && task.backoffUntil > ctx.now) return refused("backing-off", `backing off until ${task.backoffUntil.toISOString()}`);
+    const attempt = task.attempt + 1;
+    const leaseExpiresAt = leaseUntil(ctx);
+    const effects =
+      e.mode === "dispatch" && config.dispatch
+        ? [
+            effect(
+              "dispatch",
+              `dispatch:${e.runId}`,
+              {
+                workflow: config.dispatch.workflow,
+                ref: config.dispatch.ref,
+                inputs: {
+                  task: task.id,
+                  run: e.runId,
+                  attempt: String(attempt),
+                  lease_epoch: e.leaseEpoch,
+                  branch: task.branch,
+                  continuation: task.continuation ? JSON.stringify(task.continuation) : "",
+                },
+              },
+              e.runId,
+            ),
+          ]
+        : [];
+    return move(ctx, "claimed", {
+      summary: `claimed by ${e.mode === "dispatch" ? "a dispatched workflow" : `worker ${e.workerId}`}: attempt ${attempt}`,
+      task: { attempt, runId: e.runId, leaseEpoch: e.leaseEpoch, leaseExpiresAt, workerId: e.workerId },
+      newRun: {
+        id: e.runId,
+        attempt,
+        workerId: e.workerId,
+        mode: e.mode,
+        leaseEpoch: e.leaseEpoch,
+        leaseExpiresAt,
+        branch: task.branch,
+        continuation: task.continuation,
+      },
+      effects,
+    });
+  },
+};
+
+/** The dispatched run this event is about, while it is still the task's live run. */
+function dispatchedRun(ctx: Context, runId: string) {
+  const task = ctx.task;
+  const run = ctx.run;
+  if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.id !== runId || run.state !== "live") return null;
+  return { task, run };
+}
+
+export const dispatched: EventRows<"dispatched"> = everyState(ignore("not a task"), ignore("the run already ended"), {
+  claimed: (ctx, e) => {
+    const found = dispatchedRun(ctx, e.runId);
+    if (!found) return unchanged("the run already ended");
+    if (found.run.workflowRunId !== null && e.workflowRunId !== null && found.run.workflowRunId !== e.workflowRunId) {
+      return unchanged(`already linked to Actions run ${found.run.workflowRunId}`);
+    }
+    if (found.run.workflowRunId !== null && found.run.workflowRunId === e.workflowRunId && found.task.backoffCount === 0 && found.task.diagnostic === null) return unchanged("already linked");
+    return move(ctx, "claimed", {
+      summary: `workflow dispatched${e.workflowRunId ? ` as Actions run ${e.workflowRunId}` : ""}`,
+      task: { backoffCount: 0, backoffUntil: null, diagnostic: null },
+      run: { id: e.runId, from: ["live"], patch: e.workflowRunId ? { workflowRunId: BigInt(e.workflowRunId) } : {} },
+    });
+  },
+});
+
+/**
+ * GitHub refused to start the workflow: the run never started, so the task
+ * goes back unassigned with no attempt charged, one diagnostic per distinct
+ * error, and a growing backoff (never a retry storm).
+ */
+export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(ignore("not a task"), ignore("the run already ended"), {
+  claimed: (ctx, e) => {
+    const found = dispatchedRun(ctx, e.runId);
+    if (!found) return unchanged("the run already ended");
+    const { task } = found;
+    const count = task.backoffCount + 1;
+    const until = new Date(ctx.now.getTime() + dispatchBackoffMs(count));
+    const dispatch = ctx.config?.dispatch;
+    const digest = createHash("sha256").update(e.why.replace(/\d{3,}/g, "#")).digest("hex").slice(0, 12);
+    return move(ctx, "queued", {
+      summary: `dispatch refused; backing off until ${until.toISOString()}, no attempt counted`,
+      task: { ...NO_LEASE, attempt: task.attempt - 1, backoffCount: count, backoffUntil: until, diagnostic: e.why },
+      fence: { runId: e.runId },
+      run: { id: e.runId, from: ["live"], patch: { state: "aborted", endedAt: ctx.now, endReason: "run never started", error: { class: "preparation", message: e.why } } },
+      effects: [
+        effect("comment", `dispatch-refused:${task.id}:${digest}`, {
+          issue: task.issue,
+          body: texts.dispatchRefused(e.why, dispatch?.workflow ?? "(workflow)", dispatch?.ref ?? "(ref)"),
+        }),
+      ],
+    });
+  },
+});
+
+const leaseRefusal = (ctx: Context, e: { runId: string; leaseEpoch: string }): Decision => {
+  const r = checkLease(ctx, e.runId, e.leaseEpoch);
+  return isRefusal(r) ? r : refused("superseded", "lease no longer held");
+};
+
+export const heartbeat: EventRows<"heartbeat"> = everyState(() => refused("superseded", "no such task"), leaseRefusal, {
+  claimed: (ctx, e) => {
+    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
+    if (isRefusal(lease)) return lease;
+    const usage = usageChange(lease.run, e.usage);
+    const leaseExpiresAt = leaseUntil(ctx);
+    return move(ctx, "claimed", {
+      summary: "lease renewed",
+      task: { leaseExpiresAt, ...usage.task },
+      fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
+      run: { id: e.runId, from: ["live"], patch: { leaseExpiresAt, ...usage.run } },
+    });
+  },
+});
+
+export const leaseExpired: EventRows<"lease-expired"> = everyState(ignore("not a task"), ignore("no live lease"), {
+  claimed: (ctx, e) => {
+    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
+    if (isRefusal(lease)) return unchanged(`nothing to expire: ${lease.message}`);
+    if (!lease.task.leaseExpiresAt || lease.task.leaseExpiresAt > ctx.now) return unchanged("the lease was renewed meanwhile");
+    return move(ctx, "claimed", {
+      summary: "lease expired without an exit; the run is owed a class",
+      task: { ...ENDED_LEASE },
+      fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
+      run: { id: e.runId, from: ["live"], patch: { state: "expired", endedAt: ctx.now, endReason: "lease expired without an exit", classifyAfter: null } },
+    });
+  },
+});
+
+export const workerRevoked: EventRows<"worker-revoked"> = everyState(ignore("not a task"), ignore("no live lease"), {
+  claimed: (ctx, e) => {
+    const lease = checkLease(ctx, e.runId, null);
+    if (isRefusal(lease)) return unchanged(`nothing to revoke: ${lease.message}`);
+    return move(ctx, "claimed", {
+      summary: `worker ${e.workerName} revoked: its lease is released and the run is owed a class`,
+      task: { ...ENDED_LEASE },
+      fence: { runId: e.runId },
+      run: { id: e.runId, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: `worker ${e.workerName} was revoked`, classifyAfter: null } },
+    });
+  },
+});
+
+/**
+ * The worker says it is done. Whoever raises this has already looked on
+ * GitHub for the run's PR: an open one moves the task to review, a merged one
+ * settles it, none ends the run and leaves it owed a class.
+ */
+export const runExited: EventRows<"run-exited"> = everyState(() => refused("superseded", "no such task"), leaseRefusal, {
+  claimed: (ctx, e) => {
+    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
+    if (isRefusal(lease)) return lease;
+    const { run } = lease;
+    const usage = usageChange(run, e.report.usage);
+    const report = JSON.stringify(e.report);
+    const fence = { runId: e.runId, leaseEpoch: e.leaseEpoch };
+    if (e.pr === null) {
+      return move(ctx, "claimed", {
+        summary: `run exited ${e.report.exitCode} without a pull request; owed a class`,
+        task: { ...ENDED_LEASE, ...usage.task },
+        fence,
+        run: {
+          id: run.id,
+          from: ["live"],
+          patch: {
+            state: "exited",
+            endedAt: ctx.now,
+            endReason: `exited ${e.report.exitCode} without a pull request`,
+            report,
+            ...(e.report.headSha ? { headSha: e.report.headSha } : {}),
+            classifyAfter: null,
+            ...usage.run,
+          },
+        },
+      });
+    }
+    if (!e.pr.merged) {
+      return move(ctx, "review", {
+        summary: `run exited with pull request #${e.pr.number}: in review`,
+        task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
+        fence,
+        run: {
+          id: run.id,
+          from: ["live"],
+          patch: { state: "review", endedAt: ctx.now, endReason: `pull request #${e.pr.number} opened`, report, prNumber: e.pr.number, headSha: e.pr.headSha, ...usage.run },
+        },
+      });
+    }
+    const m = e.pr.merge;
+    return move(ctx, "done", {
+      summary: `run exited after pull request #${m.prNumber} merged: done`,
+      task: { ...NO_LEASE, prNumber: m.prNumber, ...usage.task },
+      fence,
+      run: {
+        id: run.id,
+        from: ["live"],
+        patch: {
+          state: "exited",
+          endedAt: ctx.now,
+          endReason: `pull request #${m.prNumber} merged`,
+          report,
+          prNumber: m.prNumber,
+          headSha: m.headSha,
+          class: "merged",
+          recovery: "settle",
+          evidence: JSON.stringify({ pr: m.prNumber, merged: true }),
+          recoveredAt: ctx.now,
+          ...usage.run,
+        },
+      },
+      receipt: ctx.hasReceipt ? undefined : { runId: run.id, ...m },
+    });
+  },
+});
+
+export const sweepFailed: EventRows<"sweep-failed"> = everyState(ignore("not a task"), ignore("only queued tasks are swept this way"), {
+  queued: (ctx, e) =>
+    move(ctx, "queued", {
+      summary: `sweep failed on this task; not before ${e.retryAt.toISOString()}`,
+      task: { backoffUntil: e.retryAt, diagnostic: e.why },
+    }),
+});

@@ -1,0 +1,87 @@
+/**
+ * The transition table: for every event, one row per state (including
+ * "none", an issue without a task). `decide` is a pure function of the task,
+ * its runs, the event and the repository's config; applying what it returns
+ * is the only way task and run state change (apply/).
+ */
+import type { Context, Decision } from "./decision.js";
+import type { EventKind, TaskEvent } from "./events.js";
+import type { EventRows, Row } from "./rows/build.js";
+import { claim, dispatched, dispatchRefused, heartbeat, leaseExpired, runExited, sweepFailed, workerRevoked } from "./rows/runs.js";
+import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
+import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
+import { baseMoved, checkFailed, prClosed, prMerged, prOpened, reviewSubmitted } from "./rows/review.js";
+import { commandRows, conditionMet, correction, decisionRequested, drift, questionAnswered, questionExpired } from "./rows/human.js";
+
+export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
+  "queue-label": queueLabel,
+  "queue-label-untrusted": queueLabelUntrusted,
+  "queue-label-removed": queueLabelRemoved,
+  "issue-closed": issueClosed,
+  "config-invalid": configInvalid,
+  claim,
+  dispatched,
+  "dispatch-refused": dispatchRefused,
+  heartbeat,
+  "lease-expired": leaseExpired,
+  "worker-revoked": workerRevoked,
+  "run-exited": runExited,
+  "run-classified": runClassified,
+  "pr-published": prPublished,
+  "publish-refused": publishRefused,
+  "branch-kept": branchKept,
+  "sweep-failed": sweepFailed,
+  "pr-opened": prOpened,
+  "pr-merged": prMerged,
+  "pr-closed": prClosed,
+  "check-failed": checkFailed,
+  "base-moved": baseMoved,
+  "review-submitted": reviewSubmitted,
+  command: commandRows,
+  correction,
+  "decision-requested": decisionRequested,
+  "question-answered": questionAnswered,
+  "condition-met": conditionMet,
+  "question-expired": questionExpired,
+  drift,
+};
+
+/** What raises each event, for the generated table in docs/design.md. */
+export const RAISED_BY: { readonly [K in EventKind]: string } = {
+  "queue-label": "a trusted person adds the queue label (`issues.labeled`)",
+  "queue-label-untrusted": "anyone else adds it",
+  "queue-label-removed": "the queue label is removed (`issues.unlabeled`)",
+  "issue-closed": "`issues.closed`",
+  "config-invalid": "a label change in a repository whose `.github/orchestra.yml` is invalid",
+  claim: "a worker's claim, or the dispatcher in dispatch mode",
+  dispatched: "the executor: GitHub accepted the workflow dispatch",
+  "dispatch-refused": "the executor: GitHub refused the dispatch",
+  heartbeat: "a worker's heartbeat",
+  "lease-expired": "the sweep: a lease passed its expiry",
+  "worker-revoked": "an operator revokes the worker",
+  "run-exited": "a worker's exit, after Orchestra looked for its PR on GitHub",
+  "run-classified": "classification of a run that ended without a PR (exit or sweep)",
+  "pr-published": "the executor opened the PR of a publishable run",
+  "publish-refused": "the executor found the head checks no longer green",
+  "branch-kept": "the executor found commits on a branch it was to delete",
+  "sweep-failed": "the sweep could not handle the task (backs it off)",
+  "pr-opened": "`pull_request.opened` / `reopened` from the task's branch",
+  "pr-merged": "`pull_request.closed` merged",
+  "pr-closed": "`pull_request.closed` without merging",
+  "check-failed": "a check on the PR head failed, classified",
+  "base-moved": "the base branch moved under the PR",
+  "review-submitted": "a trusted review on the PR",
+  command: "a trusted `orchestra <command>` comment",
+  correction: "any other trusted comment",
+  "decision-requested": "a worker's decision request",
+  "question-answered": "a trusted answer to a worker's question",
+  "condition-met": "a question's condition came true",
+  "question-expired": "a question stayed unanswered for 7 days",
+  drift: "reconciliation found GitHub's labels differ from the task",
+};
+
+export function decide(ctx: Context, e: TaskEvent): Decision {
+  const rows = TABLE[e.kind] as unknown as EventRows<EventKind>;
+  const row = rows[ctx.task?.state ?? "none"] as Row<EventKind>;
+  return row(ctx, e as never);
+}

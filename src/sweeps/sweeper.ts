@@ -1,0 +1,155 @@
+/**
+ * The sweep (every few seconds and at start-up): expires leases, settles runs
+ * still owed a class, and dispatches queued tasks of repositories in dispatch
+ * mode. It writes nothing to GitHub itself — effects go through the outbox —
+ * and it cannot starve: every item that fails gets its own next-attempt time
+ * with backoff, so a broken item (a deleted issue, an installation that is
+ * gone) never holds the head of a list, and installations whose token GitHub
+ * will not mint are skipped until their pause ends.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import type { ConfigResult } from "../config/repo.js";
+import type { Tasks } from "../apply/tasks.js";
+import { GitHubError } from "../github/port.js";
+import type { Installations } from "../effects/installations.js";
+import type { Settler } from "../exits/settle.js";
+import type { Dispatcher } from "../dispatch/dispatcher.js";
+
+export interface SweepReport {
+  expired: number;
+  classified: number;
+  dispatched: number;
+  errors: number;
+  /** Installations skipped because they are paused or rate limited. */
+  held: number;
+}
+
+export interface SweeperDeps {
+  db: Db;
+  tasks: Tasks;
+  settler: Settler;
+  dispatcher: Dispatcher;
+  installations: Installations;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  clock: { now(): Date };
+  log: Logger;
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Items per sweep and list: a sweep is bounded; what is left waits for the next one. */
+const BATCH = { expired: 50, owed: 20, dispatch: 25 };
+/** A queued task the sweep failed on waits this long before it is tried again. */
+const ITEM_BACKOFF_MS = 60_000;
+
+export class Sweeper {
+  constructor(readonly deps: SweeperDeps) {}
+
+  async sweep(): Promise<SweepReport> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const held = await this.deps.installations.held();
+    const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
+    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size };
+
+    const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
+    for (const task of expired) {
+      try {
+        const r = await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! });
+        if (r.outcome === "applied") out.expired++;
+      } catch (err) {
+        await this.#failed(out, task.installationId, err);
+        this.deps.log.warn({ task: task.id, err: errText(err) }, "sweep: lease expiry failed; next sweep retries");
+      }
+    }
+
+    // Runs that ended without a PR and are still owed a class: their tasks are claimed with no lease.
+    const settling = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: null, runId: { not: null }, ...notHeld }, select: { runId: true, installationId: true }, take: 500 });
+    const installationOf = new Map(settling.map((t) => [t.runId!, t.installationId]));
+    const owed = await db.run.findMany({
+      where: { id: { in: settling.map((t) => t.runId!) }, class: null, state: { in: ["exited", "expired", "revoked"] }, OR: [{ classifyAfter: null }, { classifyAfter: { lte: now } }] },
+      orderBy: { endedAt: "asc" },
+      take: BATCH.owed,
+    });
+    for (const run of owed) {
+      try {
+        if (await this.deps.settler.settle(run.id)) out.classified++;
+      } catch (err) {
+        await this.#failed(out, installationOf.get(run.id), err);
+        this.deps.log.warn({ run: run.id, err: errText(err) }, "sweep: classification failed; next sweep retries");
+      }
+    }
+
+    out.dispatched = await this.#dispatch(now, notHeld, out);
+    return out;
+  }
+
+  /** Queued tasks of repositories in dispatch mode, per repository so that worker-mode queues never hide them. */
+  async #dispatch(now: Date, notHeld: object, out: SweepReport): Promise<number> {
+    const { db } = this.deps;
+    const repos = await db.task.groupBy({ by: ["repo", "installationId"], where: { state: "queued", ...notHeld } });
+    const dispatching: string[] = [];
+    for (const r of repos) {
+      const cfg = await this.deps.configs.get(r.installationId, r.repo).catch(async (err: unknown) => {
+        await this.#failed(out, r.installationId, err);
+        return null;
+      });
+      if (cfg?.ok && cfg.config.dispatch) dispatching.push(r.repo);
+    }
+    if (dispatching.length === 0) return 0;
+    const queued = await db.task.findMany({
+      where: { state: "queued", repo: { in: dispatching }, OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
+      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
+      take: BATCH.dispatch,
+    });
+    let dispatched = 0;
+    for (const task of queued) {
+      try {
+        const cfg = await this.deps.configs.get(task.installationId, task.repo);
+        if (cfg.ok && (await this.deps.dispatcher.dispatch(task, cfg.config))) dispatched++;
+      } catch (err) {
+        await this.#failed(out, task.installationId, err);
+        const retryAt = new Date(this.deps.clock.now().getTime() + ITEM_BACKOFF_MS);
+        await this.deps.tasks.raise({ taskId: task.id }, { kind: "sweep-failed", why: `dispatch: ${errText(err)}`, retryAt }).catch(() => {});
+        this.deps.log.warn({ task: task.id, err: errText(err), retryAt: retryAt.toISOString() }, "sweep: dispatch failed; this task waits, the others go on");
+      }
+    }
+    return dispatched;
+  }
+
+  /** Counts a failed item; a token GitHub will not mint pauses the whole installation. */
+  async #failed(out: SweepReport, installationId: number | undefined, err: unknown): Promise<void> {
+    out.errors++;
+    if (installationId !== undefined && err instanceof GitHubError && err.tokenFailure) {
+      const until = await this.deps.installations.tokenFailed(installationId, err.message);
+      this.deps.log.warn({ installationId, until: until.toISOString(), err: err.message }, "sweep: GitHub would not mint the installation's token; it is skipped until then (is the App still installed?)");
+    }
+  }
+}
+
+/** Runs the sweep now and then every `everyMs`, never two at once. */
+export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  let timer: NodeJS.Timeout;
+  const tick = () => {
+    running = sweeper
+      .sweep()
+      .then((r) => {
+        if (r.expired || r.dispatched || r.errors || r.classified) log.info(r, "sweep");
+      })
+      .catch((err: unknown) => log.error({ err: errText(err) }, "sweep failed; next one retries"))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, everyMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

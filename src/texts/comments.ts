@@ -1,0 +1,90 @@
+/**
+ * Every comment Orchestra writes on GitHub, in one place. Each says what
+ * happened and what a person can do about it. Bodies stay under GitHub's
+ * comment limit: a long one is cut with a note rather than refused by GitHub
+ * forever.
+ */
+import type { Labels } from "../machine/model.js";
+
+/** GitHub refuses comment bodies over 65,536 characters; leave room for the hidden marker. */
+export const MAX_COMMENT = 65_000;
+
+export function bounded(body: string): string {
+  if (body.length <= MAX_COMMENT) return body;
+  const note = "\n\n…(cut: this comment was longer than GitHub allows; the full text is in the task view of Orchestra's operator API)";
+  return body.slice(0, MAX_COMMENT - note.length) + note;
+}
+
+const quote = (text: string) => `> ${text.split("\n").join("\n> ")}`;
+
+export const texts = {
+  untrustedQueue(actor: string, labels: Labels, minPermission: string, why: string): string {
+    return `@${actor} the \`${labels.queued}\` label was removed: only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${why}). Ask a maintainer to add the label.`;
+  },
+
+  badConfig(problems: string[]): string {
+    return `Orchestra is paused for this repository: \`.github/orchestra.yml\` is invalid.\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\nFix the file on the default branch; the next label change is handled with the corrected configuration.`;
+  },
+
+  attemptsSpent(attempts: number, lines: string[], labels: Labels): string {
+    return `Agents made ${attempts} attempts at this issue without producing a pull request, so it is marked \`${labels.failed}\`.\n\n${lines.join("\n")}\n\nTo try again, remove \`${labels.failed}\` and add \`${labels.queued}\`.`;
+  },
+
+  prClosed(prNumber: number, labels: Labels): string {
+    return `Pull request #${prNumber} was closed without merging, so this task is now blocked. To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
+  },
+
+  dispatchRefused(message: string, workflow: string, ref: string): string {
+    return `Orchestra could not start an agent for this issue: ${message}.\n\nThe task stays queued and no attempt was counted; Orchestra retries with a growing delay. Check that \`.github/workflows/${workflow.replace(/^\.github\/workflows\//, "")}\` exists on \`${ref}\`, has a \`workflow_dispatch\` trigger accepting the inputs task, run, attempt, lease_epoch, branch and continuation, and that the App may run Actions in this repository.`;
+  },
+
+  question(attempt: number, question: string, labels: Labels): string {
+    return `The agent working on this issue (attempt ${attempt}) has a question and stopped:\n\n${quote(question)}\n\nAnswer in a comment, then remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent continue.`;
+  },
+
+  questionExpired(question: string, labels: Labels): string {
+    return `Nobody answered this question from the agent within 7 days, so it expired:\n\n${quote(question)}\n\nThe task stays \`${labels.blocked}\`. Answer in a comment and add \`${labels.queued}\` to let an agent continue, or close the issue.`;
+  },
+
+  blockedHalfDone(attempts: number, branch: string, why: string, labels: Labels): string {
+    return `Agents made ${attempts} attempts at this issue. The branch \`${branch}\` has unfinished work (${why}), so it is kept and the task is \`${labels.blocked}\`. Finish it by hand, or remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent resume it with a fresh attempt budget.`;
+  },
+
+  escalation(runId: string, attempt: number, klass: string, evidence: Record<string, unknown>, labels: Labels): string {
+    const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
+    return [
+      `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ended as **${klass}**: ${String(evidence["why"] ?? "")}.`,
+      ...(calls.length ? ["", `Last tool calls: ${calls.map((c) => `\`${c}\``).join(" → ")}`] : []),
+      "",
+      "<details><summary>Evidence</summary>",
+      "",
+      "```json",
+      JSON.stringify(evidence, null, 2),
+      "```",
+      "</details>",
+      "",
+      `What you can do: fix what stopped the agent (or answer it in a comment), then remove \`${labels.blocked}\` and add \`${labels.queued}\` to queue the issue again; or close the issue.`,
+    ].join("\n");
+  },
+
+  budgetSpent(spentUsd: number, budgetUsd: number, runs: number, labels: Labels): string {
+    return `This task has used $${spentUsd.toFixed(2)} of model spend over ${runs} run(s), reaching its budget of $${budgetUsd.toFixed(2)} (\`limits.maxCostUsd\`), so Orchestra stopped re-queueing it and marked it \`${labels.blocked}\`. Look at the runs in Orchestra's task view; to continue anyway, raise the budget in \`.github/orchestra.yml\` or remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
+  },
+
+  commandRefused(command: string, why: string, instead: string): string {
+    return `\`orchestra ${command}\` was not applied: ${why}. ${instead}`;
+  },
+
+  status(lines: string[]): string {
+    return ["Orchestra status for this issue:", "", ...lines.map((l) => `- ${l}`)].join("\n");
+  },
+};
+
+/** The hidden marker that lets a comment whose answer was lost be found instead of posted twice. */
+export function commentMarker(key: string): string {
+  return `<!-- orchestra:effect ${key} -->`;
+}
+
+export function withMarker(body: string, key: string): string {
+  return `${bounded(body)}\n\n${commentMarker(key)}`;
+}

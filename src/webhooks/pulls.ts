@@ -1,0 +1,48 @@
+/**
+ * `pull_request` webhooks: a PR opened from a task's branch (in the task's
+ * own repository, never a fork) moves the task to review; merged, it settles
+ * the task with a completion receipt; closed unmerged, it blocks it.
+ */
+import type { EmitterWebhookEvent } from "@octokit/webhooks";
+import type { Db } from "../store/db.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { EventContext } from "../events/router.js";
+
+type PullPayload = EmitterWebhookEvent<"pull_request.closed">["payload"]["pull_request"];
+
+export class PullHandlers {
+  constructor(readonly deps: { db: Db; tasks: Tasks; clock: { now(): Date } }) {}
+
+  /** The task a PR belongs to: by its number once linked, else by its branch in the task's repository. */
+  async #taskOf(repo: string, pr: Pick<PullPayload, "number" | "head">, byNumber: boolean) {
+    const { db } = this.deps;
+    const linked = byNumber ? await db.task.findFirst({ where: { repo, prNumber: pr.number } }) : null;
+    if (linked) return linked;
+    if (pr.head.repo?.full_name !== repo) return null; // forks are not agent branches
+    return db.task.findFirst({ where: { repo, branch: pr.head.ref } });
+  }
+
+  async opened(ctx: EventContext<"pull_request.opened" | "pull_request.reopened">): Promise<void> {
+    const { pull_request: pr, repository } = ctx.payload;
+    const task = await this.#taskOf(repository.full_name, pr, false);
+    if (!task) return; // a PR Orchestra did not expect: ignored
+    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-opened", pr: { number: pr.number, headSha: pr.head.sha }, branch: pr.head.ref });
+  }
+
+  async closed(ctx: EventContext<"pull_request.closed">): Promise<void> {
+    const { pull_request: pr, repository } = ctx.payload;
+    const task = await this.#taskOf(repository.full_name, pr, true);
+    if (!task) return;
+    if (pr.merged) {
+      const merge = {
+        prNumber: pr.number,
+        mergeSha: pr.merge_commit_sha ?? "",
+        headSha: pr.head.sha,
+        mergedAt: pr.merged_at ? new Date(pr.merged_at) : this.deps.clock.now(),
+      };
+      await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-merged", merge });
+      return;
+    }
+    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-closed", pr: { number: pr.number, headSha: pr.head.sha } });
+  }
+}

@@ -1,0 +1,21 @@
+/** Which webhook goes to which handler. */
+import type { EventRouter } from "../events/router.js";
+import { CONFIG_PATH } from "../config/loader.js";
+import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { IssueHandlers } from "./issues.js";
+import type { PullHandlers } from "./pulls.js";
+
+export function registerWebhooks(events: EventRouter, h: { issues: IssueHandlers; pulls: PullHandlers; dispatcher: Dispatcher; invalidateConfig(repo: string): void }): void {
+  events.on("issues.labeled", (ctx) => h.issues.labeled(ctx));
+  events.on("issues.unlabeled", (ctx) => h.issues.unlabeled(ctx));
+  events.on("issues.closed", (ctx) => h.issues.closed(ctx));
+  events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
+  events.on("pull_request.closed", (ctx) => h.pulls.closed(ctx));
+  events.on("workflow_run", (ctx) => h.dispatcher.onWorkflowRun(ctx.payload));
+  events.on("workflow_job", (ctx) => h.dispatcher.onWorkflowJob(ctx.payload));
+  // A push that touches the config makes the next read fetch it again.
+  events.on("push", async (ctx) => {
+    const touched = ctx.payload.commits.some((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])].includes(CONFIG_PATH));
+    if (touched) h.invalidateConfig(ctx.payload.repository.full_name);
+  });
+}
