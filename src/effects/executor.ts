@@ -107,6 +107,7 @@ export class Executor {
    * (retries coming up soon count as work still to do).
    */
   async idle(opts: { timeoutMs?: number; horizonMs?: number } = {}): Promise<void> {
+    if (!this.#running) return; // stopped: nothing will perform them
     const until = Date.now() + (opts.timeoutMs ?? 15_000);
     for (;;) {
       const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));

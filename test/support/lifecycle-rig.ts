@@ -63,7 +63,7 @@ function payloadFor(fake: FakeGitHub, event: string, action: string, refs: Omit<
   return fakeWebhookPayload(fake, event, hasExample ? action : undefined, { repo: REPO, ...refs }, { ...overrides, action });
 }
 
-export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; effects?: ExecutorOptions & { spacingMs?: number }; env?: Record<string, string> } = {}): Promise<Rig> {
+export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; effects?: ExecutorOptions & { spacingMs?: number; start?: boolean }; env?: Record<string, string> } = {}): Promise<Rig> {
   const fake = opts.fake ?? (await startFakeGitHub());
   if (!opts.fake) {
     fake.state.addInstallation(INSTALLATION, "acme");

@@ -84,6 +84,7 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
   const found = owed(ctx, e.runId);
   if (!found) return unchanged("the task moved on: nothing is owed for this run");
   const { task, run } = found;
+  if (run.class !== null) return unchanged(`already classified ${run.class}: one class per run`);
   const v = e.verdict;
   switch (v.recovery) {
     case "settle": {

@@ -1,0 +1,179 @@
+// The claim benchmark's HTTP side: one keep-alive connection per client (one
+// worker per connection), worker registration, and a closed loop that serves
+// both the GET /health baseline and the claims. Percentiles come from the
+// ingest benchmark's latencyStats (nearest rank).
+import http from "node:http";
+import { latencyStats, type LatencyStats } from "../ingest/load.js";
+
+export interface Reply {
+  /** HTTP status, or 0 when the request failed without one. */
+  status: number;
+  body: string;
+  error?: string;
+}
+
+/** One client connection to one App process, with the worker it claims as (if any). */
+export interface Lane {
+  port: number;
+  agent: http.Agent;
+  token?: string;
+  workerId?: string;
+}
+
+export function newLane(port: number): Lane {
+  // maxSockets 1: the lane is one connection, as one worker process would hold.
+  return { port, agent: new http.Agent({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1 }) };
+}
+
+export function request(
+  lane: Lane,
+  method: string,
+  path: string,
+  o: { bearer?: string; body?: string; timeoutMs: number },
+): Promise<Reply> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (r: Reply): void => {
+      if (!settled) {
+        settled = true;
+        resolve(r);
+      }
+    };
+    const headers: Record<string, string | number> = {};
+    if (o.bearer) headers["authorization"] = `Bearer ${o.bearer}`;
+    if (o.body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = Buffer.byteLength(o.body);
+    }
+    const req = http.request({ agent: lane.agent, host: "127.0.0.1", port: lane.port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", (e) => done({ status: 0, body: "", error: errorCode(e) }));
+    });
+    req.setTimeout(o.timeoutMs, () => req.destroy(new Error("timeout")));
+    req.on("error", (e) => done({ status: 0, body: "", error: errorCode(e) }));
+    req.end(o.body);
+  });
+}
+
+function errorCode(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  return err.code ?? err.message ?? String(e);
+}
+
+/** POST /api/v1/workers with the admin token; the worker's token is kept on the lane only. */
+export async function registerWorker(lane: Lane, adminToken: string, name: string, timeoutMs: number): Promise<void> {
+  const r = await request(lane, "POST", "/api/v1/workers", { bearer: adminToken, body: JSON.stringify({ name }), timeoutMs });
+  if (r.status !== 201) throw new Error(`registering worker ${name}: HTTP ${r.status}${r.error ? ` ${r.error}` : ""}`);
+  const { id, token } = JSON.parse(r.body) as { id: string; token: string };
+  lane.workerId = id;
+  lane.token = token;
+}
+
+/** One 200 answer to POST /api/v1/claims. */
+export interface Claimed {
+  taskId: string;
+  runId: string;
+  repo: string;
+  issue: number;
+  /** Date.now() when the answer was read. */
+  at: number;
+  lane: number;
+}
+
+export interface LoopResult extends LatencyStats {
+  sent: number;
+  /** 200 answers; latency percentiles are over these only. */
+  ok: number;
+  /** 204 answers (nothing claimable). */
+  empty: number;
+  /** Any other status, or no status at all. */
+  bad: number;
+  statuses: Record<string, number>;
+  errors: Record<string, number>;
+  elapsedS: number;
+  /** ok / elapsed. */
+  throughputPerS: number;
+  timedOut: boolean;
+  claims: Claimed[];
+}
+
+export interface LoopOptions {
+  method: "GET" | "POST";
+  path: string;
+  /** Requests to send in all (200 answers, when stopping at the first 204). */
+  target: number;
+  /** Claims: parse each 200 and stop every lane at the first 204. */
+  claims: boolean;
+  timeoutMs: number;
+  deadlineMs: number;
+  onClaim?: (c: Claimed) => void;
+}
+
+/**
+ * Closed loop: every lane sends its next request as soon as the previous one
+ * is answered, until `target` requests are taken (or, for claims, a 204 says
+ * the queue is empty). Latency is from writing the request to reading the
+ * end of the answer; the JSON is parsed after the clock stops.
+ */
+export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  const claims: Claimed[] = [];
+  let taken = 0;
+  let ok = 0;
+  let empty = 0;
+  let bad = 0;
+  let stop = false;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop = true;
+    for (const l of lanes) l.agent.destroy();
+  }, o.deadlineMs);
+  const body = o.method === "POST" ? "{}" : undefined;
+  const lane = async (l: Lane, index: number): Promise<void> => {
+    while (!stop && taken < o.target) {
+      taken++;
+      const t = process.hrtime.bigint();
+      const r = await request(l, o.method, o.path, { bearer: l.token, body, timeoutMs: o.timeoutMs });
+      const ns = Number(process.hrtime.bigint() - t);
+      statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1;
+      if (r.status === 200) {
+        ok++;
+        latencies.push(ns);
+        if (o.claims) {
+          const a = JSON.parse(r.body) as { task: { id: string; repo: string; issue: number }; run: { id: string } };
+          const c = { taskId: a.task.id, runId: a.run.id, repo: a.task.repo, issue: a.task.issue, at: Date.now(), lane: index };
+          claims.push(c);
+          o.onClaim?.(c);
+        }
+      } else if (r.status === 204 && o.claims) {
+        empty++;
+        stop = true;
+      } else {
+        bad++;
+        if (r.status === 0) errors[r.error ?? "unknown"] = (errors[r.error ?? "unknown"] ?? 0) + 1;
+      }
+    }
+  };
+  const start = process.hrtime.bigint();
+  await Promise.all(lanes.map(lane));
+  const elapsedS = Number(process.hrtime.bigint() - start) / 1e9;
+  clearTimeout(timer);
+  return {
+    ...latencyStats(Float64Array.from(latencies)),
+    sent: taken,
+    ok,
+    empty,
+    bad,
+    statuses,
+    errors,
+    elapsedS,
+    throughputPerS: elapsedS > 0 ? ok / elapsedS : 0,
+    timedOut,
+    claims,
+  };
+}
