@@ -73,9 +73,10 @@ export interface MigrationReport {
   modified: string[];
 }
 
-export async function migrate(database: Database, log: (line: string) => void = () => {}): Promise<MigrationReport> {
+export async function migrate(database: Database, log: (line: string) => void = () => {}, opts: { through?: string } = {}): Promise<MigrationReport> {
   const { db, provider } = database;
-  const all = listMigrations(provider);
+  // `through`: stop after this migration (tests of data migrations start from an older schema).
+  const all = listMigrations(provider).filter((m) => opts.through === undefined || m.name <= opts.through);
   const run = async (tx: Pick<Db, "$queryRawUnsafe" | "$executeRawUnsafe">): Promise<MigrationReport> => {
     if (provider === "postgresql") {
       // Another replica may be migrating: wait for it as long as it takes.

@@ -155,3 +155,51 @@ test("a delivery's handler reaches GitHub through the port, as the installation"
   // The token exchange happened for the delivery's installation.
   expect(fake.requests.some((q) => q.method === "POST" && q.path.includes(`/app/installations/${INSTALLATION}/access_tokens`))).toBe(true);
 });
+
+test("labels on an issue: read them, and an addition answers the labels after it", async () => {
+  fake.state.addIssue(REPO, { number: 60, title: "Labels", labels: ["bug", "agent:queued"] });
+  expect(await gh.issueLabels(r, 60)).toEqual(["bug", "agent:queued"]);
+  expect(await gh.addLabels(r, 60, ["agent:in-progress"])).toEqual(["bug", "agent:queued", "agent:in-progress"]);
+  expect(await gh.issueLabels(r, 4040)).toBeNull();
+});
+
+test("check runs are updated in place; dispatched workflow runs can be found again", async () => {
+  const sha = fake.state.addBranch(REPO, "agent/issue-61", { aheadBy: 1 });
+  await gh.createCheckRun(r, { name: "Orchestra", headSha: sha, status: "in_progress", title: "Attempt 1", summary: "running" });
+  const [created] = (await gh.checkRunsForRef(r, sha)).filter((c) => c.name === "Orchestra");
+  await gh.updateCheckRun(r, created!.id, { status: "completed", conclusion: "neutral", title: "In review", summary: "PR open" });
+  const after = (await gh.checkRunsForRef(r, sha)).filter((c) => c.name === "Orchestra");
+  expect(after).toHaveLength(1);
+  expect(after[0]).toMatchObject({ status: "completed", conclusion: "neutral", output: { title: "In review" } });
+  fake.state.addWorkflow(REPO, { path: "find.yml", inputs: { run: { type: "string", required: true } } });
+  const since = new Date(Date.now() - 60_000);
+  const { workflowRunId } = await gh.dispatchWorkflow(r, "find.yml", "main", { run: "run-abc" });
+  const found = await gh.dispatchedRuns(r, "find.yml", since);
+  expect(found.map((w) => w.id)).toContain(workflowRunId);
+});
+
+test("a write is never retried by the client: one request, one error", async () => {
+  // The test client has retries off; production's keeps them for reads only. Either way a
+  // write whose answer was lost is the executor's to resolve, by reading first.
+  fake.state.addIssue(REPO, { number: 62, title: "Once" });
+  fake.inject({ method: "POST", path: "issues/create-comment", status: 502, perform: true, times: 1 });
+  const before = fake.requestsFor("issues/create-comment").length;
+  const err = await gh.createComment(r, 62, "hello").catch((e: unknown) => e);
+  expect(err).toMatchObject({ status: 502, retryable: true, mayHaveSent: true });
+  expect(fake.requestsFor("issues/create-comment").length - before).toBe(1);
+  expect(fake.state.commentsOn(REPO, 62)).toHaveLength(1);
+});
+
+test("a secondary rate limit says until when; a suspended installation's token failure says so", async () => {
+  fake.inject({ method: "GET", path: "repos/get", status: 403, headers: { "retry-after": "30" }, body: { message: "You have exceeded a secondary rate limit." }, times: 1 });
+  const limited = (await gh.defaultBranch(r).catch((e: unknown) => e)) as GitHubError;
+  expect(limited).toMatchObject({ status: 403, retryable: true, tokenFailure: false });
+  expect(limited.rateLimitedUntil!.getTime() - Date.now()).toBeGreaterThan(25_000);
+  fake.state.addInstallation(4343, "suspended");
+  fake.state.addRepo("suspended/app", { installationId: 4343 });
+  fake.state.installations.get(4343)!.suspendedAt = new Date();
+  const other = await app.orchestra.githubFor(4343);
+  const failed = (await other.defaultBranch({ owner: "suspended", repo: "app" }).catch((e: unknown) => e)) as GitHubError;
+  expect(failed).toBeInstanceOf(GitHubError);
+  expect(failed).toMatchObject({ status: 403, tokenFailure: true, operation: "mint installation token", mayHaveSent: false });
+});

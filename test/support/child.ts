@@ -2,8 +2,9 @@
  * The App as a separate process, wired like src/main.ts, for tests that kill
  * it or run two replicas. With CHILD_JOURNAL set, only the inbox runs, plus a
  * capability that writes "start <id>" and "finish <id>" lines (synchronously)
- * around a slow handler for every issues.labeled delivery. Run from the
- * build: node dist/test/support/child.js
+ * around a slow handler for every issues.labeled delivery. CHILD_EFFECTS=off
+ * starts it without the effects executor (effects are recorded, not
+ * performed). Run from the build: node dist/test/support/child.js
  */
 import { appendFileSync } from "node:fs";
 import { parseEnv } from "../../src/config/env.js";
@@ -11,7 +12,7 @@ import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createOrchestra } from "../../src/app.js";
 import { createLogger } from "../../src/log.js";
-import { TestOctokit } from "./orchestra.js";
+import { TEST_EFFECTS, TestOctokit } from "./orchestra.js";
 
 const env = parseEnv(process.env);
 const journal = process.env["CHILD_JOURNAL"];
@@ -28,6 +29,7 @@ const orchestra = await createOrchestra({
   // With a journal: the inbox under test, alone. Without: the whole App.
   lifecycle: !journal,
   sweepMs: 3_600_000,
+  effects: { ...TEST_EFFECTS, start: process.env["CHILD_EFFECTS"] !== "off" },
   capabilities: journal
     ? [
         ({ events }) =>

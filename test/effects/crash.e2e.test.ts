@@ -1,0 +1,122 @@
+/**
+ * The App killed with SIGKILL at the two worst moments for an outbox: after a
+ * transition committed and before any of its effects ran, and in the middle
+ * of a comment GitHub has already posted. After a restart on the same
+ * database, each effect is performed exactly once.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
+import { eventually, freePort } from "../support/orchestra.js";
+import { startChild } from "../support/processes.js";
+import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
+import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
+
+let fake: FakeGitHub;
+let dir: string;
+const children: ChildProcess[] = [];
+let env: Record<string, string>;
+
+beforeEach(async () => {
+  fake = await startFakeGitHub();
+  fake.state.addInstallation(INSTALLATION, "acme");
+  fake.state.addRepo(REPO, { installationId: INSTALLATION });
+  fake.state.setPermission(REPO, "alice", "write");
+  dir = mkdtempSync(join(tmpdir(), "orchestra-crash-"));
+  env = {
+    ...fake.env,
+    WEBHOOK_SECRET: randomBytes(8).toString("hex"),
+    ORCHESTRA_ADMIN_TOKEN: randomBytes(32).toString("hex"),
+    DATABASE_URL: `file:${join(dir, "orchestra.db")}`,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "warn",
+  };
+});
+
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill("SIGKILL");
+  fake.assertNoViolations();
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess }> {
+  const { proc, port } = await startChild({ ...env, PORT: String(await freePort()), ...extra });
+  children.push(proc);
+  return { url: `http://127.0.0.1:${port}`, proc };
+}
+
+async function kill(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(null) : proc.once("exit", r)));
+}
+
+/** Queue issue 1, claim it, and exit at the turn cap: blocked, one escalation comment, labels swapped. */
+async function escalate(url: string): Promise<void> {
+  fake.state.addIssue(REPO, { number: 1, title: "Issue 1", labels: ["agent:queued"], user: "alice" });
+  const payload = fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: 1, label: "agent:queued", sender: "alice" });
+  expect((await sendWebhook(`${url}/api/github/webhooks`, { event: "issues", payload, secret: env["WEBHOOK_SECRET"]!, deliveryId: "crash-1" })).status).toBe(202);
+  const admin = { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` };
+  const { token } = (await (await fetch(`${url}/api/v1/workers`, { method: "POST", headers: admin, body: JSON.stringify({ name: "w" }) })).json()) as { token: string };
+  const worker = { authorization: `Bearer ${token}` };
+  const claim = await eventually(async () => {
+    const r = await fetch(`${url}/api/v1/claims`, { method: "POST", headers: worker, body: "{}" });
+    return r.status === 200 ? ((await r.json()) as { run: { id: string; leaseEpoch: string } }) : undefined;
+  }, 10_000, "a claim");
+  const exit = await fetch(`${url}/api/v1/runs/${claim.run.id}/exit`, {
+    method: "POST",
+    headers: worker,
+    body: JSON.stringify({ leaseEpoch: claim.run.leaseEpoch, exitCode: 1, turnCapHit: true, lastToolCalls: ["edit", "test"] }),
+  });
+  expect(((await exit.json()) as { class: string }).class).toBe("turn-cap-spinning");
+}
+
+/** Waits until the App's outbox has nothing pending or running (asked through its operator API). */
+async function drained(url: string): Promise<void> {
+  await eventually(async () => {
+    const r = await fetch(`${url}/api/v1/effects`, { headers: { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` } });
+    const { counts } = (await r.json()) as { counts: Record<string, number> };
+    return (counts["pending"] ?? 0) + (counts["running"] ?? 0) === 0 && (counts["done"] ?? 0) > 0 ? true : undefined;
+  }, 15_000, "the outbox drained");
+}
+
+const writes = (op: string) => fake.requestsFor(op).filter((q) => q.method !== "GET");
+
+test("killed after the transitions committed and before any effect ran: after a restart each effect is performed once", async () => {
+  const first = await start({ CHILD_EFFECTS: "off" });
+  await escalate(first.url);
+  // Committed, not performed: GitHub has seen no write at all.
+  expect(fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql")).toEqual([]);
+  await kill(first.proc);
+  const second = await start();
+  await drained(second.url);
+  expect(fake.state.labelsOf(REPO, 1)).toEqual(["agent:blocked"]);
+  expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
+  expect(writes("issues/create-comment")).toHaveLength(1);
+  // The in-progress label was for a state the task had left by then: dropped. Blocked added once, queued removed once.
+  expect(writes("issues/add-labels").map((q) => (q.body as { labels: string[] }).labels)).toEqual([["agent:blocked"]]);
+  expect(writes("issues/remove-label").map((q) => decodeURIComponent(q.path.split("/").pop()!))).toEqual(["agent:queued"]);
+});
+
+test("killed while GitHub was posting its comment: after a restart the comment is found by its marker, never posted twice", async () => {
+  const first = await start();
+  fake.beforeHandle((op) => {
+    // GitHub takes the comment; the App dies before it hears the answer.
+    if (op === "issues/create-comment") first.proc.kill("SIGKILL");
+  });
+  await escalate(first.url);
+  // The exit answered at commit; the App dies when the executor posts the comment.
+  await eventually(() => (first.proc.signalCode === "SIGKILL" ? true : undefined), 10_000, "the App killed mid-comment");
+  fake.beforeHandle(null);
+  expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
+  const second = await start();
+  await drained(second.url);
+  expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
+  expect(writes("issues/create-comment")).toHaveLength(1);
+  expect(fake.state.labelsOf(REPO, 1)).toEqual(["agent:blocked"]);
+  // The restarted App looked before it wrote.
+  expect(fake.requestsFor("issues/list-comments").length).toBeGreaterThanOrEqual(1);
+});
