@@ -15,6 +15,10 @@ commands:
   migrate                      apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)
   deliveries [--state STATE]   list received webhook deliveries (pending, processing, done, ignored, parked)
   replay <delivery-id>         put a parked delivery back in the queue
+  effects [--state STATE] [--task ID] [--json]
+                               GitHub writes Orchestra recorded: pending, running, done, dropped,
+                               dry-run (would have done) or parked (gave up; see its errors)
+  effects replay <effect-id>   put a parked effect back in the queue once its cause is fixed
   classify [--batch]           what Orchestra would do with a run: reads the facts document (JSON) on stdin
                                and prints {class, recovery, evidence}; --batch: an array in, an array out
 
@@ -80,6 +84,39 @@ async function main(argv: string[]): Promise<void> {
       if (!id) die(2, "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked");
       await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
       process.stdout.write(`${id} queued again\n`);
+      return;
+    }
+    case "effects": {
+      if (rest[0] === "replay") {
+        const id = rest[1];
+        if (!id) die(2, "effects replay needs an effect id; list parked ones with: orchestra effects --state parked");
+        await api(`/api/v1/effects/${encodeURIComponent(id)}/replay`, { method: "POST" });
+        process.stdout.write(`${id} queued again\n`);
+        return;
+      }
+      const flag = (name: string) => {
+        const i = rest.indexOf(name);
+        return i >= 0 ? rest[i + 1] : undefined;
+      };
+      const query = new URLSearchParams();
+      const state = flag("--state");
+      const task = flag("--task");
+      if (state) query.set("state", state);
+      if (task) query.set("task", task);
+      const body = (await api(`/api/v1/effects${query.size ? `?${query}` : ""}`)) as {
+        counts: Record<string, number>;
+        effects: Array<{ id: string; task: string | null; kind: string; state: string; attempts: number; note: string | null; errors: Array<{ message: string }> }>;
+      };
+      if (rest.includes("--json")) {
+        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`counts: ${Object.entries(body.counts).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}\n`);
+      for (const e of body.effects) {
+        const last = e.errors[e.errors.length - 1]?.message;
+        const why = e.state === "parked" || e.state === "pending" ? (last ? `  last error: ${last}` : "") : e.note ? `  ${e.note}` : "";
+        process.stdout.write(`${e.id}  ${e.kind}  ${e.state}  attempts=${e.attempts}  task=${e.task ?? "-"}${why}\n`);
+      }
       return;
     }
     case "classify": {

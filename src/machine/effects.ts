@@ -28,20 +28,6 @@ export interface EffectPayloads {
 
 export type EffectKind = keyof EffectPayloads;
 
-export const EFFECT_KINDS: readonly EffectKind[] = [
-  "label",
-  "remove-label",
-  "comment",
-  "reaction",
-  "delete-branch",
-  "create-pull",
-  "rerun-failed-jobs",
-  "rerequest-check-suite",
-  "update-branch",
-  "dispatch",
-  "check-run",
-];
-
 export type EffectSpec = {
   [K in EffectKind]: { kind: K; key: string; payload: EffectPayloads[K]; runId?: string };
 }[EffectKind];

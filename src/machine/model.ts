@@ -11,8 +11,6 @@ export type State = TaskState | "none";
 
 export const TASK_STATES: readonly TaskState[] = ["queued", "claimed", "review", "done", "blocked", "failed", "cancelled"];
 export const STATES: readonly State[] = ["none", ...TASK_STATES];
-/** Open states: the issue is managed and carries one agent:* label. */
-export const OPEN_STATES: readonly TaskState[] = ["queued", "claimed", "review", "blocked", "failed"];
 
 /**
  * live: holds the lease. exited / expired / revoked: ended without a PR and

@@ -71,6 +71,11 @@ export const texts = {
     return `This task has used $${spentUsd.toFixed(2)} of model spend over ${runs} run(s), reaching its budget of $${budgetUsd.toFixed(2)} (\`limits.maxCostUsd\`), so Orchestra stopped re-queueing it and marked it \`${labels.blocked}\`. Look at the runs in Orchestra's task view; to continue anyway, raise the budget in \`.github/orchestra.yml\` or remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
   },
 
+  /** The body of a pull request Orchestra opens for a run that committed its work but opened none. */
+  publishedPull(issue: number, runId: string, attempt: number, headSha: string | null): string {
+    return `Closes #${issue}\n\nOpened by Orchestra from run ${runId} (attempt ${attempt}): the agent committed this work and exited without opening a pull request. Its head checks were green${headSha ? ` at ${headSha.slice(0, 12)}` : ""}, and were checked again right before this pull request was opened.`;
+  },
+
   commandRefused(command: string, why: string, instead: string): string {
     return `\`orchestra ${command}\` was not applied: ${why}. ${instead}`;
   },

@@ -7,6 +7,10 @@
  * spent budget escalates once.
  */
 import { randomUUID } from "node:crypto";
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { eventually } from "../support/orchestra.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
@@ -25,6 +29,12 @@ async function claimed(issue: number, config?: string): Promise<{ w: WorkerClien
   expect(claim.status).toBe(200);
   return { w, run: claim.body.run };
 }
+
+const run = promisify(execFile);
+const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
+/** The `orchestra` command against the running App (from an empty directory: no .env is read). */
+const cli = (...args: string[]) =>
+  run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
 
 const posts = (op: string) => rig.fake.requestsFor(op).filter((q) => q.method !== "GET");
 
@@ -189,8 +199,12 @@ test("an effect that keeps failing is parked with its errors, listed, and replay
   expect(e.errors).toEqual([expect.objectContaining({ class: "github-403", count: 3 })]);
   expect(e.note).toContain("parked after 3 attempt(s)");
   expect(rig.labels(7)).toEqual(["agent:queued"]);
-  const replay = await rig.app.admin(`/api/v1/effects/${e.id}/replay`, { method: "POST" });
-  expect(replay.status).toBe(200);
+  // The operator's view from the command line, and the replay from there.
+  const listed = await cli("effects", "--state", "parked");
+  expect(listed.stdout).toContain(`${e.id}  label  parked  attempts=3`);
+  expect(listed.stdout).toContain("last error: add labels: 403 Resource not accessible by integration");
+  const replay = await cli("effects", "replay", e.id);
+  expect(replay.stdout.trim()).toBe(`${e.id} queued again`);
   await rig.settle();
   expect(rig.labels(7)).toEqual(["agent:in-progress"]);
   expect((await rig.app.admin(`/api/v1/effects/${e.id}/replay`, { method: "POST" })).status).toBe(409);

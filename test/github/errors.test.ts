@@ -1,4 +1,4 @@
-import { rateLimitedUntil, toGitHubError } from "../../src/github/octokit.js";
+import { rateLimitedUntil, toGitHubError } from "../../src/github/errors.js";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 

@@ -112,3 +112,24 @@ test("a refused dispatch leaves the task queued, charges nothing, comments once 
   t = await rig.task(22);
   expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
 });
+
+test("the dispatch sweep is not hidden behind a long queue of worker-mode tasks elsewhere", async () => {
+  rig = await startRig();
+  rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
+  for (let i = 100; i < 130; i++) await rig.queue(i); // worker mode: the sweep never dispatches these
+  const flows = "acme/flows";
+  rig.fake.state.addRepo(flows, { installationId: 77 });
+  rig.fake.state.setPermission(flows, "alice", "write");
+  rig.fake.state.setFile(flows, ".github/orchestra.yml", "dispatch:\n  workflow: agent.yml\n");
+  rig.fake.state.addWorkflow(flows, { path: "agent.yml", inputs: { ...INPUTS } });
+  rig.fake.state.addIssue(flows, { number: 1, title: "Flow", labels: ["agent:queued"], user: "alice" });
+  // GitHub is down when the label arrives: the task is queued, its dispatch refused and backed off.
+  rig.fake.inject({ method: "POST", path: "actions/create-workflow-dispatch", status: 422, body: { message: "Unexpected inputs provided" }, times: 1 });
+  await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: flows, issue: 1, label: "agent:queued", sender: "alice" }));
+  expect(rig.fake.state.dispatches).toHaveLength(0);
+  rig.clock.offsetMs += 61_000;
+  const swept = await rig.sweep();
+  expect(swept.dispatched).toBe(1);
+  expect(rig.fake.state.dispatches).toHaveLength(1);
+  expect(rig.fake.state.dispatches[0]!.inputs["attempt"]).toBe("1");
+});

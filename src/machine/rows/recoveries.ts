@@ -127,7 +127,7 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
               branch: run.branch,
               title: task.title,
               issue: task.issue,
-              body: `Closes #${task.issue}\n\nOpened by Orchestra from run ${run.id} (attempt ${run.attempt}): the agent committed this work and exited without opening a pull request. Its head checks were green${headOf(v) ? ` at ${headOf(v)!.slice(0, 12)}` : ""}, and were checked again right before this pull request was opened.`,
+              body: texts.publishedPull(task.issue, run.id, run.attempt, headOf(v)),
             },
             run.id,
           ),

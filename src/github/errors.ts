@@ -1,0 +1,66 @@
+/**
+ * What an octokit failure means for whoever retries it: a rate limit and
+ * until when, a token GitHub will not mint (the installation's trouble, not
+ * the call's), or a request that may have taken effect although no answer
+ * came. Absence is only ever GitHub's own 404.
+ */
+import { GitHubError } from "./port.js";
+
+interface RequestErrorLike {
+  status?: number;
+  message?: string;
+  request?: { url?: string };
+  response?: { headers?: Record<string, string | undefined>; data?: { message?: string } };
+}
+
+/**
+ * When a rate limit lifts: `retry-after` (seconds) for secondary limits,
+ * `x-ratelimit-reset` (epoch seconds) for an exhausted quota, else a minute.
+ */
+export function rateLimitedUntil(status: number | undefined, message: string, headers: Record<string, string | undefined>, now = Date.now()): Date | undefined {
+  if (status !== 403 && status !== 429) return undefined;
+  const retryAfter = headers["retry-after"];
+  const exhausted = headers["x-ratelimit-remaining"] === "0";
+  if (retryAfter === undefined && !exhausted && !/rate limit/i.test(message)) return undefined;
+  if (retryAfter !== undefined && /^\d+$/.test(retryAfter)) return new Date(now + Number(retryAfter) * 1000);
+  const reset = Number(headers["x-ratelimit-reset"]);
+  if (exhausted && Number.isFinite(reset) && reset > 0) return new Date(Math.max(now, reset * 1000));
+  return new Date(now + 60_000);
+}
+
+/** Maps an octokit failure to a GitHubError that says what the failure means for a retry. */
+export function toGitHubError(operation: string, e: unknown): GitHubError {
+  const err = e as RequestErrorLike;
+  const status = typeof err.status === "number" ? err.status : undefined;
+  const message = err.response?.data?.message ?? err.message ?? String(e);
+  const headers = err.response?.headers ?? {};
+  const limited = rateLimitedUntil(status, message, headers);
+  // The token is minted lazily on the first request; its failure is the installation's, not the call's.
+  const tokenFailure = /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
+  const retryable = status === undefined || status >= 500 || limited !== undefined;
+  return new GitHubError(tokenFailure ? "mint installation token" : operation, status, message, retryable, {
+    ...(limited ? { rateLimitedUntil: limited } : {}),
+    tokenFailure,
+    // No answer, or a server error: the request may have been acted on.
+    mayHaveSent: !tokenFailure && (status === undefined || status >= 500),
+  });
+}
+
+/** Runs one call; maps failures to GitHubError. */
+export async function call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toGitHubError(operation, e);
+  }
+}
+
+/** Like call, but GitHub's 404 answers null. Nothing else does. */
+export async function maybe<T>(operation: string, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await call(operation, fn);
+  } catch (e) {
+    if (e instanceof GitHubError && e.status === 404) return null;
+    throw e;
+  }
+}
