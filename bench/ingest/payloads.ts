@@ -4,6 +4,8 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+// A small deterministic PRNG, so both targets (and reruns) get the same pool.
+import { mulberry32 } from "../../test/support/random.js";
 
 type Json = Record<string, unknown>;
 
@@ -45,17 +47,6 @@ export const MIX: readonly MixEntry[] = [
   { event: "push", action: null, weight: 10 },
 ];
 
-/** Small deterministic PRNG so both targets (and reruns) get the same pool. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function loadExamples(): ExampleGroup[] {
   const require = createRequire(import.meta.url);

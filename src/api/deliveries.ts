@@ -3,7 +3,7 @@
  * replay for parked deliveries once their cause is fixed.
  */
 import type { Inbox } from "../inbox/store.js";
-import { HttpError, requireAdmin, type Router } from "../http/router.js";
+import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 
 const STATES = new Set(["pending", "processing", "done", "ignored", "parked"]);
@@ -11,11 +11,7 @@ const STATES = new Set(["pending", "processing", "done", "ignored", "parked"]);
 export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken: string; poke(): void }): void {
   router.add("GET", "/api/v1/deliveries", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
-    const state = query.get("state") ?? undefined;
-    if (state && !STATES.has(state)) throw new HttpError(400, `state must be one of ${[...STATES].join(", ")}`);
-    const limitText = query.get("limit");
-    const limit = limitText === null ? 100 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+    const { state, limit } = listQuery(query, STATES);
     const [deliveries, counts] = await Promise.all([deps.inbox.list({ state, limit }), deps.inbox.counts()]);
     sendJson(res, 200, { counts, deliveries });
   });

@@ -3,7 +3,7 @@
  * have done (dry run), and what it gave up on (parked, with the error ring),
  * and a replay for parked effects once their cause is fixed.
  */
-import { HttpError, requireAdmin, type Router } from "../http/router.js";
+import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { EFFECT_STATES, type Outbox } from "../effects/outbox.js";
 
@@ -12,11 +12,7 @@ const STATES = new Set<string>(EFFECT_STATES);
 export function effectRoutes(router: Router, deps: { outbox: Outbox; adminToken: string; clock: { now(): Date }; poke(): void }): void {
   router.add("GET", "/api/v1/effects", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
-    const state = query.get("state") ?? undefined;
-    if (state && !STATES.has(state)) throw new HttpError(400, `state must be one of ${[...STATES].join(", ")}`);
-    const limitText = query.get("limit");
-    const limit = limitText === null ? 100 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+    const { state, limit } = listQuery(query, STATES);
     const taskId = query.get("task") ?? undefined;
     const [effects, counts] = await Promise.all([deps.outbox.list({ ...(state ? { state } : {}), ...(taskId ? { taskId } : {}), limit }), deps.outbox.counts()]);
     sendJson(res, 200, { counts, effects });

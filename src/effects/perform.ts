@@ -7,7 +7,7 @@
  * state made pointless is dropped, not performed.
  */
 import { allGreen } from "../outcomes/classify.js";
-import { GitHubError, repoRef, type GitHub } from "../github/port.js";
+import { GitHubError, repoRef, type GitHub, type RepoRef } from "../github/port.js";
 import { commentMarker, withMarker } from "../texts/comments.js";
 import type { RunView, TaskView } from "../machine/decision.js";
 import type { EffectKind, EffectPayloads } from "../machine/effects.js";
@@ -39,6 +39,15 @@ const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
 
 /** A lost answer is looked for from a minute before the effect was recorded. */
 const lookBack = (e: OutboxEffect) => new Date(e.createdAt.getTime() - 60_000);
+
+/** A rerun is for a commit: skipped once that commit is no longer the head of its open PR. */
+async function ifStillHead(github: GitHub, repo: string, p: { pr: number; headSha: string }, rerun: (r: RepoRef) => Promise<void>): Promise<Performed> {
+  const r = repoRef(repo);
+  const pr = await github.getPull(r, p.pr);
+  if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
+  await rerun(r);
+  return done();
+}
 
 export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   label: {
@@ -115,22 +124,10 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
     },
   },
   "rerun-failed-jobs": {
-    async perform({ effect, github }, p) {
-      const r = repoRef(effect.repo);
-      const pr = await github.getPull(r, p.pr);
-      if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
-      await github.rerunFailedJobs(r, p.workflowRunId);
-      return done();
-    },
+    perform: ({ effect, github }, p) => ifStillHead(github, effect.repo, p, (r) => github.rerunFailedJobs(r, p.workflowRunId)),
   },
   "rerequest-check-suite": {
-    async perform({ effect, github }, p) {
-      const r = repoRef(effect.repo);
-      const pr = await github.getPull(r, p.pr);
-      if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
-      await github.rerequestCheckSuite(r, p.checkSuiteId);
-      return done();
-    },
+    perform: ({ effect, github }, p) => ifStillHead(github, effect.repo, p, (r) => github.rerequestCheckSuite(r, p.checkSuiteId)),
   },
   "update-branch": {
     async perform({ effect, github }, p) {

@@ -91,3 +91,13 @@ export function requireAdmin(req: IncomingMessage, adminToken: string): void {
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <ORCHESTRA_ADMIN_TOKEN>");
   if (!timingSafeEqual(digest(token), digest(adminToken))) throw new HttpError(401, "token is not the admin token");
 }
+
+/** `?state=…&limit=…` of a list route: the state one of `states`, the limit 1–1000 (default 100). 400 otherwise. */
+export function listQuery(query: URLSearchParams, states: ReadonlySet<string>): { state: string | undefined; limit: number } {
+  const state = query.get("state") ?? undefined;
+  if (state && !states.has(state)) throw new HttpError(400, `state must be one of ${[...states].join(", ")}`);
+  const limitText = query.get("limit");
+  const limit = limitText === null ? 100 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+  return { state, limit };
+}

@@ -1,4 +1,4 @@
-/** Route plumbing shared by every route module: context, replies, GitHub-style errors. */
+/** Route plumbing shared by every route module: context, replies, the request record, GitHub-style errors. */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Serializer } from "./json.js";
 import type { OperationSpec } from "./openapi.js";
@@ -10,6 +10,37 @@ export interface Reply {
   body?: unknown;
   raw?: { contentType: string; text: string };
   headers?: Record<string, string>;
+}
+
+/** One request as the fake saw and answered it (`FakeGitHub.requests`). */
+export interface RecordedRequest {
+  method: string;
+  /** REST path without the `/api/v3` prefix (e.g. `/repos/o/r/issues/1/labels`), or `/graphql` */
+  path: string;
+  query: Record<string, string>;
+  /** parsed JSON body (or the raw text when it is not JSON) */
+  body: unknown;
+  headers: Record<string, string>;
+  /** the description's operationId (`issues/add-labels`), or `graphql:<OperationName>` */
+  operationId?: string;
+  /** `METHOD /template` as in the description */
+  route?: string;
+  graphql?: { operationName: string | null; variables: Record<string, unknown> };
+  status: number;
+  /** when the request arrived (ms since the epoch) */
+  at: number;
+  /** the response body sent (JSON value or raw text) */
+  response?: unknown;
+  /** answered by an `inject` rule or by chaos instead of the handler (see `performedStatus`) */
+  injected?: boolean;
+  /**
+   * Set when the request was handled for real before an injected answer
+   * replaced the real one (`perform`, or a performed chaos 502): the status
+   * the real handling produced. The client only saw `status`.
+   */
+  performedStatus?: number;
+  /** the `x-github-request-id` sent with the answer */
+  requestId?: string;
 }
 
 export type AuthInfo =

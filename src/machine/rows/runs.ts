@@ -197,8 +197,9 @@ export const runExited: EventRows<"run-exited"> = everyState(() => refused("supe
     if (isRefusal(lease)) return lease;
     const { run } = lease;
     const usage = usageChange(run, e.report.usage);
-    const report = JSON.stringify(e.report);
     const fence = { runId: e.runId, leaseEpoch: e.leaseEpoch };
+    // What every exit records on the run: the report, the usage, when it ended.
+    const ended = (endReason: string, state: "exited" | "review") => ({ state, endedAt: ctx.now, endReason, report: JSON.stringify(e.report), ...usage.run });
     if (e.pr === null) {
       return move(ctx, "claimed", {
         summary: `run exited ${e.report.exitCode} without a pull request; owed a class`,
@@ -207,15 +208,7 @@ export const runExited: EventRows<"run-exited"> = everyState(() => refused("supe
         run: {
           id: run.id,
           from: ["live"],
-          patch: {
-            state: "exited",
-            endedAt: ctx.now,
-            endReason: `exited ${e.report.exitCode} without a pull request`,
-            report,
-            ...(e.report.headSha ? { headSha: e.report.headSha } : {}),
-            classifyAfter: null,
-            ...usage.run,
-          },
+          patch: { ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"), ...(e.report.headSha ? { headSha: e.report.headSha } : {}), classifyAfter: null },
         },
       });
     }
@@ -224,11 +217,7 @@ export const runExited: EventRows<"run-exited"> = everyState(() => refused("supe
         summary: `run exited with pull request #${e.pr.number}: in review`,
         task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
         fence,
-        run: {
-          id: run.id,
-          from: ["live"],
-          patch: { state: "review", endedAt: ctx.now, endReason: `pull request #${e.pr.number} opened`, report, prNumber: e.pr.number, headSha: e.pr.headSha, ...usage.run },
-        },
+        run: { id: run.id, from: ["live"], patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
       });
     }
     const m = e.pr.merge;
@@ -240,17 +229,13 @@ export const runExited: EventRows<"run-exited"> = everyState(() => refused("supe
         id: run.id,
         from: ["live"],
         patch: {
-          state: "exited",
-          endedAt: ctx.now,
-          endReason: `pull request #${m.prNumber} merged`,
-          report,
+          ...ended(`pull request #${m.prNumber} merged`, "exited"),
           prNumber: m.prNumber,
           headSha: m.headSha,
           class: "merged",
           recovery: "settle",
           evidence: JSON.stringify({ pr: m.prNumber, merged: true }),
           recoveredAt: ctx.now,
-          ...usage.run,
         },
       },
       receipt: ctx.hasReceipt ? undefined : { runId: run.id, ...m },
