@@ -127,7 +127,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   // The one write path, the outbox, and the rooms that raise events through them.
   const configs = new ConfigLoader(githubFor);
   let executor: Executor | undefined;
-  const tasks = new Tasks({ db, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
+  const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
   const outbox = new Outbox(db);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);

@@ -88,6 +88,9 @@ export interface LoopResult extends LatencyStats {
   ok: number;
   /** 204 answers (nothing claimable). */
   empty: number;
+  /** Latency of the 204 answers (ms, nearest rank). */
+  emptyP50Ms: number;
+  emptyP99Ms: number;
   /** Any other status, or no status at all. */
   bad: number;
   statuses: Record<string, number>;
@@ -102,10 +105,14 @@ export interface LoopResult extends LatencyStats {
 export interface LoopOptions {
   method: "GET" | "POST";
   path: string;
-  /** Requests to send in all (200 answers, when stopping at the first 204). */
+  /** 200 answers to collect. */
   target: number;
-  /** Claims: parse each 200 and stop every lane at the first 204. */
+  /**
+   * Claims: parse each 200, count 204s, and stop once `emptyStreak` answers
+   * in a row were 204 (the App sees nothing claimable any more).
+   */
   claims: boolean;
+  emptyStreak?: number;
   timeoutMs: number;
   deadlineMs: number;
   onClaim?: (c: Claimed) => void;
@@ -113,8 +120,11 @@ export interface LoopOptions {
 
 /**
  * Closed loop: every lane sends its next request as soon as the previous one
- * is answered, until `target` requests are taken (or, for claims, a 204 says
- * the queue is empty). Latency is from writing the request to reading the
+ * is answered, until `target` 200 answers are in (or, for claims, a run of
+ * 204s says the queue is empty). A single 204 does not end the phase: under
+ * contention a claimer can lose every candidate it looked at while tasks are
+ * still queued, and that is a figure to report, not the end of the queue.
+ * Latency is from writing the request to reading the
  * end of the answer; the JSON is parsed after the clock stops.
  */
 export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopResult> {
@@ -122,7 +132,10 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const claims: Claimed[] = [];
+  const emptyLatencies: number[] = [];
   let taken = 0;
+  let inflight = 0;
+  let streak = 0;
   let ok = 0;
   let empty = 0;
   let bad = 0;
@@ -135,14 +148,17 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
   }, o.deadlineMs);
   const body = o.method === "POST" ? "{}" : undefined;
   const lane = async (l: Lane, index: number): Promise<void> => {
-    while (!stop && taken < o.target) {
+    while (!stop && ok + inflight < o.target) {
       taken++;
+      inflight++;
       const t = process.hrtime.bigint();
-      const r = await request(l, o.method, o.path, { bearer: l.token, body, timeoutMs: o.timeoutMs });
+      const r = await request(l, o.method, o.path, { bearer: o.claims ? l.token : undefined, body, timeoutMs: o.timeoutMs });
       const ns = Number(process.hrtime.bigint() - t);
+      inflight--;
       statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1;
       if (r.status === 200) {
         ok++;
+        streak = 0;
         latencies.push(ns);
         if (o.claims) {
           const a = JSON.parse(r.body) as { task: { id: string; repo: string; issue: number }; run: { id: string } };
@@ -152,7 +168,8 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
         }
       } else if (r.status === 204 && o.claims) {
         empty++;
-        stop = true;
+        emptyLatencies.push(ns);
+        if (++streak >= (o.emptyStreak ?? 3 * lanes.length)) stop = true;
       } else {
         bad++;
         if (r.status === 0) errors[r.error ?? "unknown"] = (errors[r.error ?? "unknown"] ?? 0) + 1;
@@ -163,11 +180,14 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
   await Promise.all(lanes.map(lane));
   const elapsedS = Number(process.hrtime.bigint() - start) / 1e9;
   clearTimeout(timer);
+  const emptyStats = latencyStats(Float64Array.from(emptyLatencies));
   return {
     ...latencyStats(Float64Array.from(latencies)),
     sent: taken,
     ok,
     empty,
+    emptyP50Ms: emptyStats.p50Ms,
+    emptyP99Ms: emptyStats.p99Ms,
     bad,
     statuses,
     errors,

@@ -71,7 +71,7 @@ export async function dropAllDatabases(): Promise<void> {
   await Promise.allSettled([...liveDatabases.values()].map((drop) => drop()));
 }
 
-async function withPg<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function withPg<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await c.connect();
   try {
@@ -176,6 +176,7 @@ export interface StoreCheck {
   /** Tasks with more than one Run row: double claims. Must be 0. */
   tasksWithSeveralRuns: number;
   claimedTasks: number;
+  queuedTasks: number;
   /** Label effects by state (pending, running, done ...). */
   labelEffects: Record<string, number>;
 }
@@ -189,6 +190,7 @@ export async function checkStore(url: string): Promise<StoreCheck> {
       tasksWithRuns: await one(`SELECT count(DISTINCT "taskId") FROM "Run"`),
       tasksWithSeveralRuns: await one(`SELECT count(*) FROM (SELECT "taskId" FROM "Run" GROUP BY "taskId" HAVING count(*) > 1) AS d`),
       claimedTasks: await one(`SELECT count(*) FROM "Task" WHERE "state" = 'claimed'`),
+      queuedTasks: await one(`SELECT count(*) FROM "Task" WHERE "state" = 'queued'`),
       labelEffects: Object.fromEntries(effects.map((e) => [e.state, Number(e.n)])),
     };
   });
@@ -201,9 +203,4 @@ async function withDatabase<T>(url: string, fn: (d: Database) => Promise<T>): Pr
   } finally {
     await database.close();
   }
-}
-
-/** Label writes (add, remove, set) the fake answered with a 2xx between two instants. */
-export function labelWrites(fake: FakeGitHub, fromMs: number, toMs: number): number {
-  return fake.requests.filter((r) => r.method !== "GET" && /\/issues\/\d+\/labels/.test(r.path) && r.status < 300 && r.at >= fromMs && r.at <= toMs).length;
 }

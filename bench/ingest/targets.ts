@@ -84,13 +84,15 @@ export interface StartOptions {
   port: number;
   readyPath: string;
   startTimeoutMs: number;
+  /** Node options before the script (e.g. --cpu-prof, which NODE_OPTIONS does not take). */
+  execArgv?: string[];
 }
 
 /** A target that would not start; its message already says why. */
 export class StartError extends Error {}
 
 export async function startTarget(o: StartOptions): Promise<RunningTarget> {
-  const child = spawn(process.execPath, [o.script], {
+  const child = spawn(process.execPath, [...(o.execArgv ?? []), o.script], {
     cwd: o.cwd,
     env: o.env,
     stdio: ["ignore", "pipe", "pipe"],

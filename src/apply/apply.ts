@@ -1,182 +1,167 @@
 /**
  * The fenced apply: a decision becomes one database transaction — the
  * conditional update of the task (its version, plus run id and lease epoch
- * where a run is involved), the run's changes (fenced on the run's state),
- * a new run, a receipt, decisions, and the effects rows of the outbox. If any
+ * where a run is involved), the run's changes (fenced on the run's state), a
+ * new run, a receipt, decisions, and the effects rows of the outbox. If any
  * fence fails the transaction changes nothing and reports `Stale`.
  */
 import { randomUUID } from "node:crypto";
-import type { Db } from "../store/db.js";
-import { parseRing, pushError } from "../store/error-ring.js";
-import type { Decision, Subject, TaskView } from "../machine/decision.js";
+import type { Database } from "../store/db.js";
+import { type ErrorEntry, pushError } from "../store/error-ring.js";
+import { atomically, isUniqueViolation, StepRefused, type Step } from "../store/sql.js";
+import type { Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
 
 /** A fence did not hold: the task (or run) changed since it was read. Nothing was written. */
 export class Stale extends Error {
   override readonly name = "Stale";
 }
 
-/** A check inside the transaction refused it (e.g. a limit). Nothing was written. */
+/** A check of the caller's refused the transaction (e.g. a limit). Nothing was written. */
 export class RolledBack extends Error {
   override readonly name = "RolledBack";
 }
-
-/** Extra work inside the same transaction (a limit check, finishing the effect that raised the event). */
-export type InTransaction = (tx: Db) => Promise<string | null | void>;
 
 export interface ApplyInput {
   subject: Subject;
   task: TaskView | null;
   decision: Decision;
+  /** The error ring of the run the decision changes, as read (an error is appended to it). */
+  runErrors?: { text: string; ring: ErrorEntry[] };
   /** Effects are recorded as "would have done" (dry run). */
   dryRun: boolean;
   now: Date;
-  /** Runs last inside the transaction; a returned reason rolls everything back. */
-  inTransaction?: InTransaction;
+  /** The caller's own statements, last in the transaction: a limit check, finishing the effect that raised the event. */
+  steps?: Step[];
+  /**
+   * PostgreSQL: do not wait for a task row another transaction holds; treat it
+   * as changed (claims move on to the next candidate instead of queueing up).
+   */
+  noWait?: boolean;
 }
 
-const TX = { maxWait: 15_000, timeout: 30_000 };
+/** Fences report as stale; a caller's step refusing reports as rolled back. */
+const STALE = "stale: ";
+const one = (what: string) => (r: { changes: number }) => (r.changes === 1 ? null : `${STALE}${what}`);
 
-/** Applies a decision that writes something. Returns the task's id (a created one included). */
-export async function applyDecision(db: Db, input: ApplyInput): Promise<string | null> {
-  const { decision: d, now } = input;
+function taskSets(patch: TaskPatch): { sets: string[]; args: unknown[] } {
+  const sets: string[] = [];
+  const args: unknown[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (key === "usage") {
+      const u = value as NonNullable<TaskPatch["usage"]>;
+      sets.push(`"inputTokens" = "inputTokens" + ?`, `"outputTokens" = "outputTokens" + ?`, `"costUsd" = "costUsd" + ?`);
+      args.push(u.inputTokens, u.outputTokens, u.costUsd);
+    } else if (key === "continuation") {
+      sets.push(`"continuation" = ?`);
+      args.push(value === null ? null : JSON.stringify(value));
+    } else {
+      sets.push(`"${key}" = ?`);
+      args.push(value);
+    }
+  }
+  return { sets, args };
+}
+
+/** The statements of a decision, in order. */
+export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput): { steps: Step[]; taskId: string | null } {
+  const { decision: d, now, subject } = input;
+  const steps: Step[] = [];
+  let taskId = input.task?.id ?? null;
+  const t = input.task;
+  if (t && input.noWait && database.provider === "postgresql") {
+    steps.push({ sql: `SELECT 1 AS "held" FROM "Task" WHERE "id" = ? FOR UPDATE SKIP LOCKED`, args: [t.id], check: (r) => (r.rows.length === 1 ? null : `${STALE}task ${t.id} is being changed by another transaction`) });
+  }
+  if (d.outcome === "applied") {
+    if (d.create) {
+      taskId = d.create.id;
+      steps.push({
+        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        args: [d.create.id, subject.installationId, subject.repo, subject.issue, d.create.title, d.create.body, d.to, 0, d.create.priority, now, d.create.branch, d.label, now, now],
+      });
+    } else {
+      if (!t) throw new Error("a transition of a task that was not read");
+      const { sets, args } = taskSets(d.task);
+      const where = [`"id" = ?`, `"version" = ?`];
+      const whereArgs: unknown[] = [t.id, t.version];
+      if (d.fence?.runId !== undefined) {
+        where.push(d.fence.runId === null ? `"runId" IS NULL` : `"runId" = ?`);
+        if (d.fence.runId !== null) whereArgs.push(d.fence.runId);
+      }
+      if (d.fence?.leaseEpoch !== undefined) {
+        where.push(d.fence.leaseEpoch === null ? `"leaseEpoch" IS NULL` : `"leaseEpoch" = ?`);
+        if (d.fence.leaseEpoch !== null) whereArgs.push(d.fence.leaseEpoch);
+      }
+      steps.push({
+        sql: `UPDATE "Task" SET ${[...sets, `"state" = ?`, `"label" = ?`, `"version" = "version" + 1`, `"updatedAt" = ?`].join(", ")} WHERE ${where.join(" AND ")}`,
+        args: [...args, d.to, d.label, now, ...whereArgs],
+        check: one(`task ${t.id} changed since version ${t.version}`),
+      });
+    }
+    if (d.run) {
+      const { error, ...patch } = d.run.patch;
+      const sets: string[] = [];
+      const args: unknown[] = [];
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined) continue;
+        sets.push(`"${key}" = ?`);
+        args.push(value);
+      }
+      const where = [`"id" = ?`, `"state" IN (${d.run.from.map(() => "?").join(",")})`];
+      const whereArgs: unknown[] = [d.run.id, ...d.run.from];
+      if (error) {
+        const ring = input.runErrors ?? { text: "[]", ring: [] };
+        sets.push(`"errors" = ?`);
+        args.push(JSON.stringify(pushError(ring.ring, { at: now.toISOString(), ...error })));
+        where.push(`"errors" = ?`);
+        whereArgs.push(ring.text);
+      }
+      if (sets.length > 0) steps.push({ sql: `UPDATE "Run" SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, args: [...args, ...whereArgs], check: one(`run ${d.run.id} is no longer ${d.run.from.join(" or ")}`) });
+    }
+    if (d.newRun) {
+      const n = d.newRun;
+      steps.push({
+        sql: `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt","branch","continuation","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+        args: [n.id, taskId, n.attempt, n.workerId, n.mode, "live", n.leaseEpoch, n.leaseExpiresAt, n.branch, n.continuation ? JSON.stringify(n.continuation) : null, now],
+      });
+    }
+    if (d.receipt) {
+      const r = d.receipt;
+      steps.push({
+        sql: `INSERT INTO "CompletionReceipt" ("id","taskId","runId","prNumber","mergeSha","headSha","mergedAt") VALUES (?,?,?,?,?,?,?) ON CONFLICT ("taskId") DO NOTHING`,
+        args: [randomUUID(), taskId, r.runId, r.prNumber, r.mergeSha, r.headSha, r.mergedAt],
+      });
+    }
+  } else if (t) {
+    // Effects of an unchanged state still follow the state they were decided on.
+    steps.push({ sql: `UPDATE "Task" SET "version" = "version" + 1, "updatedAt" = ? WHERE "id" = ? AND "version" = ?`, args: [now, t.id, t.version], check: one(`task ${t.id} changed since version ${t.version}`) });
+  }
+  for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) {
+    steps.push({
+      sql: `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source","createdAt","expiresAt") VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
+      args: [x.id, taskId, x.runId, x.kind, x.subject, x.body, x.author, x.condition ?? null, x.source, now, x.expiresAt ?? null],
+    });
+  }
+  if (d.effects.length > 0) {
+    // One logical effect, one row: a key already recorded (the same event again) adds nothing.
+    steps.push({
+      sql: `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind","payload","state","nextAttemptAt","dryRun","createdAt") VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
+      args: d.effects.flatMap((e) => [randomUUID(), e.key, taskId, e.runId ?? null, subject.installationId, subject.repo, e.kind, JSON.stringify(e.payload), "pending", now, input.dryRun, now]),
+    });
+  }
+  return { steps: [...steps, ...(input.steps ?? [])], taskId };
+}
+
+/** Applies a decision that writes something, in one transaction. Returns the task's id (a created one included). */
+export async function applyDecision(database: Pick<Database, "raw" | "provider">, input: ApplyInput): Promise<string | null> {
+  const { steps, taskId } = stepsOf(database, input);
   try {
-    return await db.$transaction(async (txc) => {
-      const tx = txc as unknown as Db;
-      let taskId = input.task?.id ?? null;
-      if (d.outcome === "applied") {
-        if (d.create) {
-          taskId = d.create.id;
-          await tx.task.create({
-            data: {
-              id: d.create.id,
-              installationId: input.subject.installationId,
-              repo: input.subject.repo,
-              issue: input.subject.issue,
-              title: d.create.title,
-              body: d.create.body,
-              state: d.to,
-              attempt: 0,
-              priority: d.create.priority,
-              queuedAt: now,
-              branch: d.create.branch,
-              label: d.label,
-              createdAt: now,
-              updatedAt: now,
-            },
-          });
-        } else {
-          const t = input.task;
-          if (!t) throw new Error("a transition of a task that was not read");
-          const { usage, continuation, ...rest } = d.task;
-          const r = await tx.task.updateMany({
-            where: {
-              id: t.id,
-              version: t.version,
-              ...(d.fence?.runId !== undefined ? { runId: d.fence.runId } : {}),
-              ...(d.fence?.leaseEpoch !== undefined ? { leaseEpoch: d.fence.leaseEpoch } : {}),
-            },
-            data: {
-              ...rest,
-              ...(continuation !== undefined ? { continuation: continuation ? JSON.stringify(continuation) : null } : {}),
-              ...(usage
-                ? { inputTokens: { increment: usage.inputTokens }, outputTokens: { increment: usage.outputTokens }, costUsd: { increment: usage.costUsd } }
-                : {}),
-              state: d.to,
-              label: d.label,
-              version: { increment: 1 },
-              updatedAt: now,
-            },
-          });
-          if (r.count !== 1) throw new Stale(`task ${t.id} changed since version ${t.version}`);
-        }
-        if (d.run) {
-          const { error, ...patch } = d.run.patch;
-          let errors: string | undefined;
-          if (error) {
-            const cur = await tx.run.findUnique({ where: { id: d.run.id }, select: { errors: true } });
-            errors = JSON.stringify(pushError(parseRing(cur?.errors), { at: now.toISOString(), ...error }));
-          }
-          const r = await tx.run.updateMany({ where: { id: d.run.id, state: { in: d.run.from } }, data: { ...patch, ...(errors ? { errors } : {}) } });
-          if (r.count !== 1) throw new Stale(`run ${d.run.id} is no longer ${d.run.from.join(" or ")}`);
-        }
-        if (d.newRun) {
-          const n = d.newRun;
-          await tx.run.create({
-            data: {
-              id: n.id,
-              taskId: taskId!,
-              attempt: n.attempt,
-              workerId: n.workerId,
-              mode: n.mode,
-              state: "live",
-              leaseEpoch: n.leaseEpoch,
-              leaseExpiresAt: n.leaseExpiresAt,
-              branch: n.branch,
-              continuation: n.continuation ? JSON.stringify(n.continuation) : null,
-              startedAt: now,
-            },
-          });
-        }
-        if (d.receipt && !(await tx.completionReceipt.findUnique({ where: { taskId: taskId! }, select: { id: true } }))) {
-          await tx.completionReceipt.create({ data: { id: randomUUID(), taskId: taskId!, ...d.receipt } });
-        }
-      } else if (input.task) {
-        // Effects of an unchanged state still follow the state they were decided on.
-        const r = await tx.task.updateMany({ where: { id: input.task.id, version: input.task.version }, data: { version: { increment: 1 }, updatedAt: now } });
-        if (r.count !== 1) throw new Stale(`task ${input.task.id} changed since version ${input.task.version}`);
-      }
-      const decisions = d.outcome === "refused" ? [] : (d.decisions ?? []);
-      if (decisions.length > 0) {
-        const seen = new Set((await tx.decision.findMany({ where: { source: { in: decisions.map((x) => x.source) } }, select: { source: true } })).map((x) => x.source));
-        for (const x of decisions.filter((x) => !seen.has(x.source))) {
-          await tx.decision.create({
-            data: {
-              id: x.id,
-              taskId: taskId!,
-              runId: x.runId,
-              kind: x.kind,
-              subject: x.subject,
-              body: x.body,
-              author: x.author,
-              source: x.source,
-              condition: x.condition ?? null,
-              createdAt: now,
-              expiresAt: x.expiresAt ?? null,
-            },
-          });
-        }
-      }
-      if (d.effects.length > 0) {
-        const seen = new Set((await tx.effect.findMany({ where: { key: { in: d.effects.map((e) => e.key) } }, select: { key: true } })).map((e) => e.key));
-        const fresh = d.effects.filter((e, i) => !seen.has(e.key) && d.effects.findIndex((x) => x.key === e.key) === i);
-        if (fresh.length > 0) {
-          await tx.effect.createMany({
-            data: fresh.map((e) => ({
-              id: randomUUID(),
-              key: e.key,
-              taskId,
-              runId: e.runId ?? null,
-              installationId: input.subject.installationId,
-              repo: input.subject.repo,
-              kind: e.kind,
-              payload: JSON.stringify(e.payload),
-              state: "pending",
-              nextAttemptAt: now,
-              dryRun: input.dryRun,
-              createdAt: now,
-            })),
-          });
-        }
-      }
-      if (input.inTransaction) {
-        const why = await input.inTransaction(tx);
-        if (typeof why === "string") throw new RolledBack(why);
-      }
-      return taskId;
-    }, TX);
+    await atomically(database, steps);
+    return taskId;
   } catch (err) {
-    // Two transactions inserting the same task or effect key: the loser re-reads.
-    if ((err as { code?: string }).code === "P2002") throw new Stale(`a concurrent change won: ${(err as Error).message.split("\n").pop()}`);
+    if (err instanceof StepRefused) throw err.reason.startsWith(STALE) ? new Stale(err.reason.slice(STALE.length)) : new RolledBack(err.reason);
+    // Two transactions creating the same task: the loser reads it and decides again.
+    if (isUniqueViolation(err)) throw new Stale(`a concurrent change won: ${(err as Error).message.split("\n").pop()}`);
     throw err;
   }
 }

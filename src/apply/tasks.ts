@@ -6,34 +6,42 @@
  * every room raises events through it.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
+import type { Database, Db } from "../store/db.js";
 import { parseRing, pushError } from "../store/error-ring.js";
+import type { Step } from "../store/sql.js";
+import type { Task } from "../store/generated/sqlite/client.js";
 import type { ConfigResult } from "../config/repo.js";
 import type { Applied, Context, Decision, Refused, RefusalReason, Subject, TaskView } from "../machine/decision.js";
 import { runIdOf, type TaskEvent } from "../machine/events.js";
 import { decide } from "../machine/table.js";
-import { applyDecision, RolledBack, Stale, type InTransaction } from "./apply.js";
+import { applyDecision, RolledBack, Stale } from "./apply.js";
 import { runView, taskView } from "./views.js";
+import type { Run } from "../store/generated/sqlite/client.js";
 
 export interface Clock {
   now(): Date;
 }
 
-/** A task by id, or an issue that may not have a task yet. */
-export type TaskRef = { taskId: string } | { subject: Subject };
+/** A task by id (or its row, just read), or an issue that may not have a task yet. */
+export type TaskRef = { taskId: string } | { task: Task } | { subject: Subject };
 
 export type RaiseResult =
-  | { outcome: "applied"; taskId: string; decision: Applied; inTransactionRan: boolean }
-  | { outcome: "unchanged"; taskId: string | null; why: string; inTransactionRan: boolean }
-  | { outcome: "refused"; taskId: string | null; reason: RefusalReason; message: string; inTransactionRan: boolean };
+  | { outcome: "applied"; taskId: string; decision: Applied; stepsRan: boolean }
+  | { outcome: "unchanged"; taskId: string | null; why: string; stepsRan: boolean }
+  | { outcome: "refused"; taskId: string | null; reason: RefusalReason; message: string; stepsRan: boolean };
 
 export interface RaiseOptions {
-  /** Runs inside the transaction when the decision writes anything; a returned reason rolls it back. */
-  inTransaction?: InTransaction;
+  /** The caller's statements, run in the same transaction when the decision writes anything; a refused check rolls it back. */
+  steps?: Step[];
+  /** How often to decide again when someone else changed the task first (default 6). */
+  attempts?: number;
+  /** PostgreSQL: a task row another transaction holds counts as changed, without waiting for it. */
+  noWait?: boolean;
 }
 
 export interface TasksDeps {
   db: Db;
+  database: Pick<Database, "raw" | "provider">;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   log: Logger;
   clock: Clock;
@@ -47,64 +55,82 @@ const ATTEMPTS = 6;
 
 /** Events whose rows read whether a completion receipt exists. */
 const NEEDS_RECEIPT = new Set<TaskEvent["kind"]>(["pr-merged", "run-exited", "run-classified"]);
+/** Events whose rows read the task's whole run history (the others read at most the run they name). */
+const NEEDS_HISTORY = new Set<TaskEvent["kind"]>(["run-classified", "publish-refused", "pr-merged", "command"]);
 
 export class Tasks {
   constructor(readonly deps: TasksDeps) {}
 
-  async #context(ref: TaskRef, event: TaskEvent): Promise<Context> {
+  async #context(ref: TaskRef, event: TaskEvent, prefetched: Task | null): Promise<{ ctx: Context; runErrors: string | null }> {
     const { db, clock } = this.deps;
-    const row = "taskId" in ref ? await db.task.findUnique({ where: { id: ref.taskId } }) : await db.task.findUnique({ where: { repo_issue: { repo: ref.subject.repo, issue: ref.subject.issue } } });
-    if (!row && "taskId" in ref) throw new Error(`no task ${ref.taskId}`);
+    const row =
+      prefetched ??
+      ("taskId" in ref
+        ? await db.task.findUnique({ where: { id: ref.taskId } })
+        : "task" in ref
+          ? await db.task.findUnique({ where: { id: ref.task.id } })
+          : await db.task.findUnique({ where: { repo_issue: { repo: ref.subject.repo, issue: ref.subject.issue } } }));
+    if (!row && !("subject" in ref)) throw new Error(`no task ${"taskId" in ref ? ref.taskId : ref.task.id}`);
     const task = row ? taskView(row) : null;
     const subject: Subject = row ? { installationId: row.installationId, repo: row.repo, issue: row.issue } : (ref as { subject: Subject }).subject;
-    const runs = task ? (await db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } })).map(runView) : [];
     const wanted = runIdOf(event) ?? task?.runId ?? null;
-    const run = wanted ? (runs.find((r) => r.id === wanted) ?? null) : null;
+    let rows: Run[] = [];
+    if (task && NEEDS_HISTORY.has(event.kind)) rows = await db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } });
+    else if (task && wanted) rows = (await db.run.findMany({ where: { id: wanted, taskId: task.id } })) as Run[];
+    const runs = rows.map(runView);
+    const runRow = wanted ? (rows.find((r) => r.id === wanted) ?? null) : null;
     const hasReceipt = task && NEEDS_RECEIPT.has(event.kind) ? (await db.completionReceipt.count({ where: { taskId: task.id } })) > 0 : false;
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
-    return { subject, task, run, runs, config: cfg.ok ? cfg.config : null, hasReceipt, dryRun: this.deps.dryRun, now: clock.now() };
+    const ctx: Context = { subject, task, run: runRow ? runView(runRow) : null, runs, config: cfg.ok ? cfg.config : null, hasReceipt, dryRun: this.deps.dryRun, now: clock.now() };
+    return { ctx, runErrors: runRow?.errors ?? null };
   }
 
   /** Decides without applying: what the event would do now. */
   async preview(ref: TaskRef, event: TaskEvent): Promise<Decision> {
-    return decide(await this.#context(ref, event), event);
+    const { ctx } = await this.#context(ref, event, null);
+    return decide(ctx, event);
   }
 
   async raise(ref: TaskRef, event: TaskEvent, opts: RaiseOptions = {}): Promise<RaiseResult> {
     let lastStale = "";
-    for (let i = 0; i < ATTEMPTS; i++) {
-      const ctx = await this.#context(ref, event);
+    const attempts = opts.attempts ?? ATTEMPTS;
+    for (let i = 0; i < attempts; i++) {
+      // A row the caller has just read serves the first decision; a retry reads again.
+      const { ctx, runErrors } = await this.#context(ref, event, i === 0 && "task" in ref ? ref.task : null);
       const d = decide(ctx, event);
       const taskId = ctx.task?.id ?? null;
       const writes = d.outcome === "applied" || d.effects.length > 0 || (d.outcome === "unchanged" && (d.decisions?.length ?? 0) > 0);
       if (!writes) {
         return d.outcome === "refused"
-          ? { outcome: "refused", taskId, reason: d.reason, message: d.message, inTransactionRan: false }
-          : { outcome: "unchanged", taskId, why: (d as { why: string }).why, inTransactionRan: false };
+          ? { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: false }
+          : { outcome: "unchanged", taskId, why: (d as { why: string }).why, stepsRan: false };
       }
       try {
-        const id = await applyDecision(this.deps.db, {
+        const id = await applyDecision(this.deps.database, {
           subject: ctx.subject,
           task: ctx.task,
           decision: d,
+          ...(runErrors !== null ? { runErrors: { text: runErrors, ring: parseRing(runErrors) } } : {}),
           dryRun: ctx.dryRun || (ctx.config?.dryRun ?? false),
           now: ctx.now,
-          ...(opts.inTransaction ? { inTransaction: opts.inTransaction } : {}),
+          ...(opts.steps ? { steps: opts.steps } : {}),
+          ...(opts.noWait ? { noWait: true } : {}),
         });
         if (d.effects.length > 0) this.deps.onEffects();
         this.#log(ctx.task, ctx.subject, event, d);
-        if (d.outcome === "applied") return { outcome: "applied", taskId: id!, decision: d, inTransactionRan: true };
-        if (d.outcome === "refused") return { outcome: "refused", taskId, reason: d.reason, message: d.message, inTransactionRan: true };
-        return { outcome: "unchanged", taskId, why: d.why, inTransactionRan: true };
+        if (d.outcome === "applied") return { outcome: "applied", taskId: id!, decision: d, stepsRan: true };
+        if (d.outcome === "refused") return { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: true };
+        return { outcome: "unchanged", taskId, why: d.why, stepsRan: true };
       } catch (err) {
         if (err instanceof Stale) {
           lastStale = err.message;
           continue;
         }
-        if (err instanceof RolledBack) return { outcome: "refused", taskId, reason: "illegal", message: err.message, inTransactionRan: false };
+        if (err instanceof RolledBack) return { outcome: "refused", taskId, reason: "rolled-back", message: err.message, stepsRan: false };
         throw err;
       }
     }
+    if (attempts < ATTEMPTS) return { outcome: "refused", taskId: null, reason: "superseded", message: `someone else changed the task first (${lastStale})`, stepsRan: false };
     throw new Error(`${event.kind}: the task kept changing under it (${lastStale}); try again`);
   }
 

@@ -14,7 +14,7 @@ import type { Continuation } from "../machine/model.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
-import { overLimit, roomFor } from "./limits.js";
+import { limitSteps, roomFor } from "./limits.js";
 
 export interface ClaimAnswer {
   task: { id: string; repo: string; issue: number; title: string; body: string };
@@ -47,10 +47,14 @@ export interface ClaimsDeps {
   log: Logger;
 }
 
-/** Candidates looked at per claim, oldest highest-priority first. */
+/** Candidates looked at per query, oldest highest-priority first; a claim looks at a few windows at most. */
 const WINDOW = 25;
+const WINDOWS = 4;
 
 export class Claims {
+  /** Tasks a claim in this process is deciding on: other claims here take the next candidate instead of queueing behind it. */
+  readonly #claiming = new Set<string>();
+
   constructor(readonly deps: ClaimsDeps) {}
 
   async #config(task: Pick<Task, "installationId" | "repo">): Promise<RepoConfig | null> {
@@ -64,28 +68,44 @@ export class Claims {
     const now = clock.now();
     await this.deps.workers.seen(worker);
     const repos = this.deps.workers.reposOf(worker);
-    const candidates = await db.task.findMany({
-      where: { state: "queued", ...(repos ? { repo: { in: repos } } : {}), OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
-      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
-      take: WINDOW,
-    });
-    for (const c of candidates) {
-      const config = await this.#config(c);
-      if (!config || config.dispatch) continue; // paused by an invalid config, or the App runs it itself
-      const won = await this.claimTask(c, config, { mode: "worker", workerId: worker.id });
-      if (!won) continue;
-      return {
-        task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
-        run: {
-          id: won.runId,
-          attempt: won.attempt,
-          leaseEpoch: won.leaseEpoch,
-          leaseExpiresAt: won.leaseExpiresAt.toISOString(),
-          branch: c.branch,
-          continuation: parseJson<Continuation>(c.continuation),
+    const seen = new Set<string>();
+    // Per claim: repositories found full need not be asked about again.
+    const room = new Map<string, boolean>();
+    for (let w = 0; w < WINDOWS; w++) {
+      const candidates = await db.task.findMany({
+        where: {
+          state: "queued",
+          ...(repos ? { repo: { in: repos } } : {}),
+          OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }],
+          ...(seen.size || this.#claiming.size ? { id: { notIn: [...seen, ...this.#claiming] } } : {}),
         },
-        decisions: await this.deps.decisions.deliver(c.id, won.runId),
-      };
+        orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
+        take: WINDOW,
+      });
+      for (const c of candidates) {
+        seen.add(c.id);
+        if (this.#claiming.has(c.id) || room.get(c.repo) === false) continue;
+        const config = await this.#config(c);
+        if (!config || config.dispatch) continue; // paused by an invalid config, or the App runs it itself
+        if (!room.has(c.repo)) room.set(c.repo, await roomFor(db, c.repo, config));
+        if (room.get(c.repo) === false) continue;
+        const won = await this.claimTask(c, config, { mode: "worker", workerId: worker.id });
+        if (won === "full") room.set(c.repo, false);
+        if (!won || won === "full") continue;
+        return {
+          task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
+          run: {
+            id: won.runId,
+            attempt: won.attempt,
+            leaseEpoch: won.leaseEpoch,
+            leaseExpiresAt: won.leaseExpiresAt.toISOString(),
+            branch: c.branch,
+            continuation: parseJson<Continuation>(c.continuation),
+          },
+          decisions: await this.deps.decisions.deliver(c.id, won.runId),
+        };
+      }
+      if (candidates.length < WINDOW) return null;
     }
     return null;
   }
@@ -95,13 +115,23 @@ export class Claims {
    * any number of concurrent claimers exactly one transaction commits; a
    * claim that would go over a limit rolls back and changes nothing.
    */
-  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | null> {
-    const { db } = this.deps;
-    if (!(await roomFor(db, task.repo, config))) return null;
-    const runId = randomUUID();
-    const leaseEpoch = randomUUID();
-    const r = await this.deps.tasks.raise({ taskId: task.id }, { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId }, { inTransaction: overLimit(this.deps.provider, task.repo, config) });
-    if (r.outcome !== "applied") return null;
-    return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };
+  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "full" | null> {
+    if (this.#claiming.has(task.id)) return null;
+    this.#claiming.add(task.id);
+    try {
+      const runId = randomUUID();
+      const leaseEpoch = randomUUID();
+      // One try: a task someone else is claiming right now is theirs; the claim moves on.
+      const r = await this.deps.tasks.raise(
+        { task },
+        { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId },
+        { steps: limitSteps(this.deps.provider, task.repo, config), noWait: true, attempts: 1 },
+      );
+      if (r.outcome === "refused" && r.reason === "rolled-back") return "full"; // over a limit: rolled back
+      if (r.outcome !== "applied") return null;
+      return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };
+    } finally {
+      this.#claiming.delete(task.id);
+    }
   }
 }

@@ -8,6 +8,7 @@
  */
 import type { Database, Db } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
+import type { Step } from "../store/sql.js";
 
 const ownerOf = (repo: string) => repo.split("/")[0]!;
 
@@ -26,18 +27,24 @@ export async function roomFor(db: Db, repo: string, config: RepoConfig): Promise
 }
 
 /**
- * Inside the claim's transaction, after the task row became claimed: a
- * reason when the claim took the repository or organization over its limit
- * (the transaction then rolls back), else null.
+ * Inside the claim's transaction, after the task row became claimed: the
+ * statements that refuse it when it took the repository or organization over
+ * its limit (the transaction then rolls back).
  */
-export function overLimit(provider: Database["provider"], repo: string, config: RepoConfig) {
-  return async (tx: Db): Promise<string | null> => {
-    if (provider === "postgresql") {
-      await tx.$queryRawUnsafe(`SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtext($1))) AS locked`, `orchestra:limits:${ownerOf(repo).toLowerCase()}`);
-    }
-    const c = await counts(tx, repo);
-    if (c.inRepo > config.limits.maxConcurrentPerRepo) return `${repo} is at its limit of ${config.limits.maxConcurrentPerRepo} live leases`;
-    if (c.inOrg > config.limits.maxConcurrentPerOrg) return `${ownerOf(repo)} is at its limit of ${config.limits.maxConcurrentPerOrg} live leases`;
-    return null;
-  };
+export function limitSteps(provider: Database["provider"], repo: string, config: RepoConfig): Step[] {
+  const owner = ownerOf(repo);
+  return [
+    ...(provider === "postgresql" ? [{ sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`, args: [`orchestra:limits:${owner.toLowerCase()}`] }] : []),
+    {
+      sql: `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" FROM "Task" WHERE "state" = 'claimed' AND substr("repo", 1, ?) = ?`,
+      args: [repo, owner.length + 1, `${owner}/`],
+      check: (r) => {
+        const inRepo = Number(r.rows[0]?.["inRepo"] ?? 0);
+        const inOrg = Number(r.rows[0]?.["inOrg"] ?? 0);
+        if (inRepo > config.limits.maxConcurrentPerRepo) return `${repo} is at its limit of ${config.limits.maxConcurrentPerRepo} live leases`;
+        if (inOrg > config.limits.maxConcurrentPerOrg) return `${owner} is at its limit of ${config.limits.maxConcurrentPerOrg} live leases`;
+        return null;
+      },
+    },
+  ];
 }

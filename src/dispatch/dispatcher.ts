@@ -26,7 +26,8 @@ export class Dispatcher {
   async dispatch(task: Task, config: RepoConfig): Promise<boolean> {
     if (!config.dispatch) return false;
     if (task.backoffUntil && task.backoffUntil > this.deps.clock.now()) return false;
-    return (await this.deps.claims.claimTask(task, config, { mode: "dispatch", workerId: null })) !== null;
+    const won = await this.deps.claims.claimTask(task, config, { mode: "dispatch", workerId: null });
+    return won !== null && won !== "full";
   }
 
   async onWorkflowJob(payload: WorkflowJobPayload): Promise<void> {

@@ -200,10 +200,8 @@ export class Executor {
     const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };
     this.deps.log[state === "done" ? "debug" : "info"]({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, `effect ${state}`);
     if (out.event && e.taskId) {
-      const r = await this.deps.tasks.raise({ taskId: e.taskId }, out.event, {
-        inTransaction: async (tx) => ((await this.deps.outbox.finish(e, this.owner, state, fields, now, tx)) ? null : "another executor took the effect over"),
-      });
-      if (r.inTransactionRan) return;
+      const r = await this.deps.tasks.raise({ taskId: e.taskId }, out.event, { steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)] });
+      if (r.stepsRan) return;
     }
     await this.deps.outbox.finish(e, this.owner, state, fields, now);
   }

@@ -5,6 +5,7 @@
  * backoff, or parked with their error ring for an operator to replay.
  */
 import type { Db } from "../store/db.js";
+import type { Step } from "../store/sql.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import type { EffectKind, EffectSpec } from "../machine/effects.js";
 import type { Effect } from "../store/generated/sqlite/client.js";
@@ -139,9 +140,21 @@ export class Outbox {
     return null;
   }
 
+  /**
+   * The statement that finishes an effect inside the transaction of the
+   * outcome it raised (a dispatch, a publish): both, or neither.
+   */
+  finishStep(e: OutboxEffect, owner: string, state: "done" | "dropped", fields: { result?: unknown; note?: string }, now: Date): Step {
+    return {
+      sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
+      args: [state, now, fields.result !== undefined ? JSON.stringify(fields.result) : null, fields.note ?? null, e.seq, owner],
+      check: (r) => (r.changes === 1 ? null : "another executor took the effect over"),
+    };
+  }
+
   /** Finishes a claimed effect: done, dropped (superseded or refused by its guard) or dry-run. */
-  async finish(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run", fields: { result?: unknown; note?: string }, now: Date, db: Db = this.db): Promise<boolean> {
-    const r = await db.effect.updateMany({
+  async finish(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run", fields: { result?: unknown; note?: string }, now: Date): Promise<boolean> {
+    const r = await this.db.effect.updateMany({
       where: { seq: e.seq, state: "running", lockedBy: owner },
       data: {
         state,

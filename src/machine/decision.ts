@@ -195,7 +195,9 @@ export type RefusalReason =
   | "dispatch-mode"
   | "backing-off"
   | "config-invalid"
-  | "illegal";
+  | "illegal"
+  /** Not the machine's: a check of the caller's in the same transaction refused it (a limit). */
+  | "rolled-back";
 
 export interface Refused {
   outcome: "refused";

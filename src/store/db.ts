@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { SqlDriverAdapter, SqlDriverAdapterFactory, SqlQueryable } from "@prisma/driver-adapter-utils";
+import type { SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
 import { startCheckpointer } from "./checkpointer.js";
@@ -44,9 +44,10 @@ export interface Database {
   /**
    * The driver adapter under `db` (same connection or pool), for the one hot
    * path where the client's per-query planning costs more than the write:
-   * the batched inbox insert. Everything else goes through `db`.
+   * the batched inbox insert and the fenced apply (store/sql.ts). Everything
+   * else goes through `db`.
    */
-  raw: SqlQueryable;
+  raw: SqlDriverAdapter;
   provider: Provider;
   /** Human-readable location without credentials, for logs and /ready. */
   where: string;

@@ -14,122 +14,126 @@ const INPUTS = {
   branch: { type: "string", required: true },
   continuation: { type: "string", required: false },
 } as const;
+import { providers } from "../support/databases.js";
 
-let rig: Rig;
-afterEach(async () => {
-  rig.fake.assertNoViolations();
-  await rig.stop();
-});
+// The lifecycle on every provider this run has (PostgreSQL in CI): the apply writes SQL of its own.
+describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  let rig: Rig;
+  afterEach(async () => {
+    rig.fake.assertNoViolations();
+    await rig.stop();
+  });
 
-function workflowRunPayload(runId: number, action: "in_progress" | "completed") {
-  const repo = rig.fake.state.repo(REPO);
-  const run = repo.workflowRuns.get(runId)!;
-  // GitHub publishes no in_progress example; the completed one has the same shape.
-  return fakeWebhookPayload(rig.fake, "workflow_run", "completed", { repo: REPO, sender: "alice" }, { action, workflow_run: rig.fake.json.workflowRun(repo, run) });
-}
+  function workflowRunPayload(runId: number, action: "in_progress" | "completed") {
+    const repo = rig.fake.state.repo(REPO);
+    const run = repo.workflowRuns.get(runId)!;
+    // GitHub publishes no in_progress example; the completed one has the same shape.
+    return fakeWebhookPayload(rig.fake, "workflow_run", "completed", { repo: REPO, sender: "alice" }, { action, workflow_run: rig.fake.json.workflowRun(repo, run) });
+  }
 
-test("dispatch happy path: queue → workflow_dispatch with the run's inputs → progress renews the lease → success with a PR → review", async () => {
-  rig = await startRig();
-  rig.config("dispatch:\n  workflow: agent.yml\n  ref: main\n");
-  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
-  await rig.queue(20);
-  expect(rig.fake.state.dispatches).toHaveLength(1);
-  const d = rig.fake.state.dispatches[0]!;
-  const t = await rig.task(20);
-  expect(t.task.state).toBe("claimed");
-  const run = t.runs[0];
-  expect(d.inputs).toEqual({ task: t.task.id, run: run.id, attempt: "1", lease_epoch: run.leaseEpoch, branch: "agent/issue-20", continuation: "" });
-  expect(run.mode).toBe("dispatch");
-  expect(rig.labels(20)).toEqual(["agent:in-progress"]);
-  // Workers never get dispatch-mode tasks.
-  expect((await (await rig.worker()).claim()).status).toBe(204);
+  test("dispatch happy path: queue → workflow_dispatch with the run's inputs → progress renews the lease → success with a PR → review", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n  ref: main\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+    await rig.queue(20);
+    expect(rig.fake.state.dispatches).toHaveLength(1);
+    const d = rig.fake.state.dispatches[0]!;
+    const t = await rig.task(20);
+    expect(t.task.state).toBe("claimed");
+    const run = t.runs[0];
+    expect(d.inputs).toEqual({ task: t.task.id, run: run.id, attempt: "1", lease_epoch: run.leaseEpoch, branch: "agent/issue-20", continuation: "" });
+    expect(run.mode).toBe("dispatch");
+    expect(rig.labels(20)).toEqual(["agent:in-progress"]);
+    // Workers never get dispatch-mode tasks.
+    expect((await (await rig.worker()).claim()).status).toBe(204);
 
-  const wr = rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!;
-  wr.status = "in_progress";
-  const before = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
-  rig.clock.offsetMs += 120_000;
-  await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "in_progress"));
-  const after = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
-  expect(after.getTime()).toBeGreaterThan(before.getTime());
+    const wr = rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!;
+    wr.status = "in_progress";
+    const before = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
+    rig.clock.offsetMs += 120_000;
+    await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "in_progress"));
+    const after = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
+    expect(after.getTime()).toBeGreaterThan(before.getTime());
 
-  rig.fake.state.addBranch(REPO, "agent/issue-20", { aheadBy: 1 });
-  const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-20", body: "Closes #20" });
-  rig.fake.state.completeWorkflowRun(REPO, d.runId!, "success");
-  await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
-  const done = await rig.task(20);
-  expect(done.task).toMatchObject({ state: "review", prNumber: pr.number });
-  expect(rig.labels(20)).toEqual(["agent:review"]);
-});
+    rig.fake.state.addBranch(REPO, "agent/issue-20", { aheadBy: 1 });
+    const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-20", body: "Closes #20" });
+    rig.fake.state.completeWorkflowRun(REPO, d.runId!, "success");
+    await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
+    const done = await rig.task(20);
+    expect(done.task).toMatchObject({ state: "review", prNumber: pr.number });
+    expect(rig.labels(20)).toEqual(["agent:review"]);
+  });
 
-test("a failed workflow run without a PR requeues and dispatches the next attempt", async () => {
-  rig = await startRig();
-  rig.config("dispatch:\n  workflow: agent.yml\n");
-  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
-  await rig.queue(21);
-  const first = rig.fake.state.dispatches[0]!;
-  rig.fake.state.completeWorkflowRun(REPO, first.runId!, "failure");
-  await rig.deliverPayload("workflow_run", workflowRunPayload(first.runId!, "completed"));
-  expect((await rig.task(21)).task).toMatchObject({ state: "queued", attempt: 1 });
-  await rig.sweep();
-  expect(rig.fake.state.dispatches).toHaveLength(2);
-  expect(rig.fake.state.dispatches[1]!.inputs["attempt"]).toBe("2");
-});
+  test("a failed workflow run without a PR requeues and dispatches the next attempt", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+    await rig.queue(21);
+    const first = rig.fake.state.dispatches[0]!;
+    rig.fake.state.completeWorkflowRun(REPO, first.runId!, "failure");
+    await rig.deliverPayload("workflow_run", workflowRunPayload(first.runId!, "completed"));
+    expect((await rig.task(21)).task).toMatchObject({ state: "queued", attempt: 1 });
+    await rig.sweep();
+    expect(rig.fake.state.dispatches).toHaveLength(2);
+    expect(rig.fake.state.dispatches[1]!.inputs["attempt"]).toBe("2");
+  });
 
-test("a refused dispatch leaves the task queued, charges nothing, comments once and backs off", async () => {
-  rig = await startRig();
-  rig.config("dispatch:\n  workflow: agent.yml\n");
-  rig.fake.state.addWorkflow(REPO, { path: "agent.yml", dispatchable: false });
-  await rig.queue(22);
-  const attempts = () => rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
-  expect(attempts()).toBe(1);
-  let t = await rig.task(22);
-  expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
-  expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
-  expect(t.runs[0]).toMatchObject({ state: "aborted" });
-  expect(t.runs[0].errors[0].class).toBe("preparation");
-  expect(rig.labels(22)).toEqual(["agent:queued"]);
+  test("a refused dispatch leaves the task queued, charges nothing, comments once and backs off", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", dispatchable: false });
+    await rig.queue(22);
+    const attempts = () => rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
+    expect(attempts()).toBe(1);
+    let t = await rig.task(22);
+    expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
+    expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
+    expect(t.runs[0]).toMatchObject({ state: "aborted" });
+    expect(t.runs[0].errors[0].class).toBe("preparation");
+    expect(rig.labels(22)).toEqual(["agent:queued"]);
 
-  // 20 sweeps inside the backoff: no new dispatch, no new comment.
-  for (let i = 0; i < 20; i++) await rig.sweep();
-  expect(attempts()).toBe(1);
+    // 20 sweeps inside the backoff: no new dispatch, no new comment.
+    for (let i = 0; i < 20; i++) await rig.sweep();
+    expect(attempts()).toBe(1);
 
-  // 20 sweeps each past a growing backoff: retried each time, still one comment, nothing charged.
-  for (let i = 0; i < 20; i++) {
+    // 20 sweeps each past a growing backoff: retried each time, still one comment, nothing charged.
+    for (let i = 0; i < 20; i++) {
+      rig.clock.offsetMs += 2 * 3600_000;
+      await rig.sweep();
+    }
+    expect(attempts()).toBe(21);
+    expect(rig.fake.state.commentsOn(REPO, 22)).toHaveLength(1);
+    expect(rig.fake.state.commentsOn(REPO, 22)[0]!.body).toContain("no attempt was counted");
+    t = await rig.task(22);
+    expect(t.task).toMatchObject({ state: "queued", attempt: 0 });
+    expect(rig.labels(22)).toEqual(["agent:queued"]);
+
+    // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
+    rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
     rig.clock.offsetMs += 2 * 3600_000;
     await rig.sweep();
-  }
-  expect(attempts()).toBe(21);
-  expect(rig.fake.state.commentsOn(REPO, 22)).toHaveLength(1);
-  expect(rig.fake.state.commentsOn(REPO, 22)[0]!.body).toContain("no attempt was counted");
-  t = await rig.task(22);
-  expect(t.task).toMatchObject({ state: "queued", attempt: 0 });
-  expect(rig.labels(22)).toEqual(["agent:queued"]);
+    t = await rig.task(22);
+    expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
+  });
 
-  // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
-  rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
-  rig.clock.offsetMs += 2 * 3600_000;
-  await rig.sweep();
-  t = await rig.task(22);
-  expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
-});
-
-test("the dispatch sweep is not hidden behind a long queue of worker-mode tasks elsewhere", async () => {
-  rig = await startRig();
-  rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
-  for (let i = 100; i < 130; i++) await rig.queue(i); // worker mode: the sweep never dispatches these
-  const flows = "acme/flows";
-  rig.fake.state.addRepo(flows, { installationId: 77 });
-  rig.fake.state.setPermission(flows, "alice", "write");
-  rig.fake.state.setFile(flows, ".github/orchestra.yml", "dispatch:\n  workflow: agent.yml\n");
-  rig.fake.state.addWorkflow(flows, { path: "agent.yml", inputs: { ...INPUTS } });
-  rig.fake.state.addIssue(flows, { number: 1, title: "Flow", labels: ["agent:queued"], user: "alice" });
-  // GitHub is down when the label arrives: the task is queued, its dispatch refused and backed off.
-  rig.fake.inject({ method: "POST", path: "actions/create-workflow-dispatch", status: 422, body: { message: "Unexpected inputs provided" }, times: 1 });
-  await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: flows, issue: 1, label: "agent:queued", sender: "alice" }));
-  expect(rig.fake.state.dispatches).toHaveLength(0);
-  rig.clock.offsetMs += 61_000;
-  const swept = await rig.sweep();
-  expect(swept.dispatched).toBe(1);
-  expect(rig.fake.state.dispatches).toHaveLength(1);
-  expect(rig.fake.state.dispatches[0]!.inputs["attempt"]).toBe("1");
+  test("the dispatch sweep is not hidden behind a long queue of worker-mode tasks elsewhere", async () => {
+    rig = await startRig({ provider });
+    rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
+    for (let i = 100; i < 130; i++) await rig.queue(i); // worker mode: the sweep never dispatches these
+    const flows = "acme/flows";
+    rig.fake.state.addRepo(flows, { installationId: 77 });
+    rig.fake.state.setPermission(flows, "alice", "write");
+    rig.fake.state.setFile(flows, ".github/orchestra.yml", "dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(flows, { path: "agent.yml", inputs: { ...INPUTS } });
+    rig.fake.state.addIssue(flows, { number: 1, title: "Flow", labels: ["agent:queued"], user: "alice" });
+    // GitHub is down when the label arrives: the task is queued, its dispatch refused and backed off.
+    rig.fake.inject({ method: "POST", path: "actions/create-workflow-dispatch", status: 422, body: { message: "Unexpected inputs provided" }, times: 1 });
+    await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: flows, issue: 1, label: "agent:queued", sender: "alice" }));
+    expect(rig.fake.state.dispatches).toHaveLength(0);
+    rig.clock.offsetMs += 61_000;
+    const swept = await rig.sweep();
+    expect(swept.dispatched).toBe(1);
+    expect(rig.fake.state.dispatches).toHaveLength(1);
+    expect(rig.fake.state.dispatches[0]!.inputs["attempt"]).toBe("1");
+  });
 });

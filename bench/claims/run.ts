@@ -1,0 +1,301 @@
+// Claim benchmark: POST /api/v1/claims against the built App, started as a
+// user starts it, with 10,000 queued tasks in a fresh database, on SQLite,
+// PostgreSQL with one App process and PostgreSQL with two. The baseline is
+// GET /health on the same server(s) at the same concurrency, in the same run.
+// See bench/README.md for how to run it and how to read the output.
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import os from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { cleanupAllSync, freePort, makeTempDir, removeTempDir, settle, sleep, StartError, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
+import { closedLoop, newLane, registerWorker, type Claimed, type Lane, type LoopResult } from "./load.js";
+import { checkConfig, checkStore, dropAllDatabases, explainCandidates, freshDatabase, IN_PROGRESS, QUEUED, seed, startFake, type Plan, type StoreCheck } from "./world.js";
+import { cpuCount, LabelSampler, labelFigures, meter } from "./observe.js";
+import { report, type ConfigRun, type Kind } from "./report.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../../..");
+const MAIN = join(root, "dist/src/main.js");
+const KINDS: Record<Kind, { processes: number; pg: boolean }> = { sqlite: { processes: 1, pg: false }, pg1: { processes: 1, pg: true }, pg2: { processes: 2, pg: true } };
+
+const USAGE = `Usage: npm run bench:claims -- [options]
+
+  --database-url URL   PostgreSQL server where the role may create databases
+                       (postgresql://...); without it pg1 and pg2 are skipped
+  --configs LIST       of sqlite,pg1,pg2 (default all three)
+  --claims N           measured claims per configuration (default 2000)
+  --warmup N           claims before measuring, not counted (default 100)
+  --concurrency N      claimers = connections = workers, split over the App
+                       processes (default 8)
+  --tasks N            queued tasks seeded (default 10000)
+  --repos N            repositories they are spread over (default 100)
+  --label-wait N       seconds to wait for the sampled label after the phase (default 30)
+  --p99-target N       claim p99 target in ms (default 50)
+  --timeout-ms N       per request (default 10000)
+  --max-minutes N      hard limit for the whole run (default 20)
+  --cpu-prof           write a V8 CPU profile of every App process (stopped
+                       with SIGTERM) to bench/results/claims-prof-<timestamp>/
+`;
+
+export interface Config {
+  databaseUrl: string | null;
+  configs: Kind[];
+  claims: number;
+  warmup: number;
+  concurrency: number;
+  tasks: number;
+  repos: number;
+  labelWaitS: number;
+  p99TargetMs: number;
+  timeoutMs: number;
+  maxMinutes: number;
+  cpuProf: string | null;
+}
+
+class UsageError extends Error {}
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+
+function parseConfig(argv: string[]): Config {
+  const str = (d?: string) => ({ type: "string" as const, ...(d === undefined ? {} : { default: d }) });
+  const { values: v } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      "database-url": str(),
+      configs: str("sqlite,pg1,pg2"),
+      claims: str("2000"),
+      warmup: str("100"),
+      concurrency: str("8"),
+      tasks: str("10000"),
+      repos: str("100"),
+      "label-wait": str("30"),
+      "p99-target": str("50"),
+      "timeout-ms": str("10000"),
+      "max-minutes": str("20"),
+      "cpu-prof": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (v.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const num = (name: string, min: number): number => {
+    const raw = (v as Record<string, unknown>)[name];
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
+    return n;
+  };
+  const configs = String(v.configs).split(",").map((s) => s.trim()) as Kind[];
+  if (configs.length === 0 || configs.some((c) => !(c in KINDS))) throw new UsageError(`--configs takes a comma list of sqlite,pg1,pg2`);
+  const databaseUrl = v["database-url"] ?? null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError("--database-url must be postgresql://...");
+  const cfg: Config = {
+    databaseUrl,
+    configs,
+    claims: num("claims", 1),
+    warmup: num("warmup", 0),
+    concurrency: num("concurrency", 1),
+    tasks: num("tasks", 1),
+    repos: num("repos", 1),
+    labelWaitS: num("label-wait", 0),
+    p99TargetMs: num("p99-target", 0),
+    timeoutMs: num("timeout-ms", 100),
+    maxMinutes: num("max-minutes", 1),
+    cpuProf: v["cpu-prof"] ? join(root, "bench/results", `claims-prof-${stamp}`) : null,
+  };
+  if (cfg.warmup + cfg.claims > cfg.tasks) throw new UsageError(`--warmup + --claims (${cfg.warmup + cfg.claims}) must not exceed --tasks (${cfg.tasks}): every claim takes a task`);
+  if (cfg.repos > 1000) throw new UsageError("--repos must be at most 1000 (names are r000..r999)");
+  return cfg;
+}
+
+const log = (line: string): void => void process.stdout.write(line + "\n");
+const fmt = (n: number | null, d = 1): string => (n !== null && Number.isFinite(n) ? n.toFixed(d) : "-");
+const loopLine = (r: LoopResult, what: string): string =>
+  `${r.ok}/${r.sent} ${what} in ${fmt(r.elapsedS, 2)} s  ${fmt(r.throughputPerS, 0)}/s  p50 ${fmt(r.p50Ms, 2)} ms  p99 ${fmt(r.p99Ms, 2)} ms  max ${fmt(r.maxMs, 1)} ms` +
+  (r.empty ? `  204s ${r.empty} (p50 ${fmt(r.emptyP50Ms, 2)} ms, p99 ${fmt(r.emptyP99Ms, 2)} ms)` : "") + (r.bad ? `  OTHER ${JSON.stringify(r.statuses)} ${JSON.stringify(r.errors)}` : "") + (r.timedOut ? "  DEADLINE HIT" : "");
+
+let deadlineAt = Infinity;
+const remainingMs = (): number => Math.max(1000, deadlineAt - Date.now());
+
+async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
+  const tag = `[${kind}]`;
+  const { processes, pg } = KINDS[kind];
+  const layout = { tasks: cfg.tasks, repos: cfg.repos };
+  let t = Date.now();
+  const fake = await startFake(layout);
+  log(`${tag} fake GitHub on ${fake.url}: ${cfg.repos} repositories, ${cfg.tasks} open issues labelled ${QUEUED} (${Date.now() - t} ms)`);
+  const dataDir = makeTempDir("orchestra-bench-claims-db-");
+  const targets: RunningTarget[] = [];
+  const cwds: string[] = [];
+  const lanes: Lane[] = [];
+  let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
+  try {
+    db = await freshDatabase(dataDir, pg ? cfg.databaseUrl : null);
+    t = Date.now();
+    await seed(db.url, layout, (line) => log(`${tag} ${line}`));
+    const seedS = (Date.now() - t) / 1000;
+    const plan: Plan = await explainCandidates(db.url);
+    log(`${tag} candidate query plan at ${cfg.tasks} queued: ${plan.key}${plan.fullScanSort ? "  FULL SCAN + SORT" : ""}`);
+
+    const adminToken = randomBytes(32).toString("hex");
+    for (let i = 0; i < processes; i++) {
+      const cwd = makeTempDir("orchestra-bench-claims-cwd-");
+      cwds.push(cwd);
+      const port = await freePort();
+      const env: Record<string, string> = {
+        PATH: process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+        HOME: cwd,
+        TMPDIR: cwd,
+        NODE_ENV: "production",
+        LOG_LEVEL: "warn",
+        ...fake.env,
+        WEBHOOK_SECRET: randomBytes(24).toString("hex"),
+        ORCHESTRA_ADMIN_TOKEN: adminToken,
+        DATABASE_URL: db.url,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+      };
+      log(`${tag} starting App process ${i + 1}/${processes} (node dist/src/main.js, ${db.where})`);
+      t = Date.now();
+      targets.push(await startTarget({ name: `${kind} app ${i + 1}`, script: MAIN, cwd, env, port, readyPath: "/ready", startTimeoutMs: 60_000, ...(cfg.cpuProf ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${join(cfg.cpuProf, `${kind}-app${i + 1}`)}`] } : {}) }));
+      log(`${tag} app ${i + 1} ready in ${Date.now() - t} ms on 127.0.0.1:${port} (pid ${targets[i]!.child.pid})`);
+    }
+    // Start-up work (the first sweep reads every repository's config) is not part of any figure.
+    for (const tg of targets) await settle(tg.child.pid, 1, 20);
+    for (let i = 0; i < cfg.concurrency; i++) lanes.push(newLane(targets[i % processes]!.port));
+    for (const [i, lane] of lanes.entries()) await registerWorker(lane, adminToken, `bench-${i + 1}`, cfg.timeoutMs);
+    log(`${tag} ${lanes.length} workers registered, connections per App process: ${targets.map((tg) => lanes.filter((l) => l.port === tg.port).length).join(" + ")}`);
+
+    const loop = (target: number, claims: boolean, onClaim?: (c: Claimed) => void): Promise<LoopResult> =>
+      closedLoop(lanes, { method: claims ? "POST" : "GET", path: claims ? "/api/v1/claims" : "/health", target, claims, timeoutMs: cfg.timeoutMs, deadlineMs: remainingMs(), ...(onClaim ? { onClaim } : {}) });
+    const healthWarmup = await loop(Math.max(cfg.warmup, 100), false);
+    log(`${tag} health warm-up   ${loopLine(healthWarmup, "answered")}`);
+    const health = await loop(cfg.claims, false);
+    log(`${tag} GET /health      ${loopLine(health, "answered")}`);
+
+    // The label sample: the first claim, the head of the outbox queue.
+    const sampler = new LabelSampler(fake);
+    const claimWarmup = await loop(cfg.warmup, true, sampler.onClaim);
+    log(`${tag} claim warm-up    ${loopLine(claimWarmup, "claimed")}`);
+    let claims: LoopResult | undefined;
+    const phase = { start: 0, end: 0 };
+    const cost = await meter(targets.map((tg) => tg.child.pid), pg ? db.url : null, async () => {
+      phase.start = Date.now();
+      claims = await loop(cfg.claims, true, sampler.onClaim);
+      phase.end = Date.now();
+    });
+    if (!claims) throw new Error("the claim phase did not run");
+    log(`${tag} POST /claims     ${loopLine(claims, "claimed")}`);
+    const per = (ms: number | null): number | null => (ms === null || claims!.sent === 0 ? null : ms / claims!.sent);
+    log(
+      `${tag} cost per claim   App ${fmt(per(cost.appCpuMs), 1)} ms CPU, bench ${fmt(per(cost.benchCpuMs), 1)} ms` +
+        (pg ? `, PostgreSQL ${fmt(per(cost.dbCpuMs), 1)} ms CPU, ${fmt(per(cost.dbCommits), 1)} commits + ${fmt(per(cost.dbRollbacks), 2)} rollbacks` : "") +
+        `; machine ${fmt((cost.machineBusy ?? NaN) * 100, 0)}% busy (${cpuCount()} CPUs)`,
+    );
+    if (cost.dbWaiting) {
+      const waits = Object.entries(cost.dbWaiting).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${fmt(n, 2)}`).join(", ");
+      log(`${tag} PostgreSQL       backends running a statement: ${fmt(cost.dbActive, 2)} on average; of those waiting: ${waits || "none"}`);
+    }
+
+    const answered = [...claimWarmup.claims, ...claims.claims];
+    const doubleAnswers = answered.length - new Set(answered.map((c) => c.taskId)).size;
+    const store: StoreCheck = await checkStore(db.url);
+    const storeOk = store.tasksWithSeveralRuns === 0 && store.runs === answered.length;
+    if (claimWarmup.empty + claims.empty > 0 && store.queuedTasks > 0) {
+      log(`${tag} 204s             ${claimWarmup.empty + claims.empty} claims answered 204 while ${store.queuedTasks} tasks were still queued: every candidate those claimers looked at was taken by a concurrent claim first`);
+    }
+    log(`${tag} double claims    answers: ${doubleAnswers} task(s) answered twice; store: ${store.runs} Run rows for ${answered.length} 200 answers, ${store.tasksWithSeveralRuns} task(s) with more than one run  ${doubleAnswers === 0 && storeOk ? "OK" : "FAIL"}`);
+
+    await sampler.wait(cfg.labelWaitS * 1000);
+    const labels = labelFigures(fake, sampler, phase, (await checkStore(db.url)).labelEffects);
+    if (labels.sample) {
+      log(`${tag} labels           ${labels.sample.repo}#${labels.sample.issue} (first claim, head of the outbox): ${IN_PROGRESS} after ${fmt(labels.sample.inProgressAfterS, 2)} s, ${QUEUED} removed after ${fmt(labels.sample.queuedRemovedAfterS, 2)} s${labels.sample.queuedRemovedAfterS === null ? ` (not within --label-wait ${cfg.labelWaitS} s)` : ""}`);
+    }
+    log(
+      `${tag} label writes     ${labels.writesDuringPhase} during the ${fmt(labels.phaseS, 1)} s claim phase (${fmt(labels.writeRatePerS, 2)}/s), ${labels.writesSinceFirstClaim} since the first claim (${fmt(labels.writeRateSinceFirstClaimPerS, 2)}/s); ` +
+        `${labels.pendingLabelEffects} of ${answered.length} label swaps still pending. Expected, not a failure: production pacing allows about one write per second per installation and a swap takes two, ` +
+        `so GitHub shows the rest over the next ~${fmt((labels.pendingLabelEffects * 2) / 60, 0)} min.`,
+    );
+
+    const serverOutputLines = targets.reduce((n, tg) => n + tg.output.lines, 0);
+    if (serverOutputLines > 0) log(`${tag} App output       ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
+    return {
+      name: kind, processes, concurrency: cfg.concurrency, database: db.where, seedS, plan, healthWarmup, health, claimWarmup, claims,
+      cost, serverCpuMsPerClaim: per(cost.appCpuMs), benchCpuMsPerClaim: per(cost.benchCpuMs), dbCpuMsPerClaim: per(cost.dbCpuMs),
+      doubleAnswers, store, storeOk, labels, serverOutputLines,
+      serverOutputTail: targets.map((tg) => tg.output.toString().slice(-1500)).join("\n---\n"),
+      fakeViolations: fake.violations.slice(0, 20),
+    };
+  } finally {
+    for (const l of lanes) l.agent.destroy();
+    await Promise.all(targets.map(async (tg) => {
+      // A profile is written on a clean exit only: SIGTERM first (the App finishes and exits), then the kill.
+      if (cfg.cpuProf && tg.child.exitCode === null) {
+        tg.child.kill("SIGTERM");
+        await Promise.race([tg.exited, sleep(15_000)]);
+      }
+      await stopTarget(tg);
+    }));
+    await db?.drop().catch((e: unknown) => log(`${tag} could not drop the database: ${(e as Error).message}`));
+    for (const dir of [dataDir, ...cwds]) removeTempDir(dir);
+    await fake.close();
+  }
+}
+
+async function main(): Promise<number> {
+  let cfg: Config;
+  try {
+    cfg = parseConfig(process.argv.slice(2));
+    checkConfig();
+  } catch (e) {
+    process.stderr.write(`bench:claims: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (!existsSync(MAIN)) {
+    process.stderr.write(`bench:claims: ${MAIN} is missing; run npm run build (npm run bench:claims does)\n`);
+    return 2;
+  }
+  const t0 = Date.now();
+  deadlineAt = t0 + cfg.maxMinutes * 60_000;
+  const load = os.loadavg();
+  log(`bench:claims  ${os.cpus().length} CPUs, load average ${load.map((l) => l.toFixed(2)).join(" ")}${load[0]! > os.cpus().length / 2 ? "  (busy machine: expect noise)" : ""}`);
+  log(`${cfg.tasks} queued tasks over ${cfg.repos} repositories; ${cfg.warmup} warm-up + ${cfg.claims} measured claims; concurrency ${cfg.concurrency}`);
+  const runs: ConfigRun[] = [];
+  const skipped: string[] = [];
+  for (const kind of cfg.configs) {
+    if (KINDS[kind].pg && !cfg.databaseUrl) {
+      skipped.push(kind);
+      log(`[${kind}] SKIPPED: PostgreSQL configurations need --database-url postgresql://... (a role that may create databases, e.g. the one .ci/pg-setup.sh prints)`);
+      continue;
+    }
+    runs.push(await runConfig(cfg, kind));
+  }
+  return report(cfg, runs, skipped, { root, stamp, startedAt: t0, loadAtStart: load, log });
+}
+
+let dying = false;
+const die = (code: number, why: string): void => {
+  if (dying) return;
+  dying = true;
+  process.stderr.write(`bench:claims: ${why}, cleaning up\n`);
+  cleanupAllSync();
+  void Promise.race([dropAllDatabases(), sleep(10_000)]).finally(() => process.exit(code));
+};
+process.on("exit", cleanupAllSync);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
+const hardLimit = setInterval(() => {
+  if (Date.now() > deadlineAt) die(3, "--max-minutes ran out");
+}, 1000);
+hardLimit.unref();
+
+main().then(
+  async (code) => {
+    cleanupAllSync();
+    await dropAllDatabases();
+    process.exit(code);
+  },
+  (e: unknown) => die(1, `failed: ${e instanceof StartError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+);
