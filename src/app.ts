@@ -133,8 +133,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
   const workers = new Workers(db, clock);
-  const decisions = new Decisions(db, clock);
-  const claims = new Claims({ db, provider: database.provider, tasks, workers, decisions, configs, clock, log });
+  const decisions = new Decisions(db, database, clock);
+  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock, log });
   const leases = new Leases({ db, tasks, workers, decisions });
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });

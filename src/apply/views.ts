@@ -2,6 +2,7 @@
 import type { RunView, TaskView } from "../machine/decision.js";
 import type { Continuation, RunState, TaskState } from "../machine/model.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
+import { dateOf } from "../store/sql.js";
 
 export function parseJson<T>(text: string | null): T | null {
   if (text === null) return null;
@@ -58,5 +59,41 @@ export function runView(r: Run): RunView {
     outputTokens: r.outputTokens,
     costUsd: r.costUsd,
     workflowRunId: r.workflowRunId === null ? null : Number(r.workflowRunId),
+  };
+}
+
+const num = (v: unknown) => Number(v);
+const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+
+/** A `Task` row read with plain SQL (`SELECT * FROM "Task"`), typed as the client types it. */
+export function taskFromSql(r: Record<string, unknown>): Task {
+  return {
+    id: String(r["id"]),
+    installationId: num(r["installationId"]),
+    repo: String(r["repo"]),
+    issue: num(r["issue"]),
+    title: String(r["title"]),
+    body: String(r["body"]),
+    state: String(r["state"]),
+    attempt: num(r["attempt"]),
+    priority: num(r["priority"]),
+    queuedAt: dateOf(r["queuedAt"])!,
+    branch: String(r["branch"]),
+    continuation: text(r["continuation"]),
+    prNumber: r["prNumber"] === null ? null : num(r["prNumber"]),
+    runId: text(r["runId"]),
+    leaseEpoch: text(r["leaseEpoch"]),
+    leaseExpiresAt: dateOf(r["leaseExpiresAt"]),
+    workerId: text(r["workerId"]),
+    label: text(r["label"]),
+    backoffUntil: dateOf(r["backoffUntil"]),
+    backoffCount: num(r["backoffCount"]),
+    diagnostic: text(r["diagnostic"]),
+    inputTokens: num(r["inputTokens"]),
+    outputTokens: num(r["outputTokens"]),
+    costUsd: num(r["costUsd"]),
+    version: num(r["version"]),
+    createdAt: dateOf(r["createdAt"])!,
+    updatedAt: dateOf(r["updatedAt"])!,
   };
 }

@@ -14,7 +14,9 @@ import type { Continuation } from "../machine/model.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
-import { limitSteps, roomFor } from "./limits.js";
+import { limitSteps } from "./limits.js";
+import { select } from "../store/sql.js";
+import { taskFromSql } from "../apply/views.js";
 
 export interface ClaimAnswer {
   task: { id: string; repo: string; issue: number; title: string; body: string };
@@ -38,7 +40,7 @@ export interface Won {
 
 export interface ClaimsDeps {
   db: Db;
-  provider: Database["provider"];
+  database: Pick<Database, "raw" | "provider">;
   tasks: Tasks;
   workers: Workers;
   decisions: Decisions;
@@ -50,6 +52,8 @@ export interface ClaimsDeps {
 /** Candidates looked at per query, oldest highest-priority first; a claim looks at a few windows at most. */
 const WINDOW = 25;
 const WINDOWS = 4;
+/** Races lost (the task claimed by someone else first) before a claim gives up with a 204. */
+const MAX_LOST = 8;
 
 export class Claims {
   /** Tasks a claim in this process is deciding on: other claims here take the next candidate instead of queueing behind it. */
@@ -64,34 +68,31 @@ export class Claims {
 
   /** The oldest highest-priority claimable task among the worker's repositories, or null (204). */
   async claim(worker: Worker): Promise<ClaimAnswer | null> {
-    const { db, clock } = this.deps;
-    const now = clock.now();
+    const now = this.deps.clock.now();
     await this.deps.workers.seen(worker);
     const repos = this.deps.workers.reposOf(worker);
     const seen = new Set<string>();
-    // Per claim: repositories found full need not be asked about again.
-    const room = new Map<string, boolean>();
-    for (let w = 0; w < WINDOWS; w++) {
-      const candidates = await db.task.findMany({
-        where: {
-          state: "queued",
-          ...(repos ? { repo: { in: repos } } : {}),
-          OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }],
-          ...(seen.size || this.#claiming.size ? { id: { notIn: [...seen, ...this.#claiming] } } : {}),
-        },
-        orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
-        take: WINDOW,
-      });
-      for (const c of candidates) {
+    // Per claim: repositories found full need not be tried again.
+    const full = new Set<string>();
+    let lost = 0;
+    for (let look = 0; look < WINDOWS + MAX_LOST; look++) {
+      const candidates = await this.#candidates(now, repos, [...seen, ...this.#claiming]);
+      if (candidates.length === 0) return null;
+      // After losing a race to another replica, start a little way down the
+      // list: its claims are taking the head of the same queue.
+      const start = lost > 0 ? Math.floor(Math.random() * Math.min(4, candidates.length)) : 0;
+      let raced = false;
+      for (let i = 0; i < candidates.length && !raced; i++) {
+        const c = candidates[(start + i) % candidates.length]!;
         seen.add(c.id);
-        if (this.#claiming.has(c.id) || room.get(c.repo) === false) continue;
+        if (this.#claiming.has(c.id) || full.has(c.repo)) continue;
         const config = await this.#config(c);
         if (!config || config.dispatch) continue; // paused by an invalid config, or the App runs it itself
-        if (!room.has(c.repo)) room.set(c.repo, await roomFor(db, c.repo, config));
-        if (room.get(c.repo) === false) continue;
         const won = await this.claimTask(c, config, { mode: "worker", workerId: worker.id });
-        if (won === "full") room.set(c.repo, false);
-        if (!won || won === "full") continue;
+        if (won === "full") full.add(c.repo);
+        // The list is stale: someone claimed from it meanwhile. Read it again.
+        if (won === "lost") raced = ++lost <= MAX_LOST;
+        if (won === null || typeof won === "string") continue;
         return {
           task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
           run: {
@@ -105,9 +106,32 @@ export class Claims {
           decisions: await this.deps.decisions.deliver(c.id, won.runId),
         };
       }
-      if (candidates.length < WINDOW) return null;
+      if (!raced && candidates.length < WINDOW) return null;
     }
     return null;
+  }
+
+  /**
+   * The next window of claimable candidates: queued, not backing off, in the
+   * worker's repositories, oldest highest-priority first, none of `skip`.
+   * (The claim's one hot read, in plain SQL; the index on state, priority and
+   * queued-at serves it.)
+   */
+  async #candidates(now: Date, repos: string[] | null, skip: string[]): Promise<Task[]> {
+    const marks = (n: number) => Array.from({ length: n }, () => "?").join(",");
+    const where = [`"state" = 'queued'`, `("backoffUntil" IS NULL OR "backoffUntil" <= ?)`];
+    const args: unknown[] = [now];
+    if (repos) {
+      if (repos.length === 0) return [];
+      where.push(`"repo" IN (${marks(repos.length)})`);
+      args.push(...repos);
+    }
+    if (skip.length) {
+      where.push(`"id" NOT IN (${marks(skip.length)})`);
+      args.push(...skip);
+    }
+    const rows = await select(this.deps.database, `SELECT * FROM "Task" WHERE ${where.join(" AND ")} ORDER BY "priority", "queuedAt" LIMIT ${WINDOW}`, args);
+    return rows.map(taskFromSql);
   }
 
   /**
@@ -115,7 +139,7 @@ export class Claims {
    * any number of concurrent claimers exactly one transaction commits; a
    * claim that would go over a limit rolls back and changes nothing.
    */
-  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "full" | null> {
+  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "full" | "lost" | null> {
     if (this.#claiming.has(task.id)) return null;
     this.#claiming.add(task.id);
     try {
@@ -125,9 +149,10 @@ export class Claims {
       const r = await this.deps.tasks.raise(
         { task },
         { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId },
-        { steps: limitSteps(this.deps.provider, task.repo, config), noWait: true, attempts: 1 },
+        { steps: limitSteps(this.deps.database.provider, task.repo, config), noWait: true, attempts: 1 },
       );
       if (r.outcome === "refused" && r.reason === "rolled-back") return "full"; // over a limit: rolled back
+      if (r.outcome === "refused" && r.reason === "superseded") return "lost"; // claimed (or changed) by someone else first
       if (r.outcome !== "applied") return null;
       return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };
     } finally {

@@ -5,7 +5,8 @@
  * input from GitHub comments arrives with the human-input capability.)
  */
 import { randomUUID } from "node:crypto";
-import type { Db } from "../store/db.js";
+import type { Database, Db } from "../store/db.js";
+import { select } from "../store/sql.js";
 import { QUESTION_TTL_MS } from "../machine/model.js";
 
 export interface DecisionOut {
@@ -19,14 +20,17 @@ export interface DecisionOut {
 export class Decisions {
   constructor(
     readonly db: Db,
+    readonly database: Pick<Database, "raw" | "provider">,
     readonly clock: { now(): Date },
   ) {}
 
   async deliver(taskId: string, runId: string): Promise<DecisionOut[]> {
-    const pending = await this.db.decision.findMany({
-      where: { taskId, kind: { not: "question" }, deliveredRunId: null, supersededAt: null },
-      orderBy: { createdAt: "asc" },
-    });
+    // Every claim and heartbeat asks; almost always there is nothing: plain SQL, no planning.
+    const pending = (await select(
+      this.database,
+      `SELECT "id", "kind", "subject", "body", "author" FROM "Decision" WHERE "taskId" = ? AND "kind" <> 'question' AND "deliveredRunId" IS NULL AND "supersededAt" IS NULL ORDER BY "createdAt"`,
+      [taskId],
+    )) as Array<{ id: string; kind: string; subject: string | null; body: string; author: string }>;
     const out: DecisionOut[] = [];
     for (const d of pending) {
       const r = await this.db.decision.updateMany({ where: { id: d.id, deliveredRunId: null }, data: { deliveredRunId: runId, deliveredAt: this.clock.now() } });

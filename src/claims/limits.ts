@@ -1,30 +1,15 @@
 /**
- * Concurrency limits on live leases, per repository and per organization.
- * Checked before a claim (cheaply, to skip hopeless candidates) and again
- * inside the claim's transaction, where it is exact: SQLite runs one
- * transaction at a time, and on PostgreSQL the claim first takes a
- * transaction-scoped advisory lock on the organization, so two replicas
- * never both fill the last slot.
+ * Concurrency limits on live leases, per repository and per organization,
+ * checked inside the claim's transaction, where it is exact: SQLite runs one
+ * transaction at a time, and on PostgreSQL the claim takes a
+ * transaction-scoped advisory lock on the organization first, so two
+ * replicas never both fill the last slot. A claim over a limit rolls back.
  */
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
 import type { Step } from "../store/sql.js";
 
 const ownerOf = (repo: string) => repo.split("/")[0]!;
-
-async function counts(db: Db, repo: string): Promise<{ inRepo: number; inOrg: number }> {
-  const [inRepo, inOrg] = await Promise.all([
-    db.task.count({ where: { state: "claimed", repo } }),
-    db.task.count({ where: { state: "claimed", repo: { startsWith: `${ownerOf(repo)}/` } } }),
-  ]);
-  return { inRepo, inOrg };
-}
-
-/** Room for one more live lease? (Outside a transaction: a hint, not a promise.) */
-export async function roomFor(db: Db, repo: string, config: RepoConfig): Promise<boolean> {
-  const c = await counts(db, repo);
-  return c.inRepo < config.limits.maxConcurrentPerRepo && c.inOrg < config.limits.maxConcurrentPerOrg;
-}
 
 /**
  * Inside the claim's transaction, after the task row became claimed: the

@@ -27,7 +27,7 @@ export class Dispatcher {
     if (!config.dispatch) return false;
     if (task.backoffUntil && task.backoffUntil > this.deps.clock.now()) return false;
     const won = await this.deps.claims.claimTask(task, config, { mode: "dispatch", workerId: null });
-    return won !== null && won !== "full";
+    return won !== null && typeof won !== "string";
   }
 
   async onWorkflowJob(payload: WorkflowJobPayload): Promise<void> {

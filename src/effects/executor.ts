@@ -32,6 +32,8 @@ export interface ExecutorOptions {
   maxAttempts?: number;
   /** Retry delay: base doubling per attempt, capped, ±25% jitter (default 2 s to 10 min). */
   backoff?: { baseMs: number; capMs: number };
+  /** Pokes closer together than this are answered by one look (default 100 ms): a burst of claims is one query, not hundreds. */
+  pokeGapMs?: number;
   owner?: string;
 }
 
@@ -59,6 +61,8 @@ export class Executor {
   readonly #o: Required<Omit<ExecutorOptions, "owner">>;
   readonly #lanes = new Map<number, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
+  #timerDue = 0;
+  #lastTick = 0;
   #running = false;
   #ticking: Promise<void> | null = null;
   #again = false;
@@ -74,6 +78,7 @@ export class Executor {
       leaseMs: opts.leaseMs ?? 60_000,
       maxAttempts: opts.maxAttempts ?? 10,
       backoff: opts.backoff ?? { baseMs: 2_000, capMs: 600_000 },
+      pokeGapMs: opts.pokeGapMs ?? 100,
     };
   }
 
@@ -98,8 +103,15 @@ export class Executor {
       this.#again = true;
       return;
     }
+    this.#schedule(Math.max(0, this.#lastTick + this.#o.pokeGapMs - Date.now()));
+  }
+
+  #schedule(waitMs: number): void {
+    const due = Date.now() + waitMs;
+    if (this.#timer && this.#timerDue <= due) return; // a look is coming soon enough
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#tick(), 0);
+    this.#timerDue = due;
+    this.#timer = setTimeout(() => this.#tick(), waitMs);
   }
 
   /**
@@ -121,6 +133,7 @@ export class Executor {
   #tick(): void {
     this.#timer = undefined;
     if (!this.#running) return;
+    this.#lastTick = Date.now();
     this.#ticking = this.#fill()
       .catch((err: unknown) => this.deps.log.error({ err: errText(err) }, "effects: could not look for due effects (database unavailable?); retrying at the next poll"))
       .finally(() => {
@@ -128,7 +141,7 @@ export class Executor {
         if (!this.#running) return;
         const soon = this.#again;
         this.#again = false;
-        this.#timer = setTimeout(() => this.#tick(), soon ? 0 : this.#o.pollMs);
+        this.#schedule(soon ? this.#o.pokeGapMs : this.#o.pollMs);
       });
   }
 

@@ -89,15 +89,18 @@ function nativeSqlite(raw: SqlDriverAdapter): NativeSqlite {
   return client;
 }
 
-function runSqlite(raw: SqlDriverAdapter, steps: Step[]): void {
-  const db = nativeSqlite(raw);
+/** A statement prepared once per connection and kept. */
+function statementOf(db: NativeSqlite, sql: string): NativeStatement {
   let cache = prepared.get(db);
   if (!cache) prepared.set(db, (cache = new Map()));
-  const statement = (sql: string) => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = db.prepare(sql)));
-    return s;
-  };
+  let s = cache.get(sql);
+  if (!s) cache.set(sql, (s = db.prepare(sql)));
+  return s;
+}
+
+function runSqlite(raw: SqlDriverAdapter, steps: Step[]): void {
+  const db = nativeSqlite(raw);
+  const statement = (sql: string) => statementOf(db, sql);
   db.transaction(() => {
     for (const step of steps) {
       const s = statement(step.sql);
@@ -143,6 +146,25 @@ async function runPostgres(raw: SqlDriverAdapter, steps: Step[]): Promise<void> 
     throw err;
   }
   await tx.commit();
+}
+
+/**
+ * A read on the hot path, without Prisma's planning. Columns come back as
+ * the database stores them: use `dateOf` for date-time columns.
+ */
+export async function select(database: Pick<Database, "raw" | "provider">, sql: string, args: unknown[] = []): Promise<Record<string, unknown>[]> {
+  if (database.provider === "sqlite") return statementOf(nativeSqlite(database.raw), sql).all(...args.map(sqliteValue));
+  return (await runOn(database.raw, { sql, args })).rows;
+}
+
+/** A date-time column read by `select`: SQLite's ISO text with an offset, or PostgreSQL's UTC timestamp text. */
+export function dateOf(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v;
+  if (typeof v === "number") return new Date(v);
+  const text = String(v);
+  // timestamp(3) without a zone is UTC in this schema.
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(" ", "T")}Z`);
 }
 
 /** Runs the steps in one transaction: all of them, or (on a refused check or an error) none. */

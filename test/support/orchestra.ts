@@ -21,7 +21,7 @@ import type { TestDb } from "./databases.js";
  * a test waits milliseconds where production waits seconds. Pacing itself is
  * tested on its own (test/effects) and measured by bench/claims.
  */
-export const TEST_EFFECTS: ExecutorOptions & { spacingMs: number } = { spacingMs: 0, pollMs: 50, backoff: { baseMs: 20, capMs: 200 } };
+export const TEST_EFFECTS: ExecutorOptions & { spacingMs: number } = { spacingMs: 0, pollMs: 50, pokeGapMs: 5, backoff: { baseMs: 20, capMs: 200 } };
 
 /** Octokit with retries and throttling off (function form: the object form has no effect). */
 export const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
