@@ -90,7 +90,7 @@ export class Exits {
       : merged
         ? { merged: true as const, merge: { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.deps.clock.now() } }
         : null;
-    const result = await tasks.raise({ taskId: task.id }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
+    const result = await tasks.raise({ task }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
     if (result.outcome === "refused") throw conflict(result.message, result.reason);
     if (open) return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
     if (merged) return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
