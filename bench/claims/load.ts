@@ -1,9 +1,10 @@
 // The claim benchmark's HTTP side: one keep-alive connection per client (one
-// worker per connection), worker registration, and a closed loop that serves
-// both the GET /health baseline and the claims. Percentiles come from the
-// ingest benchmark's latencyStats (nearest rank).
+// worker per connection), worker registration, a closed loop that serves both
+// the GET /health baseline and the capacity phase, and an open loop that sends
+// claims at a fixed rate over a pool of such connections. The open loop's
+// schedule and the percentiles (nearest rank) come from the ingest benchmark.
 import http from "node:http";
-import { latencyStats, type LatencyStats } from "../ingest/load.js";
+import { latencyStats, onSchedule, type LatencyStats } from "../ingest/load.js";
 
 export interface Reply {
   /** HTTP status, or 0 when the request failed without one. */
@@ -18,6 +19,8 @@ export interface Lane {
   agent: http.Agent;
   token?: string;
   workerId?: string;
+  /** The open loop's lanes: a number unique across its pools (Claimed.lane). */
+  number?: number;
 }
 
 export function newLane(port: number): Lane {
@@ -79,6 +82,7 @@ export interface Claimed {
   issue: number;
   /** Date.now() when the answer was read. */
   at: number;
+  /** Closed loop: index of the lane; open loop: the lane's number. */
   lane: number;
 }
 
@@ -118,27 +122,78 @@ export interface LoopOptions {
   onClaim?: (c: Claimed) => void;
 }
 
+/** Counts answers and keeps the claims; latency percentiles over the 200s, 204s apart. */
+class Tally {
+  readonly latencies: number[] = [];
+  readonly emptyLatencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  readonly errors: Record<string, number> = {};
+  readonly claims: Claimed[] = [];
+  ok = 0;
+  empty = 0;
+  bad = 0;
+
+  constructor(
+    private readonly parseClaims: boolean,
+    private readonly onClaim?: (c: Claimed) => void,
+  ) {}
+
+  /** Records one answer; the JSON is parsed here, after the clock stopped. */
+  record(r: Reply, ns: number, lane: number): void {
+    this.statuses[String(r.status)] = (this.statuses[String(r.status)] ?? 0) + 1;
+    if (r.status === 200) {
+      this.ok++;
+      this.latencies.push(ns);
+      if (this.parseClaims) {
+        const a = JSON.parse(r.body) as { task: { id: string; repo: string; issue: number }; run: { id: string } };
+        const c = { taskId: a.task.id, runId: a.run.id, repo: a.task.repo, issue: a.task.issue, at: Date.now(), lane };
+        this.claims.push(c);
+        this.onClaim?.(c);
+      }
+    } else if (r.status === 204 && this.parseClaims) {
+      this.empty++;
+      this.emptyLatencies.push(ns);
+    } else {
+      this.bad++;
+      if (r.status === 0) this.errors[r.error ?? "unknown"] = (this.errors[r.error ?? "unknown"] ?? 0) + 1;
+    }
+  }
+
+  result(sent: number, elapsedS: number, timedOut: boolean): LoopResult {
+    const emptyStats = latencyStats(Float64Array.from(this.emptyLatencies));
+    return {
+      ...latencyStats(Float64Array.from(this.latencies)),
+      sent,
+      ok: this.ok,
+      empty: this.empty,
+      emptyP50Ms: emptyStats.p50Ms,
+      emptyP99Ms: emptyStats.p99Ms,
+      bad: this.bad,
+      statuses: this.statuses,
+      errors: this.errors,
+      elapsedS,
+      throughputPerS: elapsedS > 0 ? this.ok / elapsedS : 0,
+      timedOut,
+      claims: this.claims,
+    };
+  }
+}
+
 /**
  * Closed loop: every lane sends its next request as soon as the previous one
  * is answered, until `target` 200 answers are in (or, for claims, a run of
  * 204s says the queue is empty). A single 204 does not end the phase: under
  * contention a claimer can lose every candidate it looked at while tasks are
  * still queued, and that is a figure to report, not the end of the queue.
- * Latency is from writing the request to reading the
- * end of the answer; the JSON is parsed after the clock stops.
+ * Latency is from writing the request to reading the end of the answer. At
+ * saturation this measures capacity, and latency as a queue of
+ * `lanes.length` claimers sees it: not what an idle worker waits.
  */
 export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopResult> {
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  const errors: Record<string, number> = {};
-  const claims: Claimed[] = [];
-  const emptyLatencies: number[] = [];
+  const tally = new Tally(o.claims, o.onClaim);
   let taken = 0;
   let inflight = 0;
   let streak = 0;
-  let ok = 0;
-  let empty = 0;
-  let bad = 0;
   let stop = false;
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -148,52 +203,158 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
   }, o.deadlineMs);
   const body = o.method === "POST" ? "{}" : undefined;
   const lane = async (l: Lane, index: number): Promise<void> => {
-    while (!stop && ok + inflight < o.target) {
+    while (!stop && tally.ok + inflight < o.target) {
       taken++;
       inflight++;
       const t = process.hrtime.bigint();
       const r = await request(l, o.method, o.path, { bearer: o.claims ? l.token : undefined, body, timeoutMs: o.timeoutMs });
       const ns = Number(process.hrtime.bigint() - t);
       inflight--;
-      statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1;
-      if (r.status === 200) {
-        ok++;
-        streak = 0;
-        latencies.push(ns);
-        if (o.claims) {
-          const a = JSON.parse(r.body) as { task: { id: string; repo: string; issue: number }; run: { id: string } };
-          const c = { taskId: a.task.id, runId: a.run.id, repo: a.task.repo, issue: a.task.issue, at: Date.now(), lane: index };
-          claims.push(c);
-          o.onClaim?.(c);
-        }
-      } else if (r.status === 204 && o.claims) {
-        empty++;
-        emptyLatencies.push(ns);
-        if (++streak >= (o.emptyStreak ?? 3 * lanes.length)) stop = true;
-      } else {
-        bad++;
-        if (r.status === 0) errors[r.error ?? "unknown"] = (errors[r.error ?? "unknown"] ?? 0) + 1;
-      }
+      tally.record(r, ns, index);
+      if (r.status === 200) streak = 0;
+      else if (r.status === 204 && o.claims && ++streak >= (o.emptyStreak ?? 3 * lanes.length)) stop = true;
     }
   };
   const start = process.hrtime.bigint();
   await Promise.all(lanes.map(lane));
   const elapsedS = Number(process.hrtime.bigint() - start) / 1e9;
   clearTimeout(timer);
-  const emptyStats = latencyStats(Float64Array.from(emptyLatencies));
+  return tally.result(taken, elapsedS, timedOut);
+}
+
+/**
+ * The open loop's connections to one App process. Each connection is a lane
+ * with a worker of its own, registered on it. A claim takes the connection
+ * that has been free longest (so every open connection keeps being used and
+ * none sits idle past the server's keep-alive timeout), or, when all are busy,
+ * opens a new one and registers its worker on it first; that registration is
+ * inside the claim's latency, which runs from the scheduled send time anyway.
+ */
+export class LanePool {
+  readonly lanes: Lane[] = [];
+  /** Lanes opened during the phase because every open one was busy. */
+  grown = 0;
+  /** Most lanes busy at the same time. */
+  peakBusy = 0;
+  readonly #free: Lane[] = [];
+  #busy = 0;
+  #closed = false;
+
+  constructor(
+    readonly port: number,
+    private readonly adminToken: string,
+    /** Worker names and lane numbers, unique across pools. */
+    private readonly nextNumber: () => number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Opens `n` connections and registers their workers, before the phase. */
+  async open(n: number): Promise<void> {
+    for (let i = 0; i < n; i++) this.#free.push(await this.#newLane());
+  }
+
+  async #newLane(): Promise<Lane> {
+    const lane = newLane(this.port);
+    lane.number = this.nextNumber();
+    try {
+      await registerWorker(lane, this.adminToken, `bench-open-${lane.number}`, this.timeoutMs);
+    } catch (e) {
+      lane.agent.destroy();
+      throw e;
+    }
+    if (this.#closed) lane.agent.destroy();
+    this.lanes.push(lane);
+    return lane;
+  }
+
+  /** A free lane, or a new one (registered first); throws when registration fails. */
+  async take(): Promise<Lane> {
+    this.#busy++;
+    this.peakBusy = Math.max(this.peakBusy, this.#busy);
+    const free = this.#free.shift();
+    if (free) return free;
+    this.grown++;
+    try {
+      return await this.#newLane();
+    } catch (e) {
+      this.#busy--;
+      throw e;
+    }
+  }
+
+  give(lane: Lane): void {
+    this.#busy--;
+    this.#free.push(lane);
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const l of this.lanes) l.agent.destroy();
+  }
+}
+
+export interface OpenResult extends LoopResult {
+  /** Claims per second asked for. */
+  targetRate: number;
+  /** Claims sent per second over the sending window. */
+  sendRatePerS: number;
+  /** How late the client put claims on the wire versus their schedule. */
+  sendLagP99Ms: number;
+  sendLagMaxMs: number;
+  /** Per App process: connections open at the end, of those opened during the phase, most in use at once. */
+  connections: { open: number; grown: number; peakBusy: number }[];
+}
+
+/** "32 open, at most 5 in use" per App process, joined with " + ". */
+export const connectionsText = (o: OpenResult): string =>
+  o.connections.map((c) => `${c.open} open${c.grown ? ` (${c.grown} opened during the phase)` : ""}, at most ${c.peakBusy} in use`).join(" + ");
+
+export interface OpenOptions {
+  /** Claims per second, all App processes together. */
+  rate: number;
+  /** Claims to send. */
+  count: number;
+  timeoutMs: number;
+  deadlineMs: number;
+  onClaim?: (c: Claimed) => void;
+}
+
+/**
+ * Open loop: claims go out on a fixed schedule, `rate` per second, whatever
+ * the server does, the way a fleet's idle workers claim. Claim i goes to pool
+ * i mod pools.length, i.e. evenly over the App processes. Latency runs from
+ * each claim's scheduled send time to the end of its answer, so a stall is
+ * charged to every claim due during it (no coordinated omission). A 204 does
+ * not stop the phase.
+ */
+export async function openLoop(pools: LanePool[], o: OpenOptions): Promise<OpenResult> {
+  const tally = new Tally(true, o.onClaim);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    for (const p of pools) p.close();
+  }, o.deadlineMs);
+  const s = await onSchedule(o.count, o.rate, () => timedOut, async (i, scheduled) => {
+    const pool = pools[i % pools.length]!;
+    let lane: Lane;
+    try {
+      lane = await pool.take();
+    } catch (e) {
+      tally.record({ status: 0, body: "", error: `opening a connection: ${(e as Error).message}` }, 0, -1);
+      return;
+    }
+    const r = await request(lane, "POST", "/api/v1/claims", { bearer: lane.token, body: "{}", timeoutMs: o.timeoutMs });
+    const ns = Number(process.hrtime.bigint() - scheduled);
+    pool.give(lane);
+    tally.record(r, ns, lane.number ?? -1);
+  });
+  clearTimeout(timer);
   return {
-    ...latencyStats(Float64Array.from(latencies)),
-    sent: taken,
-    ok,
-    empty,
-    emptyP50Ms: emptyStats.p50Ms,
-    emptyP99Ms: emptyStats.p99Ms,
-    bad,
-    statuses,
-    errors,
-    elapsedS,
-    throughputPerS: elapsedS > 0 ? ok / elapsedS : 0,
-    timedOut,
-    claims,
+    ...tally.result(s.sent, s.elapsedNs / 1e9, timedOut),
+    targetRate: o.rate,
+    sendRatePerS: s.sendRatePerS,
+    sendLagP99Ms: s.sendLagP99Ms,
+    sendLagMaxMs: s.sendLagMaxMs,
+    connections: pools.map((p) => ({ open: p.lanes.length, grown: p.grown, peakBusy: p.peakBusy })),
   };
 }

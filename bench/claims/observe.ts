@@ -33,6 +33,20 @@ export interface PhaseCost {
   dbWaiting: Record<string, number> | null;
 }
 
+/** A phase's cost per claim request it sent: CPU in ms, PostgreSQL transactions. */
+export interface PerClaim {
+  app: number | null;
+  bench: number | null;
+  db: number | null;
+  commits: number | null;
+  rollbacks: number | null;
+}
+
+export function perClaim(cost: PhaseCost, sent: number): PerClaim {
+  const per = (x: number | null): number | null => (x === null || sent === 0 ? null : x / sent);
+  return { app: per(cost.appCpuMs), bench: per(cost.benchCpuMs), db: per(cost.dbCpuMs), commits: per(cost.dbCommits), rollbacks: per(cost.dbRollbacks) };
+}
+
 /** Polls pg_stat_activity until stopped; a connection of its own. */
 function sampleActivity(url: string): { stop(): Promise<{ active: number; waiting: Record<string, number> }> } {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });

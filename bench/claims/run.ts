@@ -1,7 +1,10 @@
 // Claim benchmark: POST /api/v1/claims against the built App, started as a
 // user starts it, with 10,000 queued tasks in a fresh database, on SQLite,
-// PostgreSQL with one App process and PostgreSQL with two. The baseline is
-// GET /health on the same server(s) at the same concurrency, in the same run.
+// PostgreSQL with one App process and PostgreSQL with two. Two phases: a
+// closed loop at fixed concurrency (capacity), then an open loop at a fixed
+// claim rate (the latency an idle worker sees; the p99 target is on it). The
+// baseline is GET /health on the same server(s) at the closed loop's
+// concurrency, in the same run.
 // See bench/README.md for how to run it and how to read the output.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -10,9 +13,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { cleanupAllSync, freePort, makeTempDir, removeTempDir, settle, sleep, StartError, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
-import { closedLoop, newLane, registerWorker, type Claimed, type Lane, type LoopResult } from "./load.js";
+import { closedLoop, connectionsText, LanePool, newLane, openLoop, registerWorker, type Claimed, type Lane, type LoopResult, type OpenResult } from "./load.js";
 import { checkConfig, checkStore, dropAllDatabases, explainCandidates, freshDatabase, IN_PROGRESS, QUEUED, seed, startFake, type Plan, type StoreCheck } from "./world.js";
-import { cpuCount, LabelSampler, labelFigures, meter } from "./observe.js";
+import { cpuCount, LabelSampler, labelFigures, meter, perClaim, type PerClaim, type PhaseCost } from "./observe.js";
 import { report, type ConfigRun, type Kind } from "./report.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,14 +28,20 @@ const USAGE = `Usage: npm run bench:claims -- [options]
   --database-url URL   PostgreSQL server where the role may create databases
                        (postgresql://...); without it pg1 and pg2 are skipped
   --configs LIST       of sqlite,pg1,pg2 (default all three)
-  --claims N           measured claims per configuration (default 2000)
-  --warmup N           claims before measuring, not counted (default 100)
-  --concurrency N      claimers = connections = workers, split over the App
-                       processes (default 8)
-  --tasks N            queued tasks seeded (default 10000)
+  --claims N           closed loop: measured claims per configuration (default 2000)
+  --warmup N           closed loop: claims before measuring, not counted (default 100)
+  --concurrency N      closed loop: claimers = connections = workers, split
+                       over the App processes (default 8)
+  --rate N             open loop: claims per second, all App processes
+                       together, on a fixed schedule (default 100)
+  --seconds N          open loop: how long (default 10); it sends rate x seconds claims
+  --open-connections N open loop: connections (one worker each) opened per App
+                       process before the phase; more open when all are busy (default 32)
+  --tasks N            queued tasks seeded (default 10000); must cover
+                       warmup + claims + rate x seconds
   --repos N            repositories they are spread over (default 100)
-  --label-wait N       seconds to wait for the sampled label after the phase (default 30)
-  --p99-target N       claim p99 target in ms (default 50)
+  --label-wait N       seconds to wait for the sampled label after the phases (default 30)
+  --p99-target N       open-loop claim p99 target in ms (default 50)
   --timeout-ms N       per request (default 10000)
   --max-minutes N      hard limit for the whole run (default 20)
   --cpu-prof           write a V8 CPU profile of every App process (stopped
@@ -45,6 +54,9 @@ export interface Config {
   claims: number;
   warmup: number;
   concurrency: number;
+  rate: number;
+  seconds: number;
+  openConnections: number;
   tasks: number;
   repos: number;
   labelWaitS: number;
@@ -68,6 +80,9 @@ function parseConfig(argv: string[]): Config {
       claims: str("2000"),
       warmup: str("100"),
       concurrency: str("8"),
+      rate: str("100"),
+      seconds: str("10"),
+      "open-connections": str("32"),
       tasks: str("10000"),
       repos: str("100"),
       "label-wait": str("30"),
@@ -98,6 +113,9 @@ function parseConfig(argv: string[]): Config {
     claims: num("claims", 1),
     warmup: num("warmup", 0),
     concurrency: num("concurrency", 1),
+    rate: num("rate", 1),
+    seconds: num("seconds", 1),
+    openConnections: num("open-connections", 1),
     tasks: num("tasks", 1),
     repos: num("repos", 1),
     labelWaitS: num("label-wait", 0),
@@ -106,16 +124,39 @@ function parseConfig(argv: string[]): Config {
     maxMinutes: num("max-minutes", 1),
     cpuProf: v["cpu-prof"] ? join(root, "bench/results", `claims-prof-${stamp}`) : null,
   };
-  if (cfg.warmup + cfg.claims > cfg.tasks) throw new UsageError(`--warmup + --claims (${cfg.warmup + cfg.claims}) must not exceed --tasks (${cfg.tasks}): every claim takes a task`);
+  const needed = cfg.warmup + cfg.claims + openClaims(cfg);
+  if (needed > cfg.tasks) {
+    throw new UsageError(
+      `--tasks ${cfg.tasks} is too few: every claim takes a task, and the run makes ${needed} claims per configuration ` +
+        `(--warmup ${cfg.warmup} + --claims ${cfg.claims} closed loop + --rate ${cfg.rate} x --seconds ${cfg.seconds} = ${openClaims(cfg)} open loop); ` +
+        `raise --tasks to at least ${needed} or lower the others`,
+    );
+  }
   if (cfg.repos > 1000) throw new UsageError("--repos must be at most 1000 (names are r000..r999)");
   return cfg;
 }
+
+/** Claims the open loop sends. */
+const openClaims = (cfg: Pick<Config, "rate" | "seconds">): number => cfg.rate * cfg.seconds;
 
 const log = (line: string): void => void process.stdout.write(line + "\n");
 const fmt = (n: number | null, d = 1): string => (n !== null && Number.isFinite(n) ? n.toFixed(d) : "-");
 const loopLine = (r: LoopResult, what: string): string =>
   `${r.ok}/${r.sent} ${what} in ${fmt(r.elapsedS, 2)} s  ${fmt(r.throughputPerS, 0)}/s  p50 ${fmt(r.p50Ms, 2)} ms  p99 ${fmt(r.p99Ms, 2)} ms  max ${fmt(r.maxMs, 1)} ms` +
   (r.empty ? `  204s ${r.empty} (p50 ${fmt(r.emptyP50Ms, 2)} ms, p99 ${fmt(r.emptyP99Ms, 2)} ms)` : "") + (r.bad ? `  OTHER ${JSON.stringify(r.statuses)} ${JSON.stringify(r.errors)}` : "") + (r.timedOut ? "  DEADLINE HIT" : "");
+
+function costLines(tag: string, phase: "closed" | "open", cost: PhaseCost, per: PerClaim, pg: boolean): void {
+  const label = `${phase} cost/claim`.padEnd(16);
+  log(
+    `${tag} ${label} App ${fmt(per.app, 1)} ms CPU, bench ${fmt(per.bench, 1)} ms` +
+      (pg ? `, PostgreSQL ${fmt(per.db, 1)} ms CPU, ${fmt(per.commits, 1)} commits + ${fmt(per.rollbacks, 2)} rollbacks` : "") +
+      `; machine ${fmt((cost.machineBusy ?? NaN) * 100, 0)}% busy (${cpuCount()} CPUs)`,
+  );
+  if (cost.dbWaiting) {
+    const waits = Object.entries(cost.dbWaiting).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${fmt(n, 2)}`).join(", ");
+    log(`${tag} ${`${phase} PostgreSQL`.padEnd(16)} backends running a statement: ${fmt(cost.dbActive, 2)} on average; of those waiting: ${waits || "none"}`);
+  }
+}
 
 let deadlineAt = Infinity;
 const remainingMs = (): number => Math.max(1000, deadlineAt - Date.now());
@@ -131,6 +172,7 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
   const targets: RunningTarget[] = [];
   const cwds: string[] = [];
   const lanes: Lane[] = [];
+  const pools: LanePool[] = [];
   let db: Awaited<ReturnType<typeof freshDatabase>> | null = null;
   try {
     db = await freshDatabase(dataDir, pg ? cfg.databaseUrl : null);
@@ -180,34 +222,55 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
     const sampler = new LabelSampler(fake);
     const claimWarmup = await loop(cfg.warmup, true, sampler.onClaim);
     log(`${tag} claim warm-up    ${loopLine(claimWarmup, "claimed")}`);
-    let claims: LoopResult | undefined;
+    let closed: LoopResult | undefined;
     const phase = { start: 0, end: 0 };
-    const cost = await meter(targets.map((tg) => tg.child.pid), pg ? db.url : null, async () => {
+    const closedCost = await meter(targets.map((tg) => tg.child.pid), pg ? db.url : null, async () => {
       phase.start = Date.now();
-      claims = await loop(cfg.claims, true, sampler.onClaim);
+      closed = await loop(cfg.claims, true, sampler.onClaim);
       phase.end = Date.now();
     });
-    if (!claims) throw new Error("the claim phase did not run");
-    log(`${tag} POST /claims     ${loopLine(claims, "claimed")}`);
-    const per = (ms: number | null): number | null => (ms === null || claims!.sent === 0 ? null : ms / claims!.sent);
-    log(
-      `${tag} cost per claim   App ${fmt(per(cost.appCpuMs), 1)} ms CPU, bench ${fmt(per(cost.benchCpuMs), 1)} ms` +
-        (pg ? `, PostgreSQL ${fmt(per(cost.dbCpuMs), 1)} ms CPU, ${fmt(per(cost.dbCommits), 1)} commits + ${fmt(per(cost.dbRollbacks), 2)} rollbacks` : "") +
-        `; machine ${fmt((cost.machineBusy ?? NaN) * 100, 0)}% busy (${cpuCount()} CPUs)`,
-    );
-    if (cost.dbWaiting) {
-      const waits = Object.entries(cost.dbWaiting).sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k} ${fmt(n, 2)}`).join(", ");
-      log(`${tag} PostgreSQL       backends running a statement: ${fmt(cost.dbActive, 2)} on average; of those waiting: ${waits || "none"}`);
-    }
+    if (!closed) throw new Error("the closed-loop claim phase did not run");
+    log(`${tag} closed loop      ${loopLine(closed, "claimed")}  (concurrency ${cfg.concurrency}: capacity, no latency target)`);
+    const closedCpu = perClaim(closedCost, closed.sent);
+    costLines(tag, "closed", closedCost, closedCpu, pg);
+    for (const l of lanes) l.agent.destroy();
 
-    const answered = [...claimWarmup.claims, ...claims.claims];
+    // The open loop must not inherit work the closed loop left behind.
+    t = Date.now();
+    const settled = [];
+    for (const tg of targets) settled.push(await settle(tg.child.pid, 1, 20));
+    const settleS = (Date.now() - t) / 1000;
+    let worker = 0;
+    for (const tg of targets) pools.push(new LanePool(tg.port, adminToken, () => ++worker, cfg.timeoutMs));
+    for (const pool of pools) await pool.open(cfg.openConnections);
+    log(
+      `${tag} open loop        App ${settled.every((x) => x.quiet) ? "idle again" : "still busy (under 5% of a CPU not reached)"} after ${fmt(settleS, 1)} s; ` +
+        `${worker} workers registered, each on a keep-alive connection of its own: ${pools.map((p) => p.lanes.length).join(" + ")} per App process`,
+    );
+    let open: OpenResult | undefined;
+    const openCost = await meter(targets.map((tg) => tg.child.pid), pg ? db.url : null, async () => {
+      open = await openLoop(pools, { rate: cfg.rate, count: openClaims(cfg), timeoutMs: cfg.timeoutMs, deadlineMs: remainingMs(), onClaim: sampler.onClaim });
+    });
+    if (!open) throw new Error("the open-loop claim phase did not run");
+    log(
+      `${tag} open loop        ${loopLine(open, "claimed")}  (at ${cfg.rate}/s: sent at ${fmt(open.sendRatePerS, 1)}/s, client lag p99 ${fmt(open.sendLagP99Ms, 2)} ms, max ${fmt(open.sendLagMaxMs, 1)} ms; ` +
+        `connections ${connectionsText(open)})`,
+    );
+    const openCpu = perClaim(openCost, open.sent);
+    costLines(tag, "open", openCost, openCpu, pg);
+
+    const answered = [...claimWarmup.claims, ...closed.claims, ...open.claims];
     const doubleAnswers = answered.length - new Set(answered.map((c) => c.taskId)).size;
     const store: StoreCheck = await checkStore(db.url);
     const storeOk = store.tasksWithSeveralRuns === 0 && store.runs === answered.length;
-    if (claimWarmup.empty + claims.empty > 0 && store.queuedTasks > 0) {
-      log(`${tag} 204s             ${claimWarmup.empty + claims.empty} claims answered 204 while ${store.queuedTasks} tasks were still queued: every candidate those claimers looked at was taken by a concurrent claim first`);
+    const empties = claimWarmup.empty + closed.empty + open.empty;
+    if (empties > 0 && store.queuedTasks > 0) {
+      log(`${tag} 204s             ${empties} claims answered 204 while ${store.queuedTasks} tasks were still queued: every candidate those claimers looked at was taken by a concurrent claim first`);
     }
-    log(`${tag} double claims    answers: ${doubleAnswers} task(s) answered twice; store: ${store.runs} Run rows for ${answered.length} 200 answers, ${store.tasksWithSeveralRuns} task(s) with more than one run  ${doubleAnswers === 0 && storeOk ? "OK" : "FAIL"}`);
+    log(
+      `${tag} double claims    answers: ${doubleAnswers} task(s) answered twice; store: ${store.runs} Run rows for ${answered.length} 200 answers ` +
+        `(${claimWarmup.claims.length} warm-up + ${closed.claims.length} closed + ${open.claims.length} open), ${store.tasksWithSeveralRuns} task(s) with more than one run  ${doubleAnswers === 0 && storeOk ? "OK" : "FAIL"}`,
+    );
 
     await sampler.wait(cfg.labelWaitS * 1000);
     const labels = labelFigures(fake, sampler, phase, (await checkStore(db.url)).labelEffects);
@@ -215,7 +278,7 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
       log(`${tag} labels           ${labels.sample.repo}#${labels.sample.issue} (first claim, head of the outbox): ${IN_PROGRESS} after ${fmt(labels.sample.inProgressAfterS, 2)} s, ${QUEUED} removed after ${fmt(labels.sample.queuedRemovedAfterS, 2)} s${labels.sample.queuedRemovedAfterS === null ? ` (not within --label-wait ${cfg.labelWaitS} s)` : ""}`);
     }
     log(
-      `${tag} label writes     ${labels.writesDuringPhase} during the ${fmt(labels.phaseS, 1)} s claim phase (${fmt(labels.writeRatePerS, 2)}/s), ${labels.writesSinceFirstClaim} since the first claim (${fmt(labels.writeRateSinceFirstClaimPerS, 2)}/s); ` +
+      `${tag} label writes     ${labels.writesDuringPhase} during the ${fmt(labels.phaseS, 1)} s closed-loop phase (${fmt(labels.writeRatePerS, 2)}/s), ${labels.writesSinceFirstClaim} since the first claim (${fmt(labels.writeRateSinceFirstClaimPerS, 2)}/s); ` +
         `${labels.pendingLabelEffects} of ${answered.length} label swaps still pending. Expected, not a failure: production pacing allows about one write per second per installation and a swap takes two, ` +
         `so GitHub shows the rest over the next ~${fmt((labels.pendingLabelEffects * 2) / 60, 0)} min.`,
     );
@@ -223,14 +286,15 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
     const serverOutputLines = targets.reduce((n, tg) => n + tg.output.lines, 0);
     if (serverOutputLines > 0) log(`${tag} App output       ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
     return {
-      name: kind, processes, concurrency: cfg.concurrency, database: db.where, seedS, plan, healthWarmup, health, claimWarmup, claims,
-      cost, serverCpuMsPerClaim: per(cost.appCpuMs), benchCpuMsPerClaim: per(cost.benchCpuMs), dbCpuMsPerClaim: per(cost.dbCpuMs),
+      name: kind, processes, concurrency: cfg.concurrency, database: db.where, seedS, plan, healthWarmup, health, claimWarmup,
+      closed, closedCost, closedCpu, open, openCost, openCpu,
       doubleAnswers, store, storeOk, labels, serverOutputLines,
       serverOutputTail: targets.map((tg) => tg.output.toString().slice(-1500)).join("\n---\n"),
       fakeViolations: fake.violations.slice(0, 20),
     };
   } finally {
     for (const l of lanes) l.agent.destroy();
+    for (const p of pools) p.close();
     await Promise.all(targets.map(async (tg) => {
       // A profile is written on a clean exit only: SIGTERM first (the App finishes and exits), then the kill.
       if (cfg.cpuProf && tg.child.exitCode === null) {
@@ -262,7 +326,10 @@ async function main(): Promise<number> {
   deadlineAt = t0 + cfg.maxMinutes * 60_000;
   const load = os.loadavg();
   log(`bench:claims  ${os.cpus().length} CPUs, load average ${load.map((l) => l.toFixed(2)).join(" ")}${load[0]! > os.cpus().length / 2 ? "  (busy machine: expect noise)" : ""}`);
-  log(`${cfg.tasks} queued tasks over ${cfg.repos} repositories; ${cfg.warmup} warm-up + ${cfg.claims} measured claims; concurrency ${cfg.concurrency}`);
+  log(
+    `${cfg.tasks} queued tasks over ${cfg.repos} repositories; closed loop: ${cfg.warmup} warm-up + ${cfg.claims} measured claims at concurrency ${cfg.concurrency}; ` +
+      `open loop: ${cfg.rate} claims/s for ${cfg.seconds} s (${openClaims(cfg)} claims), ${cfg.openConnections} connections per App process to start with`,
+  );
   const runs: ConfigRun[] = [];
   const skipped: string[] = [];
   for (const kind of cfg.configs) {

@@ -213,6 +213,76 @@ export interface OpenLoopResult extends PhaseResult {
   sendLagMaxMs: number;
 }
 
+export interface Schedule {
+  /** Requests started. */
+  sent: number;
+  /** From the schedule's start until the last request settled. */
+  elapsedNs: number;
+  /** Requests started per second over the sending window. */
+  sendRatePerS: number;
+  /** How late the client started requests versus their schedule. */
+  sendLagP99Ms: number;
+  sendLagMaxMs: number;
+}
+
+/**
+ * The open loop's clock: calls `send(i, scheduled)` for i = 0 .. count-1, the
+ * i-th at start + i/rate (process.hrtime.bigint() time), whether or not
+ * earlier calls have settled, until `stopped()` says so; then waits for every
+ * call's promise. `send` must not reject, should put its request on the wire
+ * at once, and should measure latency from `scheduled`, not from when it was
+ * called, so a server stall is charged for everything queued behind it (no
+ * coordinated omission). The client's own lateness (timer and event loop) is
+ * returned apart.
+ */
+export async function onSchedule(
+  count: number,
+  rate: number,
+  stopped: () => boolean,
+  send: (i: number, scheduled: bigint) => Promise<void>,
+): Promise<Schedule> {
+  const intervalNs = 1e9 / rate;
+  const lags: number[] = [];
+  const inflight = new Set<Promise<void>>();
+  const start = process.hrtime.bigint();
+  let next = 0;
+  let lastSend = start;
+
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const now = process.hrtime.bigint();
+      const elapsed = Number(now - start);
+      // Timers fire late by up to a millisecond or so; catch up by sending
+      // everything that is due rather than drifting the schedule.
+      while (next < count && next * intervalNs <= elapsed && !stopped()) {
+        const scheduled = start + BigInt(Math.round(next * intervalNs));
+        lags.push(Number(now - scheduled));
+        lastSend = now;
+        const p = send(next, scheduled).then(() => {
+          inflight.delete(p);
+        });
+        next++;
+        inflight.add(p);
+      }
+      if (next >= count || stopped()) return resolve();
+      const dueInMs = (next * intervalNs - Number(process.hrtime.bigint() - start)) / 1e6;
+      setTimeout(tick, Math.max(0, Math.floor(dueInMs)));
+    };
+    tick();
+  });
+  await Promise.all(inflight);
+  const elapsedNs = Number(process.hrtime.bigint() - start);
+  const sendWindowS = Number(lastSend - start) / 1e9;
+  const lagStats = latencyStats(Float64Array.from(lags));
+  return {
+    sent: next,
+    elapsedNs,
+    sendRatePerS: sendWindowS > 0 ? (next - 1) / sendWindowS : 0,
+    sendLagP99Ms: lagStats.p99Ms,
+    sendLagMaxMs: lagStats.maxMs,
+  };
+}
+
 /**
  * Open loop: deliveries arrive on a fixed schedule whether or not earlier ones
  * were answered, the way GitHub sends them. Latency is measured from each
@@ -227,48 +297,18 @@ export async function openLoop(
   deadlineMs: number,
 ): Promise<OpenLoopResult> {
   const tally = new Tally();
-  const intervalNs = 1e9 / rate;
-  const lags: number[] = [];
-  const inflight = new Set<Promise<void>>();
   const deadline = withDeadline(client, deadlineMs);
-  const start = process.hrtime.bigint();
-  let next = 0;
-  let lastSend = start;
-
-  await new Promise<void>((resolve) => {
-    const tick = (): void => {
-      const now = process.hrtime.bigint();
-      const elapsed = Number(now - start);
-      // Timers fire late by up to a millisecond or so; catch up by sending
-      // everything that is due rather than drifting the schedule.
-      while (next < batch.length && next * intervalNs <= elapsed && !deadline.fired()) {
-        const d = batch[next]!;
-        const scheduled = start + BigInt(Math.round(next * intervalNs));
-        lags.push(Number(now - scheduled));
-        lastSend = now;
-        next++;
-        const p = client.send(d).then((o) => {
-          tally.record(d, o, Number(process.hrtime.bigint() - scheduled));
-          inflight.delete(p);
-        });
-        inflight.add(p);
-      }
-      if (next >= batch.length || deadline.fired()) return resolve();
-      const dueInMs = (next * intervalNs - Number(process.hrtime.bigint() - start)) / 1e6;
-      setTimeout(tick, Math.max(0, Math.floor(dueInMs)));
-    };
-    tick();
+  const s = await onSchedule(batch.length, rate, deadline.fired, async (i, scheduled) => {
+    const d = batch[i]!;
+    const o = await client.send(d);
+    tally.record(d, o, Number(process.hrtime.bigint() - scheduled));
   });
-  await Promise.all(inflight);
-  const elapsed = Number(process.hrtime.bigint() - start);
   deadline.cancel();
-  const sendWindowS = Number(lastSend - start) / 1e9;
-  const lagStats = latencyStats(Float64Array.from(lags));
   return {
-    ...tally.result(next, elapsed, deadline.fired()),
+    ...tally.result(s.sent, s.elapsedNs, deadline.fired()),
     targetRate: rate,
-    sendRatePerS: sendWindowS > 0 ? (next - 1) / sendWindowS : 0,
-    sendLagP99Ms: lagStats.p99Ms,
-    sendLagMaxMs: lagStats.maxMs,
+    sendRatePerS: s.sendRatePerS,
+    sendLagP99Ms: s.sendLagP99Ms,
+    sendLagMaxMs: s.sendLagMaxMs,
   };
 }
