@@ -7,8 +7,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, relative } from "node:path";
 import { redact } from "../../src/store/db.js";
-import type { LoopResult, OpenResult } from "./load.js";
-import type { Config } from "./run.js";
+import type { LoopResult } from "./load.js";
+import type { OpenResult } from "./open.js";
+import type { Config } from "./options.js";
 import type { Plan, StoreCheck } from "./world.js";
 import type { LabelFigures, PerClaim, PhaseCost } from "./observe.js";
 
