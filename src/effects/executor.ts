@@ -124,7 +124,10 @@ export class Executor {
     for (;;) {
       const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));
       if (this.#lanes.size === 0 && !this.#ticking && (await this.deps.outbox.active(soon)) === 0) return;
-      if (Date.now() > until) throw new Error(`effects still pending after ${opts.timeoutMs ?? 15_000} ms`);
+      if (Date.now() > until) {
+        const left = await this.deps.db.effect.findMany({ where: { state: { in: ["pending", "running"] } }, select: { kind: true, state: true, installationId: true, nextAttemptAt: true, attempts: true } });
+        throw new Error(`effects still pending after ${opts.timeoutMs ?? 15_000} ms (lanes ${[...this.#lanes.keys()].join(",") || "none"}): ${JSON.stringify(left)}`);
+      }
       this.poke();
       await sleep(20);
     }
