@@ -79,6 +79,8 @@ export interface Orchestra {
   sweeper: Sweeper;
   githubFor: GitHubFor;
   start(): Promise<{ port: number }>;
+  /** Waits for a sweep under way (the one at start-up included). */
+  sweepSettled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -173,7 +175,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     addHandler(api.handler(log));
   });
 
-  let sweeping: { stop(): Promise<void> } | undefined;
+  let sweeping: { stop(): Promise<void>; settled(): Promise<void> } | undefined;
   return {
     server,
     inbox,
@@ -199,6 +201,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       if (withTasks) sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
+    },
+    async sweepSettled() {
+      await sweeping?.settled();
     },
     async stop() {
       await server.stop();

@@ -66,6 +66,7 @@ export class Executor {
   #running = false;
   #ticking: Promise<void> | null = null;
   #again = false;
+  #looks = 0;
 
   constructor(
     readonly deps: ExecutorDeps,
@@ -80,6 +81,11 @@ export class Executor {
       backoff: opts.backoff ?? { baseMs: 2_000, capMs: 600_000 },
       pokeGapMs: opts.pokeGapMs ?? 100,
     };
+  }
+
+  /** How many times this executor has looked for due effects (each poll or poke answered). */
+  get looks(): number {
+    return this.#looks;
   }
 
   start(): void {
@@ -137,6 +143,7 @@ export class Executor {
     this.#timer = undefined;
     if (!this.#running) return;
     this.#lastTick = Date.now();
+    this.#looks++;
     this.#ticking = this.#fill()
       .catch((err: unknown) => this.deps.log.error({ err: errText(err) }, "effects: could not look for due effects (database unavailable?); retrying at the next poll"))
       .finally(() => {

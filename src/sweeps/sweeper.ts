@@ -128,11 +128,11 @@ export class Sweeper {
   }
 }
 
-/** Runs the sweep now and then every `everyMs`, never two at once. */
-export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { stop(): Promise<void> } {
+/** Runs the sweep now and then every `everyMs`, never two at once. `settled` waits for a sweep under way. */
+export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { stop(): Promise<void>; settled(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
-  let timer: NodeJS.Timeout;
+  let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     running = sweeper
       .sweep()
@@ -144,11 +144,14 @@ export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { 
         if (!stopped) timer = setTimeout(tick, everyMs);
       });
   };
-  timer = setTimeout(tick, 0);
+  tick();
   return {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      await running;
+    },
+    async settled() {
       await running;
     },
   };

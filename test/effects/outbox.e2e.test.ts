@@ -171,13 +171,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await db.run.create({ data: { id: "r-gone", taskId: "t-gone", attempt: 1, mode: "worker", state: "live", leaseEpoch: "e", leaseExpiresAt: now, branch: "agent/issue-1", startedAt: now } });
     const mints = () => rig.fake.requests.filter((q) => q.path === "/app/installations/79/access_tokens").length;
     const installation = () => db.installation.findUnique({ where: { id: 79 } });
-    // Paused, and the effect back in the queue until the pause ends (the start-up sweep may have failed on it too).
+    const executor = rig.app.orchestra.executor;
+    // Paused, and the effect back in the queue until the pause ends.
     await eventually(async () => ((await installation())?.pausedUntil && (await db.effect.findUnique({ where: { key: "k-gone" } }))?.state === "pending" ? true : undefined), 5_000, "installation paused");
-    await new Promise((r) => setTimeout(r, 200)); // an attempt already under way finishes
+    await executor.idle();
     const after = mints();
     const failures = (await installation())!.failures;
     for (let i = 0; i < 5; i++) await rig.app.orchestra.sweeper.sweep();
-    await new Promise((r) => setTimeout(r, 300)); // executor polls every 50 ms here
+    // The executor looks for due effects again and again meanwhile, and leaves the paused installation alone.
+    const looks = executor.looks;
+    await eventually(() => (executor.looks >= looks + 5 ? true : undefined), 5_000, "five more looks");
     expect(mints()).toBe(after);
     const inst = (await installation())!;
     expect(inst.pauseReason).toContain("suspended");

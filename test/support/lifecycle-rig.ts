@@ -76,6 +76,8 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
   const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
   const settle = () => app.orchestra.executor.idle({ horizonMs: 5_000 });
+  // Tests start from a quiet App: the sweep it runs at start-up has finished.
+  await app.orchestra.sweepSettled();
 
   async function deliverPayload(event: string, payload: Record<string, unknown>, deliveryId: string = randomUUID()): Promise<string> {
     const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });

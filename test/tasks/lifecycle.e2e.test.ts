@@ -4,6 +4,7 @@
  * against GitHub's OpenAPI description.
  */
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
+import { eventually } from "../support/orchestra.js";
 import { providers } from "../support/databases.js";
 
 // The lifecycle on every provider this run has (PostgreSQL in CI): the apply writes SQL of its own.
@@ -74,9 +75,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(comments[0]!.body).toContain("eve has read permission; write or higher is needed");
     expect(await rig.task(2)).toBeNull();
     // The same delivery again (a redelivery) replies no second time.
-    await rig.app.database.db.delivery.updateMany({ where: { deliveryId: id }, data: { state: "pending" } });
+    const db = rig.app.database.db;
+    await db.delivery.updateMany({ where: { deliveryId: id }, data: { state: "pending", processedAt: null } });
     rig.app.orchestra.processor.poke();
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually(async () => ((await db.delivery.findUnique({ where: { deliveryId: id } }))?.processedAt ? true : undefined), 10_000, "the redelivery processed");
+    await rig.settle();
     expect(rig.fake.state.commentsOn(REPO, 2)).toHaveLength(1);
   });
 
