@@ -130,17 +130,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const configs = new ConfigLoader(githubFor);
   let executor: Executor | undefined;
   const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
-  const outbox = new Outbox(db);
+  const outbox = new Outbox(db, database);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
   const workers = new Workers(db, clock);
   const decisions = new Decisions(db, database, clock);
-  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock, log });
+  const claims = new Claims({ database, tasks, workers, decisions, configs, clock });
   const leases = new Leases({ db, tasks, workers, decisions });
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
-  const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock, log });
+  const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const sweeper = new Sweeper({ db, tasks, settler, dispatcher, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;

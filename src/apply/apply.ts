@@ -43,7 +43,11 @@ export interface ApplyInput {
 const STALE = "stale: ";
 const one = (what: string) => (r: { changes: number }) => (r.changes === 1 ? null : `${STALE}${what}`);
 
-function taskSets(patch: TaskPatch): { sets: string[]; args: unknown[] } {
+/**
+ * `"column" = ?` assignments for a patch of the task or a run: JSON columns
+ * serialised, usage added to what is there, absent keys left alone.
+ */
+function assignments(patch: Record<string, unknown>): { sets: string[]; args: unknown[] } {
   const sets: string[] = [];
   const args: unknown[] = [];
   for (const [key, value] of Object.entries(patch)) {
@@ -81,7 +85,7 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
       });
     } else {
       if (!t) throw new Error("a transition of a task that was not read");
-      const { sets, args } = taskSets(d.task);
+      const { sets, args } = assignments(d.task);
       const where = [`"id" = ?`, `"version" = ?`];
       const whereArgs: unknown[] = [t.id, t.version];
       if (d.fence?.runId !== undefined) {
@@ -100,13 +104,7 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     }
     if (d.run) {
       const { error, ...patch } = d.run.patch;
-      const sets: string[] = [];
-      const args: unknown[] = [];
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === undefined) continue;
-        sets.push(`"${key}" = ?`);
-        args.push(value);
-      }
+      const { sets, args } = assignments(patch);
       const where = [`"id" = ?`, `"state" IN (${d.run.from.map(() => "?").join(",")})`];
       const whereArgs: unknown[] = [d.run.id, ...d.run.from];
       if (error) {

@@ -22,8 +22,8 @@ export interface Clock {
   now(): Date;
 }
 
-/** A task by id (or its row, just read), or an issue that may not have a task yet. */
-export type TaskRef = { taskId: string } | { task: Task } | { subject: Subject };
+/** A task by id (or its row and run, just read), or an issue that may not have a task yet. */
+export type TaskRef = { taskId: string } | { task: Task; run?: Run } | { subject: Subject };
 
 export type RaiseResult =
   | { outcome: "applied"; taskId: string; decision: Applied; stepsRan: boolean }
@@ -61,10 +61,10 @@ const NEEDS_HISTORY = new Set<TaskEvent["kind"]>(["run-classified", "publish-ref
 export class Tasks {
   constructor(readonly deps: TasksDeps) {}
 
-  async #context(ref: TaskRef, event: TaskEvent, prefetched: Task | null): Promise<{ ctx: Context; runErrors: string | null }> {
+  async #context(ref: TaskRef, event: TaskEvent, prefetched: { task: Task; run?: Run } | null): Promise<{ ctx: Context; runErrors: string | null }> {
     const { db, clock } = this.deps;
     const row =
-      prefetched ??
+      prefetched?.task ??
       ("taskId" in ref
         ? await db.task.findUnique({ where: { id: ref.taskId } })
         : "task" in ref
@@ -76,7 +76,7 @@ export class Tasks {
     const wanted = runIdOf(event) ?? task?.runId ?? null;
     let rows: Run[] = [];
     if (task && NEEDS_HISTORY.has(event.kind)) rows = await db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } });
-    else if (task && wanted) rows = (await db.run.findMany({ where: { id: wanted, taskId: task.id } })) as Run[];
+    else if (task && wanted) rows = prefetched?.run?.id === wanted ? [prefetched.run] : await db.run.findMany({ where: { id: wanted, taskId: task.id } });
     const runs = rows.map(runView);
     const runRow = wanted ? (rows.find((r) => r.id === wanted) ?? null) : null;
     const hasReceipt = task && NEEDS_RECEIPT.has(event.kind) ? (await db.completionReceipt.count({ where: { taskId: task.id } })) > 0 : false;
@@ -85,18 +85,12 @@ export class Tasks {
     return { ctx, runErrors: runRow?.errors ?? null };
   }
 
-  /** Decides without applying: what the event would do now. */
-  async preview(ref: TaskRef, event: TaskEvent): Promise<Decision> {
-    const { ctx } = await this.#context(ref, event, null);
-    return decide(ctx, event);
-  }
-
   async raise(ref: TaskRef, event: TaskEvent, opts: RaiseOptions = {}): Promise<RaiseResult> {
     let lastStale = "";
     const attempts = opts.attempts ?? ATTEMPTS;
     for (let i = 0; i < attempts; i++) {
       // A row the caller has just read serves the first decision; a retry reads again.
-      const { ctx, runErrors } = await this.#context(ref, event, i === 0 && "task" in ref ? ref.task : null);
+      const { ctx, runErrors } = await this.#context(ref, event, i === 0 && "task" in ref ? ref : null);
       const d = decide(ctx, event);
       const taskId = ctx.task?.id ?? null;
       const writes = d.outcome === "applied" || d.effects.length > 0 || (d.outcome === "unchanged" && (d.decisions?.length ?? 0) > 0);

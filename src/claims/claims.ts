@@ -5,18 +5,16 @@
  * as soon as it commits. The label swap follows from the outbox.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
-import { parseJson } from "../apply/views.js";
+import { parseJson, taskFromSql } from "../apply/views.js";
 import type { Continuation } from "../machine/model.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 import { limitSteps } from "./limits.js";
 import { select } from "../store/sql.js";
-import { taskFromSql } from "../apply/views.js";
 
 export interface ClaimAnswer {
   task: { id: string; repo: string; issue: number; title: string; body: string };
@@ -39,14 +37,12 @@ export interface Won {
 }
 
 export interface ClaimsDeps {
-  db: Db;
   database: Pick<Database, "raw" | "provider">;
   tasks: Tasks;
   workers: Workers;
   decisions: Decisions;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
-  log: Logger;
 }
 
 /** Candidates looked at per query, oldest highest-priority first; a claim looks at a few windows at most. */

@@ -41,7 +41,7 @@ export class Leases {
 
   async heartbeat(worker: Worker | null, runId: string, leaseEpoch: string, usage?: Usage): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
     const { run, task } = await this.runOf(worker, runId);
-    const r = await this.deps.tasks.raise({ task }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}) });
+    const r = await this.deps.tasks.raise({ task, run }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}) });
     if (r.outcome === "refused") throw conflict(r.message, r.reason);
     if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);

@@ -5,7 +5,6 @@
  * the run's completion is its exit. A dispatch GitHub refuses puts the task
  * back without charging an attempt (see the dispatch-refused row).
  */
-import type { Logger } from "pino";
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Db } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
@@ -20,7 +19,7 @@ type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
 type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];
 
 export class Dispatcher {
-  constructor(readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date }; log: Logger }) {}
+  constructor(readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date } }) {}
 
   /** Claims the task for a workflow run; the dispatch itself follows from the outbox. */
   async dispatch(task: Task, config: RepoConfig): Promise<boolean> {

@@ -13,12 +13,14 @@ import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
 import { GitHubError, type GitHubFor } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
+import { errorClass, errorText as errText } from "../github/errors.js";
 import { describeEffect } from "../machine/effects.js";
 import type { Tasks } from "../apply/tasks.js";
 import { runView, taskView } from "../apply/views.js";
 import type { Ledger } from "../cost/ledger.js";
 import type { Installations } from "./installations.js";
 import { Outbox, type OutboxEffect } from "./outbox.js";
+import type { TaskEvent } from "../machine/events.js";
 import { PERFORMERS, type Performed, type Performer } from "./perform.js";
 
 export interface ExecutorOptions {
@@ -53,7 +55,6 @@ export function retryDelayMs(attempt: number, backoff: { baseMs: number; capMs: 
   return Math.round(raw * (0.75 + random() * 0.5));
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Executor {
@@ -131,7 +132,7 @@ export class Executor {
       const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));
       if (this.#lanes.size === 0 && !this.#ticking && (await this.deps.outbox.active(soon)) === 0) return;
       if (Date.now() > until) {
-        const left = await this.deps.db.effect.findMany({ where: { state: { in: ["pending", "running"] } }, select: { kind: true, state: true, installationId: true, nextAttemptAt: true, attempts: true } });
+        const left = [...(await this.deps.outbox.list({ state: "pending" })), ...(await this.deps.outbox.list({ state: "running" }))].map((x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }));
         throw new Error(`effects still pending after ${opts.timeoutMs ?? 15_000} ms (lanes ${[...this.#lanes.keys()].join(",") || "none"}): ${JSON.stringify(left)}`);
       }
       this.poke();
@@ -217,13 +218,18 @@ export class Executor {
 
   /** Done or dropped; an outcome the task waits for is applied in the same transaction. */
   async #finish(e: OutboxEffect, out: Performed): Promise<void> {
-    const now = this.deps.clock.now();
     const state = out.status === "done" ? "done" : "dropped";
     const result = out.status === "done" ? out.result : undefined;
     const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };
     this.deps.log[state === "done" ? "debug" : "info"]({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, `effect ${state}`);
-    if (out.event && e.taskId) {
-      const r = await this.deps.tasks.raise({ taskId: e.taskId }, out.event, { steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)] });
+    await this.#settle(e, state, fields, out.event);
+  }
+
+  /** Records how the effect ended; an outcome the task waits for is applied in the same transaction. */
+  async #settle(e: OutboxEffect, state: Parameters<Outbox["finishStep"]>[2], fields: Parameters<Outbox["finishStep"]>[3], event: TaskEvent | undefined): Promise<void> {
+    const now = this.deps.clock.now();
+    if (event && e.taskId) {
+      const r = await this.deps.tasks.raise({ taskId: e.taskId }, event, { steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)] });
       if (r.stepsRan) return;
     }
     await this.deps.outbox.finish(e, this.owner, state, fields, now);
@@ -247,13 +253,12 @@ export class Executor {
     }
     const retryable = err instanceof GitHubError ? err.retryable : true;
     const maybeSent = counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
-    const klass = err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error";
+    const klass = errorClass(err, "error");
     const limit = retryable ? this.#o.maxAttempts : (performer.deterministicAttempts ?? 3);
     if (e.attempts >= limit) {
-      await outbox.park(e, this.owner, { class: klass, message }, { maybeSent }, now);
       log.error({ effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, err: message }, "effects: parked; see GET /api/v1/effects?state=parked and replay it once the cause is fixed");
       const event = performer.onGiveUp?.({ effect: e }, e.spec.payload as never, message);
-      if (event && e.taskId) await this.deps.tasks.raise({ taskId: e.taskId }, event);
+      await this.#settle(e, "parked", outbox.parked(e, { class: klass, message }, maybeSent, now), event ?? undefined);
       return "go";
     }
     const at = new Date(now.getTime() + retryDelayMs(e.attempts, this.#o.backoff));

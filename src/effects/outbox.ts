@@ -4,8 +4,8 @@
  * replicas never perform the same effect at once), finished, retried with
  * backoff, or parked with their error ring for an operator to replay.
  */
-import type { Db } from "../store/db.js";
-import type { Step } from "../store/sql.js";
+import type { Database, Db } from "../store/db.js";
+import { atomically, StepRefused, type Step } from "../store/sql.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import type { EffectKind, EffectSpec } from "../machine/effects.js";
 import type { Effect } from "../store/generated/sqlite/client.js";
@@ -100,7 +100,10 @@ const due = (now: Date) => ({
 });
 
 export class Outbox {
-  constructor(readonly db: Db) {}
+  constructor(
+    readonly db: Db,
+    readonly database: Pick<Database, "raw" | "provider">,
+  ) {}
 
   /** Installations with effects due now, skipping those held back. */
   async dueInstallations(now: Date, skip: ReadonlySet<number>, limit = 50): Promise<number[]> {
@@ -141,31 +144,33 @@ export class Outbox {
   }
 
   /**
-   * The statement that finishes an effect inside the transaction of the
-   * outcome it raised (a dispatch, a publish): both, or neither.
+   * The statement that finishes a claimed effect: done, dropped (superseded
+   * or refused by its guard), dry-run, or parked with its errors. Run on its
+   * own, or inside the transaction of the outcome the task hears (a
+   * dispatch, a publish, a dispatch given up): both, or neither.
    */
-  finishStep(e: OutboxEffect, owner: string, state: "done" | "dropped", fields: { result?: unknown; note?: string }, now: Date): Step {
+  finishStep(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run" | "parked", fields: { result?: unknown; note?: string; errors?: ErrorEntry[]; maybeSent?: boolean }, now: Date): Step {
     return {
-      sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
-      args: [state, now, fields.result !== undefined ? JSON.stringify(fields.result) : null, fields.note ?? null, e.seq, owner],
+      sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
+      args: [state, state === "parked" ? null : now, fields.result !== undefined ? JSON.stringify(fields.result) : null, fields.note ?? null, JSON.stringify(fields.errors ?? e.errors), fields.maybeSent ?? e.maybeSent, e.seq, owner],
       check: (r) => (r.changes === 1 ? null : "another executor took the effect over"),
     };
   }
 
-  /** Finishes a claimed effect: done, dropped (superseded or refused by its guard) or dry-run. */
-  async finish(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run", fields: { result?: unknown; note?: string }, now: Date): Promise<boolean> {
-    const r = await this.db.effect.updateMany({
-      where: { seq: e.seq, state: "running", lockedBy: owner },
-      data: {
-        state,
-        lockedBy: null,
-        lockedUntil: null,
-        doneAt: now,
-        ...(fields.result !== undefined ? { result: JSON.stringify(fields.result) } : {}),
-        ...(fields.note !== undefined ? { note: fields.note } : {}),
-      },
-    });
-    return r.count === 1;
+  /** Runs `finishStep` on its own; false when another executor had taken the effect over. */
+  async finish(e: OutboxEffect, owner: string, state: Parameters<Outbox["finishStep"]>[2], fields: Parameters<Outbox["finishStep"]>[3], now: Date): Promise<boolean> {
+    try {
+      await atomically(this.database, [this.finishStep(e, owner, state, fields, now)]);
+      return true;
+    } catch (err) {
+      if (err instanceof StepRefused) return false;
+      throw err;
+    }
+  }
+
+  /** The fields of an effect given up after its attempts. */
+  parked(e: OutboxEffect, error: { class: string; message: string }, maybeSent: boolean, now: Date) {
+    return { note: `parked after ${e.attempts} attempt(s): ${error.message}`, errors: pushError(e.errors, { at: now.toISOString(), ...error }), maybeSent: e.maybeSent || maybeSent };
   }
 
   /** Back to pending at `at`; `countAttempt: false` for waits that are not the effect's fault (rate limits). */
@@ -179,20 +184,6 @@ export class Outbox {
         nextAttemptAt: at,
         errors: JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error })),
         ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
-        ...(opts.maybeSent ? { maybeSent: true } : {}),
-      },
-    });
-  }
-
-  async park(e: OutboxEffect, owner: string, error: { class: string; message: string }, opts: { maybeSent: boolean }, now: Date): Promise<void> {
-    await this.db.effect.updateMany({
-      where: { seq: e.seq, state: "running", lockedBy: owner },
-      data: {
-        state: "parked",
-        lockedBy: null,
-        lockedUntil: null,
-        note: `parked after ${e.attempts} attempt(s): ${error.message}`,
-        errors: JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error })),
         ...(opts.maybeSent ? { maybeSent: true } : {}),
       },
     });

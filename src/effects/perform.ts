@@ -116,8 +116,7 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const branch = await github.getBranch(r, p.branch);
       if (!branch) return dropped("the branch disappeared before publishing", { kind: "publish-refused", runId, why: "the branch disappeared" });
       // Re-verified right before opening: checks that turned keep the work, never publish it.
-      const checks = (await github.checkRunsForRef(r, branch.sha)).map((c) => ({ name: c.name, headSha: c.headSha, status: c.status, conclusion: c.conclusion }));
-      const green = allGreen(checks, branch.sha);
+      const green = allGreen(await github.checkRunsForRef(r, branch.sha), branch.sha);
       if (!green.green) return dropped(`not published: ${green.why}`, { kind: "publish-refused", runId, why: green.why });
       const pr = await github.createPull(r, { title: p.title, head: p.branch, base: await github.defaultBranch(r), body: p.body });
       return done({ pr: pr.number }, undefined, { kind: "pr-published", runId, pr: { number: pr.number, headSha: branch.sha } });

@@ -7,7 +7,8 @@
  */
 import type { Db } from "../store/db.js";
 import { HttpError } from "../http/router.js";
-import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { errorClass, errorText as errText } from "../github/errors.js";
 import { instrument, newCounts } from "../github/instrument.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Ledger } from "../cost/ledger.js";
@@ -40,14 +41,13 @@ export interface ExitsDeps {
   clock: { now(): Date };
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const PENDING = (why: string): ExitAnswer => ({ outcome: "classified", evidence: { pending: true, why } });
 
 export class Exits {
   constructor(readonly deps: ExitsDeps) {}
 
   async exit(worker: Worker | null, runId: string, report: ExitReport): Promise<ExitAnswer> {
-    const { leases, tasks } = this.deps;
+    const { leases } = this.deps;
     const { run, task } = await leases.runOf(worker, runId);
     if (run.leaseEpoch !== report.leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
     // A repeated exit (the first answer was lost) gets the recorded outcome again.
@@ -80,7 +80,7 @@ export class Exits {
       // Or a PR from another branch that says it closes the issue.
       pulls = branchPulls.length > 0 ? branchPulls : await github.closingPulls(r, task.issue);
     } catch (err) {
-      await tasks.recordRunError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "error", `looking for the pull request: ${errText(err)}`);
+      await tasks.recordRunError(run.id, errorClass(err, "error"), `looking for the pull request: ${errText(err)}`);
       throw new HttpError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);
     }
     const open = pulls.find((p) => p.state === "open");
@@ -90,7 +90,7 @@ export class Exits {
       : merged
         ? { merged: true as const, merge: { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.deps.clock.now() } }
         : null;
-    const result = await tasks.raise({ task }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
+    const result = await tasks.raise({ task, run }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
     if (result.outcome === "refused") throw conflict(result.message, result.reason);
     if (open) return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
     if (merged) return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };

@@ -8,7 +8,8 @@
  */
 import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
-import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { errorClass, errorText as errText } from "../github/errors.js";
 import { instrument, newCounts } from "../github/instrument.js";
 import { gatherFacts, type FactsGitHub } from "../outcomes/gather.js";
 import { classify, type Verdict } from "../outcomes/classify.js";
@@ -20,7 +21,6 @@ import type { Run } from "../store/generated/sqlite/client.js";
 
 export type SettleGitHub = FactsGitHub & Pick<GitHub, "getPull">;
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** 30 s, doubling, at most 30 min: how long a run GitHub could not be asked about waits. */
 export function classifyBackoffMs(failures: number): number {
@@ -57,14 +57,14 @@ export class Settler {
       if (verdict.recovery === "settle") merge = await this.#mergeOf(gh, task.repo, verdict);
     } catch (err) {
       const failures = run.classifyFailures + 1;
-      await tasks.recordRunError(run.id, err instanceof GitHubError ? `github-${err.status ?? "network"}` : "facts", `gathering facts: ${errText(err)}`);
+      await tasks.recordRunError(run.id, errorClass(err, "facts"), `gathering facts: ${errText(err)}`);
       await tasks.deferClassification(run.id, new Date(this.deps.clock.now().getTime() + classifyBackoffMs(failures)));
       this.deps.log.warn({ run: run.id, err: errText(err) }, "run not classified yet: GitHub could not be asked; a later sweep retries");
       return null;
     } finally {
       await this.deps.ledger.add(task.id, counts);
     }
-    const r = await tasks.raise({ taskId: task.id }, { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) });
+    const r = await tasks.raise({ task }, { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) });
     if (r.outcome !== "applied") return null;
     return verdict;
   }

@@ -64,3 +64,13 @@ export async function maybe<T>(operation: string, fn: () => Promise<T>): Promise
     throw e;
   }
 }
+
+/** An error's message, for logs and error rings. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The class an error ring records: `github-502`, `github-network` for GitHub's failures, else `other`. */
+export function errorClass(e: unknown, other: string): string {
+  return e instanceof GitHubError ? `github-${e.status ?? "network"}` : other;
+}

@@ -12,6 +12,7 @@ import type { Db } from "../store/db.js";
 import type { ConfigResult } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { GitHubError } from "../github/port.js";
+import { errorText as errText } from "../github/errors.js";
 import type { Installations } from "../effects/installations.js";
 import type { Settler } from "../exits/settle.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
@@ -36,7 +37,6 @@ export interface SweeperDeps {
   log: Logger;
 }
 
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Items per sweep and list: a sweep is bounded; what is left waits for the next one. */
 const BATCH = { expired: 50, owed: 20, dispatch: 25 };
@@ -56,7 +56,7 @@ export class Sweeper {
     const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
     for (const task of expired) {
       try {
-        const r = await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! });
+        const r = await this.deps.tasks.raise({ task }, { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! });
         if (r.outcome === "applied") out.expired++;
       } catch (err) {
         await this.#failed(out, task.installationId, err);

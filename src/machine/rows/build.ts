@@ -82,6 +82,24 @@ export function checkLease(ctx: Context, runId: string, leaseEpoch: string | nul
   return { task, run };
 }
 
+/** Events a run's worker sends under its lease: the run id and epoch they are fenced on. */
+type LeasedKind = { [K in EventKind]: EventOf<K> extends { runId: string; leaseEpoch: string } ? K : never }[EventKind];
+
+/**
+ * The rows of an event a worker sends under its lease: refused in every
+ * state unless the lease holds (with the reason the fence gives), and `live`
+ * when it does (only a claimed task holds a live lease).
+ */
+export function underLease<K extends LeasedKind>(live: (ctx: Context, e: EventOf<K>, lease: { task: TaskView; run: RunView }) => Decision): EventRows<K> {
+  const fenced: Row<K> = (ctx, e) => {
+    const fence = e as unknown as { runId: string; leaseEpoch: string }; // LeasedKind guarantees both
+    const lease = checkLease(ctx, fence.runId, fence.leaseEpoch);
+    if (isRefusal(lease)) return lease;
+    return ctx.task?.state === "claimed" ? live(ctx, e, lease) : refused("superseded", "lease no longer held");
+  };
+  return everyState<K>(() => refused("superseded", "no such task"), fenced);
+}
+
 export function isRefusal(x: unknown): x is Refused {
   return typeof x === "object" && x !== null && (x as Refused).outcome === "refused";
 }

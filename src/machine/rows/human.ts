@@ -8,7 +8,7 @@ import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, NewDecision } from "../decision.js";
 import type { CommandName, EventOf } from "../events.js";
 import type { State, TaskState } from "../model.js";
-import { checkLease, effect, everyState, ignore, isRefusal, labelEffect, labelsOf, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+import { effect, everyState, ignore, labelEffect, labelsOf, move, NO_LEASE, refused, taskOf, underLease, unchanged, type EventRows } from "./build.js";
 import { questionDecision } from "./recoveries.js";
 
 const react = (commentId: number, content: "rocket" | "confused" | "eyes") => effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
@@ -90,30 +90,20 @@ export const correction: EventRows<"correction"> = everyState(ignore("not a task
   cancelled: ignore("the task is finished"),
 });
 
-const leaseRefused = (ctx: Context, e: EventOf<"decision-requested">): Decision => {
-  const lease = checkLease(ctx, e.runId, e.leaseEpoch);
-  return isRefusal(lease) ? lease : refused("superseded", "lease no longer held");
-};
-
-export const decisionRequested: EventRows<"decision-requested"> = everyState(() => refused("superseded", "no such task"), leaseRefused, {
-  claimed: (ctx, e) => {
-    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
-    if (isRefusal(lease)) return lease;
-    const { task, run } = lease;
-    const asked = { ...questionDecision(ctx, run.id, e.question), id: e.decisionId, source: `request:${e.decisionId}`, ...(e.condition ? { condition: e.condition } : {}) };
-    const ask = effect("comment", `question:${e.decisionId}`, { issue: task.issue, body: texts.question(run.attempt, e.question, labelsOf(ctx)) });
-    if (e.blocks === "nothing") return unchanged("question recorded; the run goes on", [ask], [asked]);
-    return {
-      ...move(ctx, "blocked", {
-        summary: "the agent asked a question and stopped: blocked",
-        task: { ...NO_LEASE },
-        fence: { runId: run.id, leaseEpoch: e.leaseEpoch },
-        run: { id: run.id, from: ["live"], patch: { state: "exited", endedAt: ctx.now, endReason: "asked a question", class: "question", recovery: "block-question", evidence: JSON.stringify({ question: e.question, why: "the worker asked a human" }), recoveredAt: ctx.now } },
-        effects: [ask],
-      }),
-      decisions: [asked],
-    };
-  },
+export const decisionRequested: EventRows<"decision-requested"> = underLease<"decision-requested">((ctx, e, { task, run }) => {
+  const asked = { ...questionDecision(ctx, run.id, e.question), id: e.decisionId, source: `request:${e.decisionId}`, ...(e.condition ? { condition: e.condition } : {}) };
+  const ask = effect("comment", `question:${e.decisionId}`, { issue: task.issue, body: texts.question(run.attempt, e.question, labelsOf(ctx)) });
+  if (e.blocks === "nothing") return unchanged("question recorded; the run goes on", [ask], [asked]);
+  return {
+    ...move(ctx, "blocked", {
+      summary: "the agent asked a question and stopped: blocked",
+      task: { ...NO_LEASE },
+      fence: { runId: run.id, leaseEpoch: e.leaseEpoch },
+      run: { id: run.id, from: ["live"], patch: { state: "exited", endedAt: ctx.now, endReason: "asked a question", class: "question", recovery: "block-question", evidence: JSON.stringify({ question: e.question, why: "the worker asked a human" }), recoveredAt: ctx.now } },
+      effects: [ask],
+    }),
+    decisions: [asked],
+  };
 });
 
 const resumeBlocked = (why: string) => (ctx: Context) => move(ctx, "queued", { summary: why, task: { continuation: { kind: "resume" }, queuedAt: ctx.now } });

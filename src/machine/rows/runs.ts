@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import { texts } from "../../texts/comments.js";
-import type { Context, Decision, RunPatch, TaskPatch } from "../decision.js";
+import type { Context, RunPatch, TaskPatch } from "../decision.js";
 import type { EventOf, Usage } from "../events.js";
 import { dispatchBackoffMs } from "../model.js";
-import { checkLease, effect, everyState, ignore, isRefusal, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+import { checkLease, effect, everyState, ignore, isRefusal, move, NO_LEASE, refused, taskOf, underLease, unchanged, type EventRows } from "./build.js";
 
 /** A run that ended keeps the task claimed (run id kept) while its class is owed. */
 export const ENDED_LEASE = { leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;
@@ -139,24 +139,15 @@ export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(ignore(
   },
 });
 
-const leaseRefusal = (ctx: Context, e: { runId: string; leaseEpoch: string }): Decision => {
-  const r = checkLease(ctx, e.runId, e.leaseEpoch);
-  return isRefusal(r) ? r : refused("superseded", "lease no longer held");
-};
-
-export const heartbeat: EventRows<"heartbeat"> = everyState(() => refused("superseded", "no such task"), leaseRefusal, {
-  claimed: (ctx, e) => {
-    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
-    if (isRefusal(lease)) return lease;
-    const usage = usageChange(lease.run, e.usage);
-    const leaseExpiresAt = leaseUntil(ctx);
-    return move(ctx, "claimed", {
-      summary: "lease renewed",
-      task: { leaseExpiresAt, ...usage.task },
-      fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
-      run: { id: e.runId, from: ["live"], patch: { leaseExpiresAt, ...usage.run } },
-    });
-  },
+export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e, lease) => {
+  const usage = usageChange(lease.run, e.usage);
+  const leaseExpiresAt = leaseUntil(ctx);
+  return move(ctx, "claimed", {
+    summary: "lease renewed",
+    task: { leaseExpiresAt, ...usage.task },
+    fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
+    run: { id: e.runId, from: ["live"], patch: { leaseExpiresAt, ...usage.run } },
+  });
 });
 
 export const leaseExpired: EventRows<"lease-expired"> = everyState(ignore("not a task"), ignore("no live lease"), {
@@ -191,56 +182,51 @@ export const workerRevoked: EventRows<"worker-revoked"> = everyState(ignore("not
  * GitHub for the run's PR: an open one moves the task to review, a merged one
  * settles it, none ends the run and leaves it owed a class.
  */
-export const runExited: EventRows<"run-exited"> = everyState(() => refused("superseded", "no such task"), leaseRefusal, {
-  claimed: (ctx, e) => {
-    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
-    if (isRefusal(lease)) return lease;
-    const { run } = lease;
-    const usage = usageChange(run, e.report.usage);
-    const fence = { runId: e.runId, leaseEpoch: e.leaseEpoch };
-    // What every exit records on the run: the report, the usage, when it ended.
-    const ended = (endReason: string, state: "exited" | "review") => ({ state, endedAt: ctx.now, endReason, report: JSON.stringify(e.report), ...usage.run });
-    if (e.pr === null) {
-      return move(ctx, "claimed", {
-        summary: `run exited ${e.report.exitCode} without a pull request; owed a class`,
-        task: { ...ENDED_LEASE, ...usage.task },
-        fence,
-        run: {
-          id: run.id,
-          from: ["live"],
-          patch: { ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"), ...(e.report.headSha ? { headSha: e.report.headSha } : {}), classifyAfter: null },
-        },
-      });
-    }
-    if (!e.pr.merged) {
-      return move(ctx, "review", {
-        summary: `run exited with pull request #${e.pr.number}: in review`,
-        task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
-        fence,
-        run: { id: run.id, from: ["live"], patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
-      });
-    }
-    const m = e.pr.merge;
-    return move(ctx, "done", {
-      summary: `run exited after pull request #${m.prNumber} merged: done`,
-      task: { ...NO_LEASE, prNumber: m.prNumber, ...usage.task },
+export const runExited: EventRows<"run-exited"> = underLease<"run-exited">((ctx, e, { run }) => {
+  const usage = usageChange(run, e.report.usage);
+  const fence = { runId: e.runId, leaseEpoch: e.leaseEpoch };
+  // What every exit records on the run: the report, the usage, when it ended.
+  const ended = (endReason: string, state: "exited" | "review") => ({ state, endedAt: ctx.now, endReason, report: JSON.stringify(e.report), ...usage.run });
+  if (e.pr === null) {
+    return move(ctx, "claimed", {
+      summary: `run exited ${e.report.exitCode} without a pull request; owed a class`,
+      task: { ...ENDED_LEASE, ...usage.task },
       fence,
       run: {
         id: run.id,
         from: ["live"],
-        patch: {
-          ...ended(`pull request #${m.prNumber} merged`, "exited"),
-          prNumber: m.prNumber,
-          headSha: m.headSha,
-          class: "merged",
-          recovery: "settle",
-          evidence: JSON.stringify({ pr: m.prNumber, merged: true }),
-          recoveredAt: ctx.now,
-        },
+        patch: { ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"), ...(e.report.headSha ? { headSha: e.report.headSha } : {}), classifyAfter: null },
       },
-      receipt: ctx.hasReceipt ? undefined : { runId: run.id, ...m },
     });
-  },
+  }
+  if (!e.pr.merged) {
+    return move(ctx, "review", {
+      summary: `run exited with pull request #${e.pr.number}: in review`,
+      task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
+      fence,
+      run: { id: run.id, from: ["live"], patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
+    });
+  }
+  const m = e.pr.merge;
+  return move(ctx, "done", {
+    summary: `run exited after pull request #${m.prNumber} merged: done`,
+    task: { ...NO_LEASE, prNumber: m.prNumber, ...usage.task },
+    fence,
+    run: {
+      id: run.id,
+      from: ["live"],
+      patch: {
+        ...ended(`pull request #${m.prNumber} merged`, "exited"),
+        prNumber: m.prNumber,
+        headSha: m.headSha,
+        class: "merged",
+        recovery: "settle",
+        evidence: JSON.stringify({ pr: m.prNumber, merged: true }),
+        recoveredAt: ctx.now,
+      },
+    },
+    receipt: ctx.hasReceipt ? undefined : { runId: run.id, ...m },
+  });
 });
 
 export const sweepFailed: EventRows<"sweep-failed"> = everyState(ignore("not a task"), ignore("only queued tasks are swept this way"), {
