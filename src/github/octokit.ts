@@ -3,7 +3,7 @@
  * octokit: capability code receives a `GitHub`.
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type CheckRunInfo, type GitHub, type Permission, type PullInfo, type RepoRef } from "./port.js";
+import { GitHubError, type BlockerInfo, type CheckRunInfo, type GitHub, type Permission, type PullInfo, type RepoRef } from "./port.js";
 import { call, maybe } from "./errors.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -41,6 +41,18 @@ function toPull(p: RawPull): PullInfo {
 }
 
 const WORKFLOW_RUN = /\/actions\/runs\/(\d+)/;
+
+/** `…/repos/OWNER/REPO` (an issue's `repository_url`) → `OWNER/REPO`. */
+const REPOSITORY_URL = /\/repos\/([^/]+)\/([^/]+)\/?$/;
+
+type RawBlocker = { number: number; state: string; repository_url: string; repository?: { full_name: string } | null };
+
+function toBlocker(i: RawBlocker): BlockerInfo {
+  const m = REPOSITORY_URL.exec(i.repository_url);
+  const repo = i.repository?.full_name ?? (m ? `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}` : null);
+  if (!repo) throw new GitHubError("list blocked-by dependencies", undefined, `blocker #${i.number} names no repository (${i.repository_url})`, false);
+  return { repo, number: i.number, state: i.state === "closed" ? "closed" : "open" };
+}
 
 const CLOSING_PULLS = `query IssueClosingPullRequests($owner: String!, $repo: String!, $number: Int!) {
   repository(owner: $owner, name: $repo) {
@@ -125,6 +137,13 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     },
     async addReaction(r, commentId, content) {
       await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content, ...write() }));
+    },
+    async blockedBy(r, issue) {
+      // Every page: a blocker missed on page two would let a blocked issue run.
+      const items = await call("list blocked-by dependencies", () =>
+        octokit.paginate(rest.issues.listDependenciesBlockedBy, { ...r, issue_number: issue, per_page: 100, ...read() }),
+      );
+      return (items as RawBlocker[]).map(toBlocker);
     },
     async getPull(r, number) {
       const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number, ...read() }));

@@ -67,6 +67,14 @@ export interface CheckRunInfo {
   workflowRunId: number | null;
 }
 
+/** An issue that blocks another (GitHub's issue dependencies, "blocked by"). */
+export interface BlockerInfo {
+  /** `owner/repo`: a blocker may live in another repository. */
+  repo: string;
+  number: number;
+  state: "open" | "closed";
+}
+
 export interface CommentInfo {
   id: number;
   body: string;
@@ -104,6 +112,8 @@ export interface GitHub {
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
   listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
+  /** Every issue the issue is blocked by, open or closed (all pages). Throws on a missing issue, like every other failure. */
+  blockedBy(r: RepoRef, issue: number): Promise<BlockerInfo[]>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
   /** Pull requests that will close (or closed) the issue, from GitHub's closing references. */

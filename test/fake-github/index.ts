@@ -45,6 +45,7 @@ export type {
   WorkflowRun,
 } from "./state.js";
 export { FakeState, Repo } from "./state.js";
+export type { DependencySummary, IssueAt } from "./dependencies.js";
 export { GraphQLFieldError, connection, type GraphQLHandler, type GraphQLContext } from "./graphql/index.js";
 
 export interface StartOptions {

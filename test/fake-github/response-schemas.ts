@@ -56,7 +56,25 @@ export class ResponseSchemas {
           : null,
       );
     }
-    const v = this.cache.get(key);
+    return this.run(operationId, this.cache.get(key), body);
+  }
+
+  /**
+   * null when `value` fits a schema of the description's components, else
+   * the errors: webhook payloads (`webhook-issue-dependencies-blocked-by-added`)
+   * are described there too.
+   */
+  checkComponent(name: string, value: unknown): string | null {
+    const key = `component ${name}`;
+    if (!this.cache.has(key)) {
+      const v = this.spec.components.schemas[name] ? this.ajv.getSchema(`gh#/definitions/${name}`) : undefined;
+      if (!v) throw new Error(`no schema ${name} in GitHub's description`);
+      this.cache.set(key, v);
+    }
+    return this.run(name, this.cache.get(key), value);
+  }
+
+  private run(operationId: string, v: ValidateFunction | null | undefined, body: unknown): string | null {
     if (!v || v(body)) return null;
     const skip = KNOWN_INACCURACIES[operationId];
     const errors = (v.errors ?? []).filter((e) => !(skip && skip.test(e.instancePath)));

@@ -28,6 +28,7 @@ import type { OpenApiIndex, OperationSpec } from "./openapi.js";
 import { actionRoutes } from "./routes/actions.js";
 import { appRoutes } from "./routes/apps.js";
 import { checkRoutes } from "./routes/checks.js";
+import { dependencyRoutes } from "./routes/dependencies.js";
 import { gitRoutes } from "./routes/git.js";
 import { issueRoutes } from "./routes/issues.js";
 import { pullRoutes } from "./routes/pulls.js";
@@ -41,6 +42,7 @@ export type { RecordedRequest } from "./http.js";
 const ROUTES: RouteTable = {
   ...appRoutes,
   ...issueRoutes,
+  ...dependencyRoutes,
   ...pullRoutes,
   ...gitRoutes,
   ...checkRoutes,

@@ -9,6 +9,7 @@
  * same data the refs API changes.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { Dependencies, type IssueAt } from "./dependencies.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type CheckStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
@@ -297,6 +298,7 @@ const DEFAULT_EVENTS = [
   "check_run",
   "check_suite",
   "issue_comment",
+  "issue_dependencies",
   "issues",
   "label",
   "pull_request",
@@ -330,6 +332,8 @@ export class FakeState {
   readonly dispatches: Dispatch[] = [];
   /** every accepted rerun / rerequest, in order */
   readonly reruns: Rerun[] = [];
+  /** issue dependencies ("blocked by"), across repositories */
+  readonly dependencies = new Dependencies(() => this.repos.values());
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
   private seq = 1_000_000;
@@ -586,6 +590,34 @@ export class FakeState {
 
   closeIssue(repoName: string, number: number, reason: Issue["stateReason"] = "completed"): void {
     this.setIssueState(this.issue(repoName, number), "closed", null, reason);
+  }
+
+  /**
+   * Mark `repoName#number` as blocked by `blockerRepo#blockerNumber`
+   * (GitHub's issue dependencies); the blocker may be in another repository.
+   * Idempotent. Pull requests cannot take part, as on GitHub.
+   */
+  block(repoName: string, number: number, blockerRepo: string, blockerNumber: number): void {
+    const [blocked, blocking] = this.dependencyPair(repoName, number, blockerRepo, blockerNumber);
+    this.dependencies.add(blocked, blocking);
+  }
+
+  /** Remove a "blocked by" edge; false when there was none. */
+  unblock(repoName: string, number: number, blockerRepo: string, blockerNumber: number): boolean {
+    const [blocked, blocking] = this.dependencyPair(repoName, number, blockerRepo, blockerNumber);
+    return this.dependencies.remove(blocked, blocking);
+  }
+
+  /** The issues `repoName#number` is blocked by, open or closed, oldest edge first. */
+  blockersOf(repoName: string, number: number): IssueAt[] {
+    return this.dependencies.blockersOf(this.issue(repoName, number));
+  }
+
+  private dependencyPair(repoName: string, number: number, blockerRepo: string, blockerNumber: number): [Issue, Issue] {
+    const blocked = this.issue(repoName, number);
+    const blocking = this.issue(blockerRepo, blockerNumber);
+    if (blocked.isPull || blocking.isPull) throw new Error("fake GitHub: pull requests cannot be issue dependencies");
+    return [blocked, blocking];
   }
 
   addComment(

@@ -14,7 +14,7 @@ import {
 } from "../http.js";
 import type { Comment, Issue, Reaction, Repo } from "../state.js";
 
-function issueOr404(ctx: RouteContext, repo: Repo): Issue {
+export function issueOr404(ctx: RouteContext, repo: Repo): Issue {
   const issue = repo.issues.get(ctx.int("issue_number"));
   if (!issue) throw notFound(ctx);
   return issue;
