@@ -31,7 +31,11 @@ import { Leases } from "./claims/leases.js";
 import { Settler } from "./exits/settle.js";
 import { Exits } from "./exits/exit.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
+import { RepoGates } from "./gates/repos.js";
+import { Breaker } from "./gates/breaker.js";
+import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
+import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { IssueHandlers } from "./webhooks/issues.js";
 import { PullHandlers } from "./webhooks/pulls.js";
@@ -127,7 +131,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, o.processor);
 
   // The one write path, the outbox, and the rooms that raise events through them.
-  const configs = new ConfigLoader(githubFor);
+  const gates = new RepoGates({ db, clock });
+  const configs = new ConfigLoader(githubFor, 60_000, (installationId, repo, result) =>
+    gates.record(installationId, repo, result).catch((err: unknown) => log.warn({ repo, err: errorText(err) }, "could not record the repository's gates; the next configuration read records them")),
+  );
   let executor: Executor | undefined;
   const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
   const outbox = new Outbox(db, database);
@@ -138,16 +145,18 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const decisions = new Decisions(db, database, clock);
   const claims = new Claims({ database, tasks, workers, decisions, configs, clock });
   const leases = new Leases({ db, tasks, workers, decisions });
-  const settler = new Settler({ db, tasks, githubFor, ledger, clock, log });
+  const breaker = new Breaker({ db, database, tasks, configs, clock, log });
+  const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
+  const blockers = new Blockers({ db, tasks, githubFor, clock, log });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
-  const sweeper = new Sweeper({ db, tasks, settler, dispatcher, installations, configs, clock, log });
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {
     const permissions = new PermissionCache();
     registerWebhooks(events, {
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf }),
+      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers }),
       pulls: new PullHandlers({ db, tasks, clock }),
       dispatcher,
       invalidateConfig: (repo) => configs.invalidate(repo),
@@ -156,7 +165,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

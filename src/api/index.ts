@@ -7,11 +7,14 @@ import { deliveryRoutes } from "./deliveries.js";
 import { effectRoutes } from "./effects.js";
 import { taskRoutes } from "./tasks.js";
 import { workerRoutes, type WorkerApiDeps } from "./workers.js";
+import { pauseRoutes } from "./pause.js";
+import type { RepoGates } from "../gates/repos.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
   outbox: Outbox;
   ledger: Ledger;
+  gates: RepoGates;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -22,5 +25,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
   if (!opts.tasks) return;
   workerRoutes(router, deps);
+  pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock });
 }

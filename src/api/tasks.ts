@@ -6,6 +6,7 @@ import { sendJson } from "../http/respond.js";
 import { TASK_STATES } from "../machine/model.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
+import { waitingForAll } from "../gates/waiting.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
@@ -24,8 +25,12 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
       orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
       take: 500,
     });
+    const waiting = await waitingForAll(db, tasks, deps.clock.now());
     sendJson(res, 200, {
-      tasks: tasks.map((t) => ({ id: t.id, repo: t.repo, issue: t.issue, state: t.state, attempt: t.attempt, prNumber: t.prNumber, diagnostic: t.diagnostic })),
+      tasks: tasks.map((t) => {
+        const w = waiting.get(t);
+        return { id: t.id, repo: t.repo, issue: t.issue, state: t.state, attempt: t.attempt, prNumber: t.prNumber, diagnostic: t.diagnostic, ...(w ? { waitingFor: w } : {}) };
+      }),
     });
   });
 
@@ -33,13 +38,15 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
     requireAdmin(req, deps.adminToken);
     const task = await db.task.findUnique({ where: { id: params["id"]! } });
     if (!task) throw new HttpError(404, `no task ${params["id"]}`);
-    const [runs, decisions, receipt, effects, calls] = await Promise.all([
+    const [runs, decisions, receipt, effects, calls, waiting] = await Promise.all([
       db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } }),
       db.decision.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } }),
       db.completionReceipt.findUnique({ where: { taskId: task.id } }),
       deps.outbox.list({ taskId: task.id, limit: 1000 }),
       deps.ledger.of(task.id),
+      waitingForAll(db, [task], deps.clock.now()),
     ]);
+    const waitingFor = waiting.get(task) ?? null;
     const now = deps.clock.now().getTime();
     const started = runs.filter((r) => r.state !== "aborted");
     sendJson(res, 200, {
@@ -57,6 +64,8 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
         label: task.label,
         diagnostic: task.diagnostic,
         backoffUntil: task.backoffUntil,
+        blockedBy: parse(task.blockedBy),
+        ...(waitingFor ? { waitingFor } : {}),
         queuedAt: task.queuedAt,
         version: task.version,
       },
@@ -71,6 +80,8 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
         startedAt: r.startedAt,
         endedAt: r.endedAt,
         endReason: r.endReason,
+        progress: parse(r.progress),
+        progressAt: r.progressAt,
         prNumber: r.prNumber,
         class: r.class,
         recovery: r.recovery,

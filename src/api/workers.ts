@@ -10,10 +10,13 @@ import { z } from "zod";
 import type { Db } from "../store/db.js";
 import { bearer, HttpError, requireAdmin, type Router } from "../http/router.js";
 import { jsonBody } from "../http/body.js";
+import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { Claims } from "../claims/claims.js";
 import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
+import { Busy } from "../apply/tasks.js";
+import { INFRA_DEATHS } from "../machine/events.js";
 
 const repoName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/repo");
 const epoch = z.string().min(1);
@@ -29,7 +32,21 @@ const usage = z
 export const schemas = {
   register: z.object({ name: z.string().min(1).max(100), repos: z.array(repoName).max(1000).optional() }).strict(),
   claim: z.object({}).strict(),
-  heartbeat: z.object({ leaseEpoch: epoch, usage: usage.optional() }).strict(),
+  heartbeat: z
+    .object({
+      leaseEpoch: epoch,
+      usage: usage.optional(),
+      /** What changed since the last heartbeat; unchanged progress for limits.stallSeconds stops the lease. */
+      progress: z
+        .object({
+          headSha: z.string().regex(/^[0-9a-f]{7,40}$/, "must be a commit sha").optional(),
+          worktree: z.string().max(200).optional(),
+          step: z.string().max(200).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
   receipt: z.object({ leaseEpoch: epoch }).strict(),
   exit: z
     .object({
@@ -43,6 +60,8 @@ export const schemas = {
       handoff: z.boolean().optional(),
       lastToolCalls: z.array(z.string()).max(100).optional(),
       question: z.string().max(10_000).optional(),
+      /** The run died of a run-level infrastructure failure, not the agent's doing. */
+      infra: z.enum(INFRA_DEATHS).optional(),
       usage: usage.optional(),
       sessionRef: z.string().max(1000).optional(),
       harness: z.string().max(200).optional(),
@@ -97,10 +116,13 @@ async function idempotent(db: Db, req: IncomingMessage, res: ServerResponse, sco
     answer = await run();
   } catch (err) {
     if (err instanceof HttpError) answer = { status: err.status, body: { error: err.message, ...err.extra } };
+    else if (err instanceof Busy) answer = { status: 409, body: { error: err.message, reason: "busy", retryable: true } };
     else throw err;
   }
   const text = answer.body === undefined ? "" : JSON.stringify(answer.body);
-  if (id && answer.status < 500) {
+  // Server errors and a busy task are transient: a retry with the same key runs again.
+  const transient = answer.status >= 500 || (answer.body as { retryable?: boolean } | undefined)?.retryable === true;
+  if (id && !transient) {
     await db.idempotentResponse.create({ data: { key: id, status: answer.status, body: text, createdAt: new Date() } }).catch((err: { code?: string }) => {
       if (err.code !== "P2002") throw err;
     });
@@ -125,6 +147,31 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     await idempotent(db, req, res, "admin", async () => ({ status: 201, body: await workers.register(body.name, body.repos) }));
   });
 
+  // A restarted worker re-attaches: its live runs, to go on heartbeating instead of losing them.
+  router.add("GET", "/api/v1/workers/me/runs", async ({ req, res }) => {
+    const worker = await authWorker(req, workers);
+    const runs = await db.run.findMany({ where: { workerId: worker.id, state: "live" }, orderBy: { startedAt: "asc" } });
+    const tasks = await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) } } });
+    const byId = new Map(tasks.map((t) => [t.id, t]));
+    // Live on the task too: a run whose task moved on is not the worker's any more.
+    const live = runs.filter((r) => byId.get(r.taskId)?.runId === r.id && byId.get(r.taskId)?.leaseEpoch === r.leaseEpoch);
+    const body = {
+      runs: live.map((r) => {
+        const t = byId.get(r.taskId)!;
+        return {
+          id: r.id,
+          task: { id: t.id, repo: t.repo, issue: t.issue, title: t.title },
+          attempt: r.attempt,
+          leaseEpoch: r.leaseEpoch,
+          leaseExpiresAt: (t.leaseExpiresAt ?? r.leaseExpiresAt).toISOString(),
+          branch: r.branch,
+          continuation: r.continuation === null ? null : (JSON.parse(r.continuation) as unknown),
+        };
+      }),
+    };
+    sendJson(res, 200, body);
+  });
+
   router.add("POST", "/api/v1/claims", async ({ req, res }) => {
     const worker = await authWorker(req, workers);
     await jsonBody(req, schemas.claim);
@@ -137,7 +184,7 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {
     const worker = await authWorker(req, workers);
     const body = await jsonBody(req, schemas.heartbeat);
-    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage) }));
+    await idempotent(db, req, res, worker.id, async () => ({ status: 200, body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage, body.progress) }));
   });
 
   router.add("POST", "/api/v1/runs/:id/decisions/:decisionId/receipt", async ({ req, res, params }) => {

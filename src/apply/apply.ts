@@ -56,8 +56,8 @@ function assignments(patch: Record<string, unknown>): { sets: string[]; args: un
       const u = value as NonNullable<TaskPatch["usage"]>;
       sets.push(`"inputTokens" = "inputTokens" + ?`, `"outputTokens" = "outputTokens" + ?`, `"costUsd" = "costUsd" + ?`);
       args.push(u.inputTokens, u.outputTokens, u.costUsd);
-    } else if (key === "continuation") {
-      sets.push(`"continuation" = ?`);
+    } else if (key === "continuation" || key === "blockedBy") {
+      sets.push(`"${key}" = ?`);
       args.push(value === null ? null : JSON.stringify(value));
     } else {
       sets.push(`"${key}" = ?`);
@@ -80,8 +80,25 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     if (d.create) {
       taskId = d.create.id;
       steps.push({
-        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-        args: [d.create.id, subject.installationId, subject.repo, subject.issue, d.create.title, d.create.body, d.to, 0, d.create.priority, now, d.create.branch, d.label, now, now],
+        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","blockedBy","blockersAt","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        args: [
+          d.create.id,
+          subject.installationId,
+          subject.repo,
+          subject.issue,
+          d.create.title,
+          d.create.body,
+          d.to,
+          0,
+          d.create.priority,
+          now,
+          d.create.branch,
+          d.label,
+          d.create.blockedBy && d.create.blockedBy.length ? JSON.stringify(d.create.blockedBy) : null,
+          d.create.blockersAt,
+          now,
+          now,
+        ],
       });
     } else {
       if (!t) throw new Error("a transition of a task that was not read");
@@ -119,8 +136,8 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     if (d.newRun) {
       const n = d.newRun;
       steps.push({
-        sql: `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt","branch","continuation","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-        args: [n.id, taskId, n.attempt, n.workerId, n.mode, "live", n.leaseEpoch, n.leaseExpiresAt, n.branch, n.continuation ? JSON.stringify(n.continuation) : null, now],
+        sql: `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt","branch","continuation","startedAt","progressAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+        args: [n.id, taskId, n.attempt, n.workerId, n.mode, "live", n.leaseEpoch, n.leaseExpiresAt, n.branch, n.continuation ? JSON.stringify(n.continuation) : null, now, now],
       });
     }
     if (d.receipt) {

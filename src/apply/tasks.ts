@@ -53,6 +53,11 @@ export interface TasksDeps {
 
 const ATTEMPTS = 6;
 
+/** The task kept changing under an event, every time it was decided again: nothing was written; send it again. */
+export class Busy extends Error {
+  override readonly name = "Busy";
+}
+
 /** Events whose rows read whether a completion receipt exists. */
 const NEEDS_RECEIPT = new Set<TaskEvent["kind"]>(["pr-merged", "run-exited", "run-classified"]);
 /** Events whose rows read the task's whole run history (the others read at most the run they name). */
@@ -125,7 +130,7 @@ export class Tasks {
       }
     }
     if (attempts < ATTEMPTS) return { outcome: "refused", taskId: null, reason: "superseded", message: `someone else changed the task first (${lastStale})`, stepsRan: false };
-    throw new Error(`${event.kind}: the task kept changing under it (${lastStale}); try again`);
+    throw new Busy(`${event.kind}: the task kept changing under it (${lastStale}); nothing was written, send it again`);
   }
 
   #log(task: TaskView | null, subject: Subject, event: TaskEvent, d: Decision): void {

@@ -35,6 +35,9 @@ export function taskView(t: Task): TaskView {
     backoffUntil: t.backoffUntil,
     backoffCount: t.backoffCount,
     diagnostic: t.diagnostic,
+    blockedBy: parseJson<string[]>(t.blockedBy),
+    blockersAt: t.blockersAt,
+    freeRequeues: t.freeRequeues,
     costUsd: t.costUsd,
     version: t.version,
   };
@@ -59,6 +62,9 @@ export function runView(r: Run): RunView {
     outputTokens: r.outputTokens,
     costUsd: r.costUsd,
     workflowRunId: r.workflowRunId === null ? null : Number(r.workflowRunId),
+    progress: r.progress,
+    progressAt: r.progressAt,
+    stalled: r.stalled,
   };
 }
 
@@ -89,6 +95,9 @@ export function taskFromSql(r: Record<string, unknown>): Task {
     backoffUntil: dateOf(r["backoffUntil"]),
     backoffCount: num(r["backoffCount"]),
     diagnostic: text(r["diagnostic"]),
+    blockedBy: text(r["blockedBy"]),
+    blockersAt: dateOf(r["blockersAt"]),
+    freeRequeues: num(r["freeRequeues"]),
     inputTokens: num(r["inputTokens"]),
     outputTokens: num(r["outputTokens"]),
     costUsd: num(r["costUsd"]),

@@ -8,13 +8,13 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../store/db.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
-import { parseJson, taskFromSql } from "../apply/views.js";
+import { parseJson } from "../apply/views.js";
 import type { Continuation } from "../machine/model.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
-import { limitSteps } from "./limits.js";
-import { select } from "../store/sql.js";
+import { gateSteps } from "./limits.js";
+import { candidates, installationsInTurn, liveByInstallation } from "./candidates.js";
 
 export interface ClaimAnswer {
   task: { id: string; repo: string; issue: number; title: string; body: string };
@@ -45,7 +45,7 @@ export interface ClaimsDeps {
   clock: { now(): Date };
 }
 
-/** Candidates looked at per query, oldest highest-priority first; a claim looks at a few windows at most. */
+/** Candidates looked at per query, best first; a claim looks at a few windows at most. */
 const WINDOW = 25;
 const WINDOWS = 4;
 /** Races lost (the task claimed by someone else first) before a claim gives up with a 204. */
@@ -62,72 +62,63 @@ export class Claims {
     return r?.ok ? r.config : null;
   }
 
-  /** The oldest highest-priority claimable task among the worker's repositories, or null (204). */
+  /** The best claimable task among the worker's repositories, or null (204). */
   async claim(worker: Worker): Promise<ClaimAnswer | null> {
-    const now = this.deps.clock.now();
     await this.deps.workers.seen(worker);
-    const repos = this.deps.workers.reposOf(worker);
-    const seen = new Set<string>();
-    // Per claim: repositories found full need not be tried again.
-    const full = new Set<string>();
-    let lost = 0;
-    for (let look = 0; look < WINDOWS + MAX_LOST; look++) {
-      const candidates = await this.#candidates(now, repos, [...seen, ...this.#claiming]);
-      if (candidates.length === 0) return null;
-      // After losing a race to another replica, start a little way down the
-      // list: its claims are taking the head of the same queue.
-      const start = lost > 0 ? Math.floor(Math.random() * Math.min(4, candidates.length)) : 0;
-      let raced = false;
-      for (let i = 0; i < candidates.length && !raced; i++) {
-        const c = candidates[(start + i) % candidates.length]!;
-        seen.add(c.id);
-        if (this.#claiming.has(c.id) || full.has(c.repo)) continue;
-        const config = await this.#config(c);
-        if (!config || config.dispatch) continue; // paused by an invalid config, or the App runs it itself
-        const won = await this.claimTask(c, config, { mode: "worker", workerId: worker.id });
-        if (won === "full") full.add(c.repo);
-        // The list is stale: someone claimed from it meanwhile. Read it again.
-        if (won === "lost") raced = ++lost <= MAX_LOST;
-        if (won === null || typeof won === "string") continue;
-        return {
-          task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
-          run: {
-            id: won.runId,
-            attempt: won.attempt,
-            leaseEpoch: won.leaseEpoch,
-            leaseExpiresAt: won.leaseExpiresAt.toISOString(),
-            branch: c.branch,
-            continuation: parseJson<Continuation>(c.continuation),
-          },
-          decisions: await this.deps.decisions.deliver(c.id, won.runId),
-        };
-      }
-      if (!raced && candidates.length < WINDOW) return null;
-    }
-    return null;
+    const won = await this.next("worker", this.deps.workers.reposOf(worker), worker.id);
+    if (!won) return null;
+    const { task: c, run } = won;
+    return {
+      task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
+      run: {
+        id: run.runId,
+        attempt: run.attempt,
+        leaseEpoch: run.leaseEpoch,
+        leaseExpiresAt: run.leaseExpiresAt.toISOString(),
+        branch: c.branch,
+        continuation: parseJson<Continuation>(c.continuation),
+      },
+      decisions: await this.deps.decisions.deliver(c.id, run.runId),
+    };
   }
 
   /**
-   * The next window of claimable candidates: queued, not backing off, in the
-   * worker's repositories, oldest highest-priority first, none of `skip`.
-   * (The claim's one hot read, in plain SQL; the index on state, priority and
-   * queued-at serves it.)
+   * Claims the best claimable task for a worker (or, in dispatch mode, for
+   * the App's workflow): installations take turns, fewest live leases first;
+   * within one, the claim query's order. A candidate another claim took
+   * first, or whose gate closed meanwhile, is passed over.
    */
-  async #candidates(now: Date, repos: string[] | null, skip: string[]): Promise<Task[]> {
-    const marks = (n: number) => Array.from({ length: n }, () => "?").join(",");
-    const where = [`"state" = 'queued'`, `("backoffUntil" IS NULL OR "backoffUntil" <= ?)`];
-    const args: unknown[] = [now];
-    if (repos) {
-      if (repos.length === 0) return [];
-      where.push(`"repo" IN (${marks(repos.length)})`);
-      args.push(...repos);
+  async next(mode: "worker" | "dispatch", repos: string[] | null, workerId: string | null): Promise<{ task: Task; run: Won } | null> {
+    const { database, clock } = this.deps;
+    const now = clock.now();
+    const turn = await installationsInTurn(database, await liveByInstallation(database));
+    const seen = new Set<string>();
+    let lost = 0;
+    for (const installationId of turn) {
+      for (let look = 0; look < WINDOWS + MAX_LOST; look++) {
+        const list = await candidates(database, installationId, { mode, now, repos, skip: [...seen, ...this.#claiming], limit: WINDOW });
+        if (list.length === 0) break;
+        // After losing a race to another replica, start a little way down the
+        // list: its claims are taking the head of the same queue.
+        const start = lost > 0 ? Math.floor(Math.random() * Math.min(4, list.length)) : 0;
+        const gated = new Set<string>();
+        let raced = false;
+        for (let i = 0; i < list.length && !raced; i++) {
+          const c = list[(start + i) % list.length]!;
+          seen.add(c.id);
+          if (this.#claiming.has(c.id) || gated.has(c.repo)) continue;
+          const config = await this.#config(c);
+          if (!config) continue; // invalid: its row says so after the next read
+          const won = await this.claimTask(c, config, { mode, workerId });
+          if (won === "gated") gated.add(c.repo);
+          // The list is stale: someone claimed from it meanwhile. Read it again.
+          if (won === "lost") raced = ++lost <= MAX_LOST;
+          if (won !== null && typeof won !== "string") return { task: c, run: won };
+        }
+        if (!raced && list.length < WINDOW) break;
+      }
     }
-    if (skip.length) {
-      where.push(`"id" NOT IN (${marks(skip.length)})`);
-      args.push(...skip);
-    }
-    const rows = await select(this.deps.database, `SELECT * FROM "Task" WHERE ${where.join(" AND ")} ORDER BY "priority", "queuedAt" LIMIT ${WINDOW}`, args);
-    return rows.map(taskFromSql);
+    return null;
   }
 
   /**
@@ -135,7 +126,7 @@ export class Claims {
    * any number of concurrent claimers exactly one transaction commits; a
    * claim that would go over a limit rolls back and changes nothing.
    */
-  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "full" | "lost" | null> {
+  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "gated" | "lost" | null> {
     if (this.#claiming.has(task.id)) return null;
     this.#claiming.add(task.id);
     try {
@@ -145,9 +136,9 @@ export class Claims {
       const r = await this.deps.tasks.raise(
         { task },
         { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId },
-        { steps: limitSteps(this.deps.database.provider, task.repo, config), noWait: true, attempts: 1 },
+        { steps: gateSteps(this.deps.database.provider, task.repo, config, runId, this.deps.clock.now()), noWait: true, attempts: 1 },
       );
-      if (r.outcome === "refused" && r.reason === "rolled-back") return "full"; // over a limit: rolled back
+      if (r.outcome === "refused" && r.reason === "rolled-back") return "gated"; // over a limit, paused, breaker: rolled back
       if (r.outcome === "refused" && r.reason === "superseded") return "lost"; // claimed (or changed) by someone else first
       if (r.outcome !== "applied") return null;
       return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };

@@ -12,9 +12,26 @@ import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 
-/** A refusal from the machine, as the worker API answers it. */
+/** What a heartbeat may say about the run's progress; any change counts as progress. */
+export interface Progress {
+  headSha?: string;
+  worktree?: string;
+  step?: string;
+}
+
+/** The stored form of a progress report: one comparable string. */
+export function progressDigest(p: Progress | undefined): string | undefined {
+  if (!p || (p.headSha === undefined && p.worktree === undefined && p.step === undefined)) return undefined;
+  return JSON.stringify({ headSha: p.headSha ?? null, worktree: p.worktree ?? null, step: p.step ?? null });
+}
+
+/**
+ * A refusal from the machine, as the worker API answers it. Only `busy` is
+ * worth sending again as it is; every other 409 means the lease is gone and
+ * the worker must drop the run's work.
+ */
 export function conflict(message: string, reason: string): HttpError {
-  return new HttpError(409, message, { reason });
+  return new HttpError(409, message, { reason, retryable: reason === "busy" });
 }
 
 export class Leases {
@@ -35,13 +52,18 @@ export class Leases {
   /** 409 unless the run holds its live lease under this epoch. */
   assertLive(run: Run, task: Task, leaseEpoch: string): void {
     if (run.leaseEpoch !== leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
-    if (run.state !== "live") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
+    if (run.state !== "live") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.stalled ? "stalled" : run.state);
     if (task.runId !== run.id || task.leaseEpoch !== leaseEpoch) throw conflict("lease no longer held: the task has moved on", "superseded");
   }
 
-  async heartbeat(worker: Worker | null, runId: string, leaseEpoch: string, usage?: Usage): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
+  async heartbeat(worker: Worker | null, runId: string, leaseEpoch: string, usage?: Usage, progress?: Progress): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
     const { run, task } = await this.runOf(worker, runId);
-    const r = await this.deps.tasks.raise({ task, run }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}) });
+    const digest = progressDigest(progress);
+    const r = await this.deps.tasks.raise({ task, run }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}), ...(digest ? { progress: digest } : {}) });
+    if (r.outcome === "refused" && r.reason === "stalled") {
+      // The lease stops here; the run is classified like an expired lease.
+      await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-stalled", runId, leaseEpoch });
+    }
     if (r.outcome === "refused") throw conflict(r.message, r.reason);
     if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);

@@ -1,25 +1,53 @@
 /**
- * Concurrency limits on live leases, per repository and per organization,
- * checked inside the claim's transaction, where it is exact: SQLite runs one
- * transaction at a time, and on PostgreSQL the claim takes a
- * transaction-scoped advisory lock on the organization first, so two
- * replicas never both fill the last slot. A claim over a limit rolls back.
+ * The gates a claim re-checks inside its own transaction, where the answer is
+ * exact: the operator's pauses, the repository's row (an invalid or paused
+ * configuration, an open breaker, a probe already taken) and the live-lease
+ * limits per repository and per organization. SQLite runs one transaction at
+ * a time; on PostgreSQL the claim first takes a transaction-scoped advisory
+ * lock on the organization, so two replicas never both fill the last slot or
+ * both take the breaker's one probe. A claim that fails a gate rolls back.
  */
 import type { Database } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
-import type { Step } from "../store/sql.js";
+import { dateOf, type Step } from "../store/sql.js";
+import { EVERYWHERE } from "../gates/repos.js";
 
-const ownerOf = (repo: string) => repo.split("/")[0]!;
+export const ownerOf = (repo: string) => repo.split("/")[0]!;
 
 /**
  * Inside the claim's transaction, after the task row became claimed: the
- * statements that refuse it when it took the repository or organization over
- * its limit (the transaction then rolls back).
+ * statements that refuse it when a gate is closed (the transaction then
+ * rolls back), and the one that makes this run the breaker's probe when the
+ * cool-down has passed.
  */
-export function limitSteps(provider: Database["provider"], repo: string, config: RepoConfig): Step[] {
+export function gateSteps(provider: Database["provider"], repo: string, config: RepoConfig, runId: string, now: Date): Step[] {
   const owner = ownerOf(repo);
   return [
     ...(provider === "postgresql" ? [{ sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`, args: [`orchestra:limits:${owner.toLowerCase()}`] }] : []),
+    {
+      sql: `SELECT "scope", "reason" FROM "Pause" WHERE "scope" IN (?, ?)`,
+      args: [EVERYWHERE, repo],
+      check: (r) => {
+        const p = r.rows[0];
+        return p ? `${p["scope"] === EVERYWHERE ? "Orchestra" : repo} is paused by an operator: ${String(p["reason"])}` : null;
+      },
+    },
+    {
+      sql: `SELECT "configProblems", "paused", "breakerClass", "breakerUntil", "probeRunId" FROM "Repo" WHERE "id" = ?`,
+      args: [repo],
+      check: (r) => {
+        const row = r.rows[0];
+        if (!row) return null; // not recorded yet: the configuration just read is the judge
+        if (row["configProblems"] !== null) return `${repo}'s .github/orchestra.yml is invalid`;
+        if (row["paused"] === true || row["paused"] === 1) return `${repo} is paused (paused: true in .github/orchestra.yml)`;
+        const until = dateOf(row["breakerUntil"]);
+        if (until && until > now) return `${repo}'s breaker is open until ${until.toISOString()} (${String(row["breakerClass"])})`;
+        if (until && row["probeRunId"] !== null) return `${repo}'s breaker waits on its probe run ${String(row["probeRunId"])}`;
+        return null;
+      },
+    },
+    // Past the cool-down, the first claim is the breaker's one probe.
+    { sql: `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`, args: [runId, repo, now] },
     {
       sql: `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" FROM "Task" WHERE "state" = 'claimed' AND substr("repo", 1, ?) = ?`,
       args: [repo, owner.length + 1, `${owner}/`],

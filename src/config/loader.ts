@@ -22,6 +22,8 @@ export class ConfigLoader {
   constructor(
     readonly githubFor: (installationId: number) => Promise<Pick<GitHub, "readConfig">>,
     readonly ttlMs = 60_000,
+    /** Called with every configuration read from GitHub, before it is answered (the claim query's gates are recorded from it). */
+    readonly onRead?: (installationId: number, repo: string, result: ConfigResult) => Promise<void>,
   ) {}
 
   get(installationId: number, repo: string, now = Date.now()): Promise<ConfigResult> {
@@ -31,6 +33,10 @@ export class ConfigLoader {
     entry.value = this.githubFor(installationId)
       .then((gh) => gh.readConfig(repoRef(repo), CONFIG_PATH))
       .then(parseRepoConfig)
+      .then(async (result) => {
+        await this.onRead?.(installationId, repo, result);
+        return result;
+      })
       .then(
         (result) => {
           entry.last = result;

@@ -6,6 +6,33 @@
 import { z } from "zod";
 
 const label = z.string().min(1).max(50);
+
+const LIMITS = {
+  maxAttempts: 3,
+  maxConcurrentPerRepo: 5,
+  maxConcurrentPerOrg: 20,
+  leaseSeconds: 300,
+  stallSeconds: 1800,
+  graceSeconds: 120,
+  rerunBudget: 2,
+  infraRequeues: 3,
+  maxCostUsd: null,
+};
+const BREAKER = { failures: 5, windowSeconds: 600, coolDownSeconds: 600 };
+
+/** A regular expression that compiles. */
+const pattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine((s) => {
+    try {
+      new RegExp(s, "i");
+      return true;
+    } catch {
+      return false;
+    }
+  }, "not a valid regular expression");
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
 export const repoConfigSchema = z
@@ -35,25 +62,54 @@ export const repoConfigSchema = z
         maxAttempts: z.number().int().min(1).max(50).default(3),
         maxConcurrentPerRepo: z.number().int().min(1).max(1000).default(5),
         maxConcurrentPerOrg: z.number().int().min(1).max(10000).default(20),
-        leaseSeconds: z.number().int().min(30).max(86400).default(1800),
+        /** A worker's lease; heartbeats renew it (send one every third of it). */
+        leaseSeconds: z.number().int().min(30).max(3600).default(300),
+        /** A run whose heartbeats report no progress for this long stops renewing (409 stalled). */
+        stallSeconds: z.number().int().min(60).max(86400).default(1800),
+        /** How long an expired lease waits for a late exit before it is classified. */
+        graceSeconds: z.number().int().min(0).max(3600).default(120),
         rerunBudget: z.number().int().min(0).max(20).default(2),
+        /** Runs that died of run-level infrastructure failures re-queued per task without using up an attempt. */
+        infraRequeues: z.number().int().min(0).max(20).default(3),
         /** Model spend (USD, as the runs report it) after which the task escalates instead of re-queueing; null: no budget. */
         maxCostUsd: z.number().min(0).nullable().default(null),
       })
       .strict()
-      .default({ maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2, maxCostUsd: null }),
+      .default(LIMITS),
+    /** Runs in this repository ending in the same failure class this often stop claims here for a cool-down. */
+    breaker: z
+      .object({
+        failures: z.number().int().min(2).max(1000).default(5),
+        windowSeconds: z.number().int().min(60).max(86400).default(600),
+        coolDownSeconds: z.number().int().min(30).max(86400).default(600),
+      })
+      .strict()
+      .default(BREAKER),
     /** Agent branches are `<branchPrefix>issue-<number>`. */
     branchPrefix: z.string().min(1).max(100).regex(/^[A-Za-z0-9._/-]+$/, "letters, digits, . _ / - only").default("agent/"),
     /** Earlier wins; unlabelled issues come after all of these, oldest queued first. */
     priorityLabels: z.array(label).default([]),
     /** Dispatch mode: claim on queue and run this workflow instead of waiting for a worker. */
     dispatch: z
-      .object({ workflow: z.string().min(1), ref: z.string().min(1).default("main") })
+      .object({
+        workflow: z.string().min(1),
+        ref: z.string().min(1).default("main"),
+        /** Workflow runs renew their lease only at job boundaries: theirs is long (GitHub stops a job after 6 hours). */
+        leaseSeconds: z.number().int().min(60).max(86400).default(21600),
+      })
       .strict()
       .nullable()
       .default(null),
     /** Record what Orchestra would change on GitHub (per task, in the operator API) and change nothing. */
     dryRun: z.boolean().default(false),
+    /** Claim and dispatch nothing here; classification, labels and decisions go on. */
+    paused: z.boolean().default(false),
+    /** Which pull requests that fell behind their base get GitHub's update-branch. */
+    updateBranch: z.enum(["ready", "always", "never"]).default("ready"),
+    /** Extra regular expressions (case-insensitive) that mark a check failure as infrastructure. */
+    infraPatterns: z.array(pattern).max(100).default([]),
+    /** Keep one "Orchestra fleet" issue current in this repository. */
+    fleetIssue: z.boolean().default(false),
   })
   .strict();
 

@@ -14,6 +14,7 @@ import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { Tasks } from "../apply/tasks.js";
+import type { ExitReport, InfraDeath } from "../machine/events.js";
 
 type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
 type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];
@@ -46,8 +47,12 @@ export class Dispatcher {
     }
     if (payload.action !== "completed") return;
     const run = await this.deps.db.run.findUnique({ where: { id: runId } });
-    if (!run || run.state !== "live") return;
-    await this.deps.exits.exit(null, run.id, { leaseEpoch: run.leaseEpoch, exitCode: wr.conclusion === "success" ? 0 : 1 }).catch((err: unknown) => {
+    // A late completion (its lease expired first) still counts until the run is classified.
+    if (!run || (run.state !== "live" && !(run.state === "expired" && run.class === null))) return;
+    // A workflow cancelled or never started is a run-level infrastructure death: its attempt is not charged.
+    const infra: InfraDeath | null = wr.conclusion === "cancelled" ? "workflow-cancelled" : wr.conclusion === "startup_failure" ? "workflow-startup-failure" : null;
+    const report: ExitReport = { leaseEpoch: run.leaseEpoch, exitCode: wr.conclusion === "success" ? 0 : 1, ...(infra ? { infra } : {}) };
+    await this.deps.exits.exit(null, run.id, report).catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 409) return; // the lease already ended another way
       throw err;
     });

@@ -23,6 +23,7 @@ export interface Payloads {
   "issues.labeled": P<"issues.labeled">;
   "issues.unlabeled": P<"issues.unlabeled">;
   "issues.closed": P<"issues.closed">;
+  issue_dependencies: P<"issue_dependencies">;
   "pull_request.opened": P<"pull_request.opened">;
   "pull_request.reopened": P<"pull_request.reopened">;
   "pull_request.closed": P<"pull_request.closed">;

@@ -43,6 +43,13 @@ export interface ExitsDeps {
 
 const PENDING = (why: string): ExitAnswer => ({ outcome: "classified", evidence: { pending: true, why } });
 
+/** What an exit that changed nothing answers: the task's review, or the class its run already has. */
+function answerOf(run: Run, task: Task | null): ExitAnswer {
+  if (task?.state === "review" && task.prNumber !== null) return { outcome: "review", prNumber: task.prNumber, evidence: { pr: task.prNumber, note: "the task is already in review" } };
+  const v = verdictOf(run);
+  return v ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...v } : PENDING("not classified yet; Orchestra classifies it on its next sweep");
+}
+
 export class Exits {
   constructor(readonly deps: ExitsDeps) {}
 
@@ -52,11 +59,8 @@ export class Exits {
     if (run.leaseEpoch !== report.leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
     // A repeated exit (the first answer was lost) gets the recorded outcome again.
     if (run.state === "review" && run.prNumber !== null) return { outcome: "review", prNumber: run.prNumber, evidence: { pr: run.prNumber, note: "the pull request was already seen" } };
-    if (run.state === "exited" && run.report !== null) {
-      const v = verdictOf(run);
-      return v ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...v } : PENDING("not classified yet; Orchestra classifies it on its next sweep");
-    }
-    leases.assertLive(run, task, report.leaseEpoch);
+    if (run.state === "exited" && run.report !== null) return answerOf(run, null);
+    await this.#assertNotSuperseded(run, task);
     const cfg = await this.deps.configs.get(task.installationId, task.repo);
     if (!cfg.ok) throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
 
@@ -66,6 +70,28 @@ export class Exits {
     } finally {
       await this.deps.ledger.add(task.id, counts);
     }
+  }
+
+  /**
+   * A late exit (its lease expired or stalled) is still heard while no
+   * successor has claimed the task; once one has, the worker must drop the
+   * run's work. Checked before GitHub is asked anything; the machine checks
+   * again in the transaction.
+   */
+  async #assertNotSuperseded(run: Run, task: Task): Promise<void> {
+    if (run.state === "revoked" || run.state === "aborted") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
+    if (task.runId === run.id) return;
+    const later = await this.deps.db.run.count({ where: { taskId: task.id, id: { not: run.id }, startedAt: { gt: run.startedAt } } });
+    if (later > 0 || task.state === "done" || task.state === "cancelled") {
+      throw conflict(`superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; drop this run's work`, "superseded");
+    }
+  }
+
+  async #recorded(runId: string): Promise<ExitAnswer> {
+    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    const task = run ? await this.deps.db.task.findUnique({ where: { id: run.taskId } }) : null;
+    if (!run) throw new HttpError(404, `no run ${runId}`);
+    return answerOf(run, task);
   }
 
   async #verify(task: Task, run: Run, report: ExitReport, github: ExitGitHub): Promise<ExitAnswer> {
@@ -92,6 +118,7 @@ export class Exits {
         : null;
     const result = await tasks.raise({ task, run }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
     if (result.outcome === "refused") throw conflict(result.message, result.reason);
+    if (result.outcome === "unchanged") return this.#recorded(runId);
     if (open) return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
     if (merged) return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
     // No PR: the run is over and its lease with it; what it left is classified.

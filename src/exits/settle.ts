@@ -33,7 +33,18 @@ export function verdictOf(run: Pick<Run, "class" | "recovery" | "evidence">): Ve
 }
 
 export class Settler {
-  constructor(readonly deps: { db: Db; tasks: Tasks; githubFor: GitHubFor; ledger: Ledger; clock: { now(): Date }; log: Logger }) {}
+  constructor(
+    readonly deps: {
+      db: Db;
+      tasks: Tasks;
+      githubFor: GitHubFor;
+      ledger: Ledger;
+      clock: { now(): Date };
+      log: Logger;
+      /** After a run's class is recorded (the breaker counts them). */
+      onClassified?: (installationId: number, repo: string) => Promise<unknown>;
+    },
+  ) {}
 
   /**
    * Classifies the run and applies its recovery. Returns the recorded
@@ -66,6 +77,7 @@ export class Settler {
     }
     const r = await tasks.raise({ task }, { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) });
     if (r.outcome !== "applied") return null;
+    await this.deps.onClassified?.(task.installationId, task.repo).catch((err: unknown) => this.deps.log.warn({ repo: task.repo, err: errText(err) }, "breaker check failed; the next classification checks again"));
     return verdict;
   }
 

@@ -20,6 +20,7 @@ export function subjectNumber(payload: Obj): number | undefined {
     num(obj(payload["issue"])?.["number"]) ??
     num(obj(payload["pull_request"])?.["number"]) ??
     num(obj(payload["parent_issue"])?.["number"]) ??
+    num(obj(payload["blocked_issue"])?.["number"]) ??
     firstPullNumber(obj(payload["check_run"])) ??
     firstPullNumber(obj(payload["check_suite"])) ??
     firstPullNumber(obj(payload["workflow_run"]))

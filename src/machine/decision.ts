@@ -29,6 +29,12 @@ export interface TaskView {
   backoffUntil: Date | null;
   backoffCount: number;
   diagnostic: string | null;
+  /** Open issues GitHub lists as blocking this one ("owner/repo#n"); null when none. */
+  blockedBy: string[] | null;
+  /** When the blockers were last read; null: not yet. */
+  blockersAt: Date | null;
+  /** Run-level infrastructure deaths re-queued without using up an attempt. */
+  freeRequeues: number;
   costUsd: number;
   version: number;
 }
@@ -52,6 +58,11 @@ export interface RunView {
   costUsd: number;
   /** Dispatch mode: the Actions run linked to this run, once known. */
   workflowRunId: number | null;
+  /** The last progress its heartbeats reported (a digest), and when it last changed. */
+  progress: string | null;
+  progressAt: Date | null;
+  /** Its lease stopped renewing because progress stood still. */
+  stalled: boolean;
 }
 
 /** Where the event happened: the task's issue, known even before a task exists. */
@@ -93,6 +104,9 @@ export type TaskPatch = Partial<
     | "backoffUntil"
     | "backoffCount"
     | "diagnostic"
+    | "blockedBy"
+    | "blockersAt"
+    | "freeRequeues"
   >
 > & { queuedAt?: Date; usage?: { inputTokens: number; outputTokens: number; costUsd: number } };
 
@@ -109,6 +123,9 @@ export type RunPatch = Partial<{
   evidence: string;
   recoveredAt: Date;
   workflowRunId: bigint;
+  progress: string;
+  progressAt: Date;
+  stalled: boolean;
   classifyAfter: Date | null;
   inputTokens: number;
   outputTokens: number;
@@ -123,6 +140,9 @@ export interface NewTask {
   body: string;
   priority: number;
   branch: string;
+  /** Open blockers read at queue time, and when; null: not read yet (the sweep reads them). */
+  blockedBy: string[] | null;
+  blockersAt: Date | null;
 }
 
 export interface NewRun {
@@ -196,6 +216,14 @@ export type RefusalReason =
   | "backing-off"
   | "config-invalid"
   | "illegal"
+  /** The lease stopped renewing: its heartbeats showed no progress for limits.stallSeconds. */
+  | "stalled"
+  /** Claims: the repository (or the service) is paused. */
+  | "paused"
+  /** Claims: open issues block this one. */
+  | "blocked"
+  /** Busy: the task kept changing under the call; send it again. */
+  | "busy"
   /** Not the machine's: a check of the caller's in the same transaction refused it (a limit). */
   | "rolled-back";
 

@@ -25,11 +25,22 @@ export interface ExitReport {
   handoff?: boolean;
   lastToolCalls?: string[];
   question?: string;
+  /** The run died of a run-level infrastructure failure (not the agent's doing). */
+  infra?: InfraDeath;
   usage?: Usage;
   sessionRef?: string;
   harness?: string;
   model?: string;
 }
+
+/**
+ * Run-level infrastructure deaths: the provider was unavailable, the runner
+ * was lost, or the dispatched workflow was cancelled or never started. Runs
+ * that end this way are re-queued without using up an attempt (within
+ * limits.infraRequeues), and the breaker counts them.
+ */
+export const INFRA_DEATHS = ["provider-unavailable", "runner-lost", "workflow-cancelled", "workflow-startup-failure"] as const;
+export type InfraDeath = (typeof INFRA_DEATHS)[number];
 
 export interface PullFact {
   number: number;
@@ -47,6 +58,8 @@ export interface IssueFact {
   title: string;
   body: string;
   labels: string[];
+  /** The open issues blocking it ("owner/repo#n"), when read; absent: not known yet. */
+  blockedBy?: string[];
 }
 
 export type CommandName = "retry" | "resume" | "hold" | "cancel" | "status" | "verify";
@@ -62,8 +75,9 @@ export type TaskEvent =
   | { kind: "claim"; mode: "worker" | "dispatch"; runId: string; leaseEpoch: string; workerId: string | null }
   | { kind: "dispatched"; runId: string; workflowRunId: number | null }
   | { kind: "dispatch-refused"; runId: string; why: string }
-  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage }
+  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string }
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
+  | { kind: "lease-stalled"; runId: string; leaseEpoch: string }
   | { kind: "worker-revoked"; runId: string; workerName: string }
   | { kind: "run-exited"; runId: string; leaseEpoch: string; report: ExitReport; pr: null | { number: number; headSha: string; merged: false } | { merged: true; merge: MergeFact } }
   | { kind: "run-classified"; runId: string; verdict: Verdict; merge?: MergeFact }
@@ -71,6 +85,9 @@ export type TaskEvent =
   | { kind: "publish-refused"; runId: string; why: string }
   | { kind: "branch-kept"; runId: string; why: string }
   | { kind: "sweep-failed"; why: string; retryAt: Date }
+  // --- scheduling
+  | { kind: "blockers-read"; blockers: string[] }
+  | { kind: "breaker-opened"; klass: string; runs: string[]; until: Date }
   // --- after submission
   | { kind: "pr-opened"; pr: PullFact; branch: string }
   | { kind: "pr-merged"; merge: MergeFact }
@@ -103,6 +120,7 @@ export const EVENT_KINDS = [
   "dispatch-refused",
   "heartbeat",
   "lease-expired",
+  "lease-stalled",
   "worker-revoked",
   "run-exited",
   "run-classified",
@@ -110,6 +128,8 @@ export const EVENT_KINDS = [
   "publish-refused",
   "branch-kept",
   "sweep-failed",
+  "blockers-read",
+  "breaker-opened",
   "pr-opened",
   "pr-merged",
   "pr-closed",

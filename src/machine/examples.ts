@@ -29,8 +29,9 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   claim: { kind: "claim", mode: "worker", runId: "r2", leaseEpoch: "e2", workerId: "w1" },
   dispatched: { kind: "dispatched", runId: "r1", workflowRunId: 99 },
   "dispatch-refused": { kind: "dispatch-refused", runId: "r1", why: "Workflow does not have 'workflow_dispatch' trigger" },
-  heartbeat: { kind: "heartbeat", runId: "r1", leaseEpoch: "e1" },
+  heartbeat: { kind: "heartbeat", runId: "r1", leaseEpoch: "e1", progress: "step:tests" },
   "lease-expired": { kind: "lease-expired", runId: "r1", leaseEpoch: "e1" },
+  "lease-stalled": { kind: "lease-stalled", runId: "r1", leaseEpoch: "e1" },
   "worker-revoked": { kind: "worker-revoked", runId: "r1", workerName: "laptop" },
   "run-exited": { kind: "run-exited", runId: "r1", leaseEpoch: "e1", report: { leaseEpoch: "e1", exitCode: 0 }, pr: null },
   "run-classified": {
@@ -42,6 +43,8 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "publish-refused": { kind: "publish-refused", runId: "r1", why: "failing: test (failure)" },
   "branch-kept": { kind: "branch-kept", runId: "r0", why: "the branch gained 1 commit" },
   "sweep-failed": { kind: "sweep-failed", why: "config could not be read", retryAt: later },
+  "blockers-read": { kind: "blockers-read", blockers: ["acme/app#3"] },
+  "breaker-opened": { kind: "breaker-opened", klass: "debris-empty", runs: ["r1", "r2", "r3", "r4", "r5"], until: later },
   "pr-opened": { kind: "pr-opened", pr: PR, branch: "agent/issue-12" },
   "pr-merged": { kind: "pr-merged", merge: MERGE },
   "pr-closed": { kind: "pr-closed", pr: PR },
@@ -84,6 +87,9 @@ export function exampleRun(state: RunState, klass: string | null = null): RunVie
     outputTokens: 0,
     costUsd: 0,
     workflowRunId: null,
+    progress: "step:build",
+    progressAt: new Date(NOW.getTime() - 300_000),
+    stalled: false,
   };
 }
 
@@ -110,6 +116,9 @@ export function exampleTask(state: Exclude<State, "none">, over: Partial<TaskVie
     backoffUntil: null,
     backoffCount: 0,
     diagnostic: null,
+    blockedBy: null,
+    blockersAt: past,
+    freeRequeues: 0,
     costUsd: 0,
     version: 3,
     ...over,
@@ -120,7 +129,9 @@ export function exampleTask(state: Exclude<State, "none">, over: Partial<TaskVie
 export function exampleContext(state: State, kind: EventKind): Context {
   const task = state === "none" ? null : exampleTask(state);
   const ended = ENDED_RUN_EVENTS.has(kind);
-  const run = state === "claimed" ? exampleRun(ended ? "exited" : "live", kind === "publish-refused" ? "debris-publishable" : null) : null;
+  let run = state === "claimed" ? exampleRun(ended ? "exited" : "live", kind === "publish-refused" ? "debris-publishable" : null) : null;
+  // A stall is about a run whose heartbeats last reported progress two hours ago.
+  if (run && kind === "lease-stalled") run = { ...run, progressAt: new Date(NOW.getTime() - 2 * 3600_000) };
   return {
     subject: { installationId: 1, repo: "acme/app", issue: 12 },
     task,

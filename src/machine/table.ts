@@ -7,7 +7,10 @@
 import type { Context, Decision } from "./decision.js";
 import type { EventKind, TaskEvent } from "./events.js";
 import type { EventRows, Row } from "./rows/build.js";
-import { claim, dispatched, dispatchRefused, heartbeat, leaseExpired, runExited, sweepFailed, workerRevoked } from "./rows/runs.js";
+import { claim, dispatched, dispatchRefused, sweepFailed } from "./rows/runs.js";
+import { heartbeat, leaseExpired, leaseStalled, workerRevoked } from "./rows/leases.js";
+import { runExited } from "./rows/exits.js";
+import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { baseMoved, checkFailed, prClosed, prMerged, prOpened, reviewSubmitted } from "./rows/review.js";
@@ -24,6 +27,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "dispatch-refused": dispatchRefused,
   heartbeat,
   "lease-expired": leaseExpired,
+  "lease-stalled": leaseStalled,
   "worker-revoked": workerRevoked,
   "run-exited": runExited,
   "run-classified": runClassified,
@@ -31,6 +35,8 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "publish-refused": publishRefused,
   "branch-kept": branchKept,
   "sweep-failed": sweepFailed,
+  "blockers-read": blockersRead,
+  "breaker-opened": breakerOpened,
   "pr-opened": prOpened,
   "pr-merged": prMerged,
   "pr-closed": prClosed,
@@ -58,6 +64,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "dispatch-refused": "the executor: GitHub refused the dispatch",
   heartbeat: "a worker's heartbeat",
   "lease-expired": "the sweep: a lease passed its expiry",
+  "lease-stalled": "a heartbeat whose progress stood still for `limits.stallSeconds`",
   "worker-revoked": "an operator revokes the worker",
   "run-exited": "a worker's exit, after Orchestra looked for its PR on GitHub",
   "run-classified": "classification of a run that ended without a PR (exit or sweep)",
@@ -65,6 +72,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "publish-refused": "the executor found the head checks no longer green",
   "branch-kept": "the executor found commits on a branch it was to delete",
   "sweep-failed": "the sweep could not handle the task (backs it off)",
+  "blockers-read": "the issues GitHub lists as blocking it were read (queue, dependency events, a blocker closed, sweep)",
+  "breaker-opened": "runs in the repository kept ending in the same class (this task's run tripped it)",
   "pr-opened": "`pull_request.opened` / `reopened` from the task's branch",
   "pr-merged": "`pull_request.closed` merged",
   "pr-closed": "`pull_request.closed` without merging",

@@ -85,7 +85,14 @@ export function allGreen(checks: readonly CheckFact[], headSha: string): { green
 }
 
 export function classify(f: Facts): Verdict {
-  const base = { trigger: f.trigger, exitCode: f.run.exitCode, pr: f.pr, branch: f.branch };
+  const base = {
+    trigger: f.trigger,
+    exitCode: f.run.exitCode,
+    pr: f.pr,
+    branch: f.branch,
+    ...(f.run.infraDeath ? { infraDeath: f.run.infraDeath } : {}),
+    ...(f.run.stalled ? { stalled: f.run.stalled } : {}),
+  };
   if (f.pr?.state === "merged") {
     return { class: "merged", recovery: "settle", evidence: { ...base, why: `pull request #${f.pr.number} is merged` } };
   }

@@ -4,6 +4,7 @@
  * Shape per the design contract; validated with zod at the edge.
  */
 import { z } from "zod";
+import { INFRA_DEATHS } from "../machine/events.js";
 
 const check = z
   .object({
@@ -28,6 +29,10 @@ export const factsSchema = z
         handoff: z.boolean().optional(),
         question: z.string().optional(),
         lastToolCalls: z.array(z.string()).optional(),
+        /** The run died of a run-level infrastructure failure: its attempt is not charged (within a budget). */
+        infraDeath: z.enum(INFRA_DEATHS).optional(),
+        /** The lease stopped renewing: heartbeats reported no progress since then. */
+        stalled: z.object({ since: z.string(), lastProgress: z.string().optional() }).strict().optional(),
       })
       .strict(),
     pr: z

@@ -9,11 +9,17 @@ import type { GitHub, PullInfo, RepoRef } from "../github/port.js";
 /** The reads fact gathering makes, and no others. */
 export type FactsGitHub = Pick<GitHub, "pullsForBranch" | "getBranch" | "defaultBranch" | "compare" | "checkRunsForRef">;
 import type { Facts } from "./facts.js";
+import type { InfraDeath } from "../machine/events.js";
 
 export interface RunRecord {
   branch: string;
   /** JSON of what the worker reported at exit, or null (the lease expired). */
   report: string | null;
+  /** The lease stopped renewing because progress stood still; since when, and the last progress. */
+  stalled?: boolean;
+  progress?: string | null;
+  progressAt?: Date | null;
+  startedAt?: Date;
 }
 
 interface Report {
@@ -25,6 +31,7 @@ interface Report {
   question?: string;
   lastToolCalls?: string[];
   branch?: string;
+  infra?: string;
 }
 
 function pick(pulls: PullInfo[]): PullInfo | undefined {
@@ -66,6 +73,8 @@ export async function gatherFacts(github: FactsGitHub, r: RepoRef, run: RunRecor
       ...(report.handoff !== undefined ? { handoff: report.handoff } : {}),
       ...(report.question ? { question: report.question } : {}),
       ...(report.lastToolCalls ? { lastToolCalls: report.lastToolCalls } : {}),
+      ...(report.infra ? { infraDeath: report.infra as InfraDeath } : {}),
+      ...(run.stalled ? { stalled: { since: (run.progressAt ?? run.startedAt ?? new Date(0)).toISOString(), ...(run.progress ? { lastProgress: run.progress } : {}) } } : {}),
     },
     pr: pr ? { number: pr.number, state: pr.merged ? "merged" : pr.state, headSha: pr.headSha } : null,
     branch,

@@ -15,7 +15,9 @@ import { GitHubError } from "../github/port.js";
 import { errorText as errText } from "../github/errors.js";
 import type { Installations } from "../effects/installations.js";
 import type { Settler } from "../exits/settle.js";
-import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { Claims } from "../claims/claims.js";
+import type { Blockers } from "../blockers/blockers.js";
+import type { Breaker } from "../gates/breaker.js";
 
 export interface SweepReport {
   expired: number;
@@ -24,13 +26,19 @@ export interface SweepReport {
   errors: number;
   /** Installations skipped because they are paused or rate limited. */
   held: number;
+  /** Tasks whose blockers were read. */
+  blockersRead: number;
+  /** Breakers closed or opened again after their probe. */
+  breakers: number;
 }
 
 export interface SweeperDeps {
   db: Db;
   tasks: Tasks;
   settler: Settler;
-  dispatcher: Dispatcher;
+  claims: Pick<Claims, "next">;
+  blockers: Pick<Blockers, "sweep">;
+  breaker: Pick<Breaker, "sweep">;
   installations: Installations;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
@@ -51,7 +59,7 @@ export class Sweeper {
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
-    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size };
+    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0 };
 
     const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
     for (const task of expired) {
@@ -81,39 +89,42 @@ export class Sweeper {
       }
     }
 
-    out.dispatched = await this.#dispatch(now, notHeld, out);
+    const blockers = await this.deps.blockers.sweep(notHeld);
+    out.blockersRead = blockers.read;
+    out.errors += blockers.errors;
+    const breaker = await this.deps.breaker.sweep();
+    out.breakers = breaker.closed + breaker.reopened;
+    out.dispatched = await this.#dispatch(notHeld, out);
     return out;
   }
 
-  /** Queued tasks of repositories in dispatch mode, per repository so that worker-mode queues never hide them. */
-  async #dispatch(now: Date, notHeld: object, out: SweepReport): Promise<number> {
+  /**
+   * The configuration of every repository with queued work is read (from
+   * the cache, or GitHub once it is old), which keeps the gates the claim
+   * query reads current; then queued tasks of repositories in dispatch mode
+   * are claimed for a workflow through the same query workers claim with.
+   */
+  async #dispatch(notHeld: object, out: SweepReport): Promise<number> {
     const { db } = this.deps;
     const repos = await db.task.groupBy({ by: ["repo", "installationId"], where: { state: "queued", ...notHeld } });
-    const dispatching: string[] = [];
+    let dispatching = false;
     for (const r of repos) {
       const cfg = await this.deps.configs.get(r.installationId, r.repo).catch(async (err: unknown) => {
         await this.#failed(out, r.installationId, err);
         return null;
       });
-      if (cfg?.ok && cfg.config.dispatch) dispatching.push(r.repo);
+      if (cfg?.ok && cfg.config.dispatch) dispatching = true;
     }
-    if (dispatching.length === 0) return 0;
-    const queued = await db.task.findMany({
-      where: { state: "queued", repo: { in: dispatching }, OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
-      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
-      take: BATCH.dispatch,
-    });
+    if (!dispatching) return 0;
     let dispatched = 0;
-    for (const task of queued) {
-      try {
-        const cfg = await this.deps.configs.get(task.installationId, task.repo);
-        if (cfg.ok && (await this.deps.dispatcher.dispatch(task, cfg.config))) dispatched++;
-      } catch (err) {
-        await this.#failed(out, task.installationId, err);
-        const retryAt = new Date(this.deps.clock.now().getTime() + ITEM_BACKOFF_MS);
-        await this.deps.tasks.raise({ taskId: task.id }, { kind: "sweep-failed", why: `dispatch: ${errText(err)}`, retryAt }).catch(() => {});
-        this.deps.log.warn({ task: task.id, err: errText(err), retryAt: retryAt.toISOString() }, "sweep: dispatch failed; this task waits, the others go on");
-      }
+    for (let i = 0; i < BATCH.dispatch; i++) {
+      const won = await this.deps.claims.next("dispatch", null, null).catch((err: unknown) => {
+        out.errors++;
+        this.deps.log.warn({ err: errText(err) }, "sweep: dispatch claim failed; the next sweep retries");
+        return null;
+      });
+      if (!won) break;
+      dispatched++;
     }
     return dispatched;
   }
@@ -137,7 +148,7 @@ export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { 
     running = sweeper
       .sweep()
       .then((r) => {
-        if (r.expired || r.dispatched || r.errors || r.classified) log.info(r, "sweep");
+        if (r.expired || r.dispatched || r.errors || r.classified || r.blockersRead || r.breakers) log.info(r, "sweep");
       })
       .catch((err: unknown) => log.error({ err: errText(err) }, "sweep failed; next one retries"))
       .finally(() => {

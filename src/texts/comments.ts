@@ -34,6 +34,10 @@ export const texts = {
     return `Pull request #${prNumber} was closed without merging, so this task is now blocked. To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
   },
 
+  breakerOpened(repo: string, klass: string, runs: string[], until: Date): string {
+    return `Orchestra stopped claiming work in ${repo}: ${runs.length} runs in a row ended \`${klass}\`, which usually means something outside the agents is broken (a provider outage, a broken runner, a bad base branch).\n\nRuns: ${runs.map((r) => `\`${r}\``).join(", ")}\n\nClaims resume at ${until.toISOString()} with one probe run; if it ends \`${klass}\` again the pause starts over, otherwise claiming goes back to normal. Queued tasks show \`waitingFor: breaker\` in the operator API meanwhile. Runs that died of infrastructure failures did not use up their tasks' attempts.`;
+  },
+
   dispatchRefused(message: string, workflow: string, ref: string): string {
     return `Orchestra could not start an agent for this issue: ${message}.\n\nThe task stays queued and no attempt was counted; Orchestra retries with a growing delay. Check that \`.github/workflows/${workflow.replace(/^\.github\/workflows\//, "")}\` exists on \`${ref}\`, has a \`workflow_dispatch\` trigger accepting the inputs task, run, attempt, lease_epoch, branch and continuation, and that the App may run Actions in this repository.`;
   },

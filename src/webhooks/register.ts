@@ -9,6 +9,7 @@ export function registerWebhooks(events: EventRouter, h: { issues: IssueHandlers
   events.on("issues.labeled", (ctx) => h.issues.labeled(ctx));
   events.on("issues.unlabeled", (ctx) => h.issues.unlabeled(ctx));
   events.on("issues.closed", (ctx) => h.issues.closed(ctx));
+  events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
   events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
   events.on("pull_request.closed", (ctx) => h.pulls.closed(ctx));
   events.on("workflow_run", (ctx) => h.dispatcher.onWorkflowRun(ctx.payload));

@@ -42,11 +42,26 @@ describe("parseRepoConfig", () => {
     expect(DEFAULT_CONFIG).toEqual({
       labels: { queued: "agent:queued", inProgress: "agent:in-progress", review: "agent:review", blocked: "agent:blocked", failed: "agent:failed" },
       trust: { minPermission: "write", users: [], bots: [] },
-      limits: { maxAttempts: 3, maxConcurrentPerRepo: 5, maxConcurrentPerOrg: 20, leaseSeconds: 1800, rerunBudget: 2, maxCostUsd: null },
+      limits: {
+        maxAttempts: 3,
+        maxConcurrentPerRepo: 5,
+        maxConcurrentPerOrg: 20,
+        leaseSeconds: 300,
+        stallSeconds: 1800,
+        graceSeconds: 120,
+        rerunBudget: 2,
+        infraRequeues: 3,
+        maxCostUsd: null,
+      },
+      breaker: { failures: 5, windowSeconds: 600, coolDownSeconds: 600 },
       branchPrefix: "agent/",
       priorityLabels: [],
       dispatch: null,
       dryRun: false,
+      paused: false,
+      updateBranch: "ready",
+      infraPatterns: [],
+      fleetIssue: false,
     });
   });
   test.each([
@@ -57,6 +72,11 @@ describe("parseRepoConfig", () => {
     [{ dispatch: { ref: "main" } }, "dispatch.workflow"],
     [{ branchPrefix: "agent branch/" }, "branchPrefix"],
     [{ unknownKey: 1 }, "(top level)"],
+    [{ limits: { leaseSeconds: 7200 } }, "limits.leaseSeconds"],
+    [{ breaker: { failures: 1 } }, "breaker.failures"],
+    [{ infraPatterns: ["(unclosed"] }, "infraPatterns.0"],
+    [{ updateBranch: "sometimes" }, "updateBranch"],
+    [{ paused: "yes" }, "paused"],
     ["just a string", "(top level)"],
   ])("%j is refused naming %s", (doc, field) => {
     const r = parseRepoConfig(doc);
@@ -66,7 +86,7 @@ describe("parseRepoConfig", () => {
   test("partial config keeps defaults for the rest", () => {
     const r = parseRepoConfig({ limits: { maxAttempts: 5 }, dispatch: { workflow: "agent.yml" } });
     expect(r.ok && r.config.limits).toEqual({ ...DEFAULT_CONFIG.limits, maxAttempts: 5 });
-    expect(r.ok && r.config.dispatch).toEqual({ workflow: "agent.yml", ref: "main" });
+    expect(r.ok && r.config.dispatch).toEqual({ workflow: "agent.yml", ref: "main", leaseSeconds: 21600 });
   });
   test("branch and priority", () => {
     const c = parseRepoConfig({ priorityLabels: ["p:high", "p:low"], branchPrefix: "bots/" });

@@ -107,18 +107,25 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await other.heartbeat(run.id, run.leaseEpoch)).status).toBe(403);
   });
 
-  test("a silent worker's lease expires; the task becomes claimable as attempt 2", async () => {
+  test("a silent worker's lease expires; after the grace for a late exit the task becomes claimable as attempt 2", async () => {
     rig = await startRig({ provider });
     await rig.queue(5);
     const w = await rig.worker();
     const first = (await w.claim()).body.run;
-    rig.clock.offsetMs += 1801 * 1000;
+    rig.clock.offsetMs += 301 * 1000; // the default lease is 5 minutes
     const swept = await rig.sweep();
-    expect(swept.expired).toBe(1);
-    expect(rig.labels(5)).toEqual(["agent:queued"]);
+    expect(swept).toMatchObject({ expired: 1, classified: 0 });
     const late = await w.heartbeat(first.id, first.leaseEpoch);
     expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ reason: "expired", retryable: false });
     expect(late.body.error).toContain("lease expired");
+    // The grace period: the interlock holds while a late exit may still come.
+    expect(rig.labels(5)).toEqual(["agent:in-progress"]);
+    expect((await w.claim()).status).toBe(204);
+    rig.clock.offsetMs += 121 * 1000;
+    expect(await rig.sweep()).toMatchObject({ classified: 1 });
+    await rig.settle();
+    expect(rig.labels(5)).toEqual(["agent:queued"]);
     const second = await w.claim();
     expect(second.status).toBe(200);
     expect(second.body.run.attempt).toBe(2);
@@ -141,7 +148,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(r2.attempt).toBe(2);
     rig.clock.offsetMs += 3600_000;
     await rig.sweep();
+    rig.clock.offsetMs += 121_000; // past the grace for a late exit
     await rig.sweep();
+    await rig.settle();
     expect(rig.labels(6)).toEqual(["agent:failed"]);
     const comments = rig.fake.state.commentsOn(REPO, 6);
     expect(comments).toHaveLength(1);

@@ -73,7 +73,7 @@ export function checkLease(ctx: Context, runId: string, leaseEpoch: string | nul
   if (leaseEpoch !== null && run.leaseEpoch !== leaseEpoch) return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
   const task = ctx.task;
   if (run.state !== "live") {
-    const reason: RefusalReason = run.state === "exited" || run.state === "expired" || run.state === "revoked" || run.state === "review" || run.state === "aborted" ? run.state : "superseded";
+    const reason: RefusalReason = run.stalled ? "stalled" : run.state === "exited" || run.state === "expired" || run.state === "revoked" || run.state === "review" || run.state === "aborted" ? run.state : "superseded";
     return refused(reason, `lease no longer held: ${run.endReason ?? run.state}`);
   }
   if (!task || task.runId !== run.id || task.state !== "claimed" || (leaseEpoch !== null && task.leaseEpoch !== leaseEpoch)) {

@@ -17,6 +17,12 @@ function takeOffQueueLabel(ctx: Context, why: string, key: string) {
   return unchanged(why, [effect("remove-label", key, { issue: ctx.subject.issue, label: labelsOf(ctx).queued })]);
 }
 
+/** What the queue label's event knows about the issue's blockers. */
+function blockersOf(ctx: Context, e: EventOf<"queue-label">): { blockedBy: string[] | null; blockersAt: Date | null } {
+  if (!e.issue.blockedBy) return { blockedBy: null, blockersAt: null };
+  return { blockedBy: e.issue.blockedBy.length ? [...e.issue.blockedBy].sort() : null, blockersAt: ctx.now };
+}
+
 function requeue(ctx: Context, e: EventOf<"queue-label">) {
   const config = ctx.config;
   if (!config) return unchanged("the repository's config is invalid: nothing is queued");
@@ -31,6 +37,8 @@ function requeue(ctx: Context, e: EventOf<"queue-label">) {
       backoffUntil: null,
       backoffCount: 0,
       diagnostic: null,
+      freeRequeues: 0,
+      ...(e.issue.blockedBy ? blockersOf(ctx, e) : {}),
     },
   });
 }
@@ -46,6 +54,7 @@ export const queueLabel: EventRows<"queue-label"> = {
             body: e.issue.body,
             priority: priorityOf(ctx.config, e.issue.labels),
             branch: branchFor(ctx.config, ctx.subject.issue),
+            ...blockersOf(ctx, e),
           },
         })
       : unchanged("the repository's config is invalid: nothing is queued"),

@@ -42,10 +42,24 @@ function historyLines(ctx: Context, run: RunView, klass: string): string[] {
 }
 
 /**
+ * A run that died of a run-level infrastructure failure (provider down,
+ * runner lost, workflow cancelled or never started) does not use up an
+ * attempt, within the task's own budget of such deaths. The patch gives the
+ * attempt back; null when the attempt counts.
+ */
+export function freeRequeue(ctx: Context, task: TaskView, v: Verdict): { attempt: number; freeRequeues: number; note: string } | null {
+  const death = v.evidence["infraDeath"];
+  if (typeof death !== "string") return null;
+  const budget = ctx.config?.limits.infraRequeues ?? 3;
+  if (task.freeRequeues >= budget) return null;
+  return { attempt: Math.max(0, task.attempt - 1), freeRequeues: task.freeRequeues + 1, note: `not charged: ${death} (${task.freeRequeues + 1} of ${budget})` };
+}
+
+/**
  * Back to the queue for another attempt — unless the task's model budget is
  * spent, which escalates once instead of burning more of it.
  */
-function requeue(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, summary: string, continuation: Continuation | null, effects: EffectSpec[]): Applied {
+function requeue(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, summary: string, continuation: Continuation | null, effects: EffectSpec[], free: ReturnType<typeof freeRequeue> = null): Applied {
   const budget = ctx.config?.limits.maxCostUsd ?? null;
   const base = { fence: { runId: run.id }, run: { id: run.id, from: [run.state], patch: runPatch } };
   if (budget !== null && task.costUsd >= budget) {
@@ -56,7 +70,8 @@ function requeue(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch,
       effects: [...effects, effect("comment", `budget:${run.id}`, { issue: task.issue, body: texts.budgetSpent(task.costUsd, budget, ctx.runs.length, labelsOf(ctx)) })],
     });
   }
-  return move(ctx, "queued", { ...base, summary, task: { ...NO_LEASE, continuation }, effects });
+  const uncharged = free ? { attempt: free.attempt, freeRequeues: free.freeRequeues } : {};
+  return move(ctx, "queued", { ...base, summary: free ? `${summary} (${free.note})` : summary, task: { ...NO_LEASE, continuation, ...uncharged }, effects });
 }
 
 function block(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, summary: string, effects: EffectSpec[], continuation: Continuation | null = null): Applied {
@@ -64,14 +79,14 @@ function block(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, s
 }
 
 /** Class C: never delete. Resume on the same branch while attempts remain, then block with one comment. */
-export function holdResume(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, why: string): Applied {
+export function holdResume(ctx: Context, task: TaskView, run: RunView, runPatch: RunPatch, why: string, free: ReturnType<typeof freeRequeue> = null): Applied {
   const maxAttempts = ctx.config?.limits.maxAttempts ?? 3;
-  if (task.attempt >= maxAttempts) {
+  if (task.attempt >= maxAttempts && !free) {
     return block(ctx, task, run, runPatch, `half-done work kept; ${task.attempt} attempts spent: blocked`, [
       effect("comment", `blocked-half-done:${task.id}:${task.attempt}`, { issue: task.issue, body: texts.blockedHalfDone(task.attempt, run.branch, why, labelsOf(ctx)) }),
     ]);
   }
-  return requeue(ctx, task, run, runPatch, "half-done work kept; resumed on the same branch", { kind: "resume" }, []);
+  return requeue(ctx, task, run, runPatch, "half-done work kept; resumed on the same branch", { kind: "resume" }, [], free);
 }
 
 function escalate(ctx: Context, task: TaskView, run: RunView, v: Verdict): Applied {
@@ -98,7 +113,8 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
       });
     }
     case "delete-branch-requeue": {
-      const next = afterFailedRun(task.attempt, ctx.config?.limits.maxAttempts ?? 3);
+      const free = freeRequeue(ctx, task, v);
+      const next = free ? "queued" : afterFailedRun(task.attempt, ctx.config?.limits.maxAttempts ?? 3);
       // Positive evidence is checked again by the effect, right before the delete.
       const del = effect("delete-branch", `delete-branch:${run.id}`, { branch: run.branch, attempt: task.attempt }, run.id);
       if (next === "failed") {
@@ -110,7 +126,7 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
           effects: [del, effect("comment", `failed:${task.id}:${task.attempt}`, { issue: task.issue, body: texts.attemptsSpent(task.attempt, historyLines(ctx, run, v.class), labelsOf(ctx)) })],
         });
       }
-      return requeue(ctx, task, run, recorded(ctx, v), `${v.class}: empty branch removed, re-queued`, null, [del]);
+      return requeue(ctx, task, run, recorded(ctx, v), `${v.class}: empty branch removed, re-queued`, null, [del], free);
     }
     case "publish":
       // The task stays claimed until the PR exists (pr-published) or the
@@ -134,7 +150,7 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
         ],
       });
     case "hold-resume":
-      return holdResume(ctx, task, run, recorded(ctx, v), String(v.evidence["why"] ?? "see the run's evidence"));
+      return holdResume(ctx, task, run, recorded(ctx, v), String(v.evidence["why"] ?? "see the run's evidence"), freeRequeue(ctx, task, v));
     case "block-question": {
       const question = String(v.evidence["question"] ?? "");
       const blocked = block(ctx, task, run, recorded(ctx, v), "the agent asked a question: blocked", [

@@ -14,9 +14,14 @@ import { checkLease, effect, everyState, ignore, isRefusal, move, NO_LEASE, refu
 /** A run that ended keeps the task claimed (run id kept) while its class is owed. */
 export const ENDED_LEASE = { leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;
 
-/** A lease runs for the repository's `limits.leaseSeconds` from now. */
-export function leaseUntil(ctx: Context): Date {
-  return new Date(ctx.now.getTime() + (ctx.config?.limits.leaseSeconds ?? 1800) * 1000);
+/**
+ * A lease runs for the repository's `limits.leaseSeconds` from now (a
+ * dispatched workflow's for `dispatch.leaseSeconds`: it renews only at job
+ * boundaries).
+ */
+export function leaseUntil(ctx: Context, mode: string): Date {
+  const seconds = mode === "dispatch" && ctx.config?.dispatch ? ctx.config.dispatch.leaseSeconds : (ctx.config?.limits.leaseSeconds ?? 300);
+  return new Date(ctx.now.getTime() + seconds * 1000);
 }
 
 /** Usage is each run's running total: the latest report wins, and the task gains the difference. */
@@ -45,7 +50,10 @@ export const claim: EventRows<"claim"> = {
     if (e.mode === "dispatch" && !config.dispatch) return refused("illegal", "the repository is not in dispatch mode");
     if (task.backoffUntil && task.backoffUntil > ctx.now) return refused("backing-off", `backing off until ${task.backoffUntil.toISOString()}`);
     const attempt = task.attempt + 1;
-    const leaseExpiresAt = leaseUntil(ctx);
+    if (config.paused) return refused("paused", "the repository is paused (paused: true in .github/orchestra.yml)");
+    if (task.blockedBy && task.blockedBy.length > 0) return refused("blocked", `blocked by ${task.blockedBy.join(", ")}`);
+    if (task.blockersAt === null) return refused("blocked", "its blockers have not been read from GitHub yet");
+    const leaseExpiresAt = leaseUntil(ctx, e.mode);
     const effects =
       e.mode === "dispatch" && config.dispatch
         ? [
@@ -137,96 +145,6 @@ export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(ignore(
       ],
     });
   },
-});
-
-export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e, lease) => {
-  const usage = usageChange(lease.run, e.usage);
-  const leaseExpiresAt = leaseUntil(ctx);
-  return move(ctx, "claimed", {
-    summary: "lease renewed",
-    task: { leaseExpiresAt, ...usage.task },
-    fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
-    run: { id: e.runId, from: ["live"], patch: { leaseExpiresAt, ...usage.run } },
-  });
-});
-
-export const leaseExpired: EventRows<"lease-expired"> = everyState(ignore("not a task"), ignore("no live lease"), {
-  claimed: (ctx, e) => {
-    const lease = checkLease(ctx, e.runId, e.leaseEpoch);
-    if (isRefusal(lease)) return unchanged(`nothing to expire: ${lease.message}`);
-    if (!lease.task.leaseExpiresAt || lease.task.leaseExpiresAt > ctx.now) return unchanged("the lease was renewed meanwhile");
-    return move(ctx, "claimed", {
-      summary: "lease expired without an exit; the run is owed a class",
-      task: { ...ENDED_LEASE },
-      fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
-      run: { id: e.runId, from: ["live"], patch: { state: "expired", endedAt: ctx.now, endReason: "lease expired without an exit", classifyAfter: null } },
-    });
-  },
-});
-
-export const workerRevoked: EventRows<"worker-revoked"> = everyState(ignore("not a task"), ignore("no live lease"), {
-  claimed: (ctx, e) => {
-    const lease = checkLease(ctx, e.runId, null);
-    if (isRefusal(lease)) return unchanged(`nothing to revoke: ${lease.message}`);
-    return move(ctx, "claimed", {
-      summary: `worker ${e.workerName} revoked: its lease is released and the run is owed a class`,
-      task: { ...ENDED_LEASE },
-      fence: { runId: e.runId },
-      run: { id: e.runId, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: `worker ${e.workerName} was revoked`, classifyAfter: null } },
-    });
-  },
-});
-
-/**
- * The worker says it is done. Whoever raises this has already looked on
- * GitHub for the run's PR: an open one moves the task to review, a merged one
- * settles it, none ends the run and leaves it owed a class.
- */
-export const runExited: EventRows<"run-exited"> = underLease<"run-exited">((ctx, e, { run }) => {
-  const usage = usageChange(run, e.report.usage);
-  const fence = { runId: e.runId, leaseEpoch: e.leaseEpoch };
-  // What every exit records on the run: the report, the usage, when it ended.
-  const ended = (endReason: string, state: "exited" | "review") => ({ state, endedAt: ctx.now, endReason, report: JSON.stringify(e.report), ...usage.run });
-  if (e.pr === null) {
-    return move(ctx, "claimed", {
-      summary: `run exited ${e.report.exitCode} without a pull request; owed a class`,
-      task: { ...ENDED_LEASE, ...usage.task },
-      fence,
-      run: {
-        id: run.id,
-        from: ["live"],
-        patch: { ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"), ...(e.report.headSha ? { headSha: e.report.headSha } : {}), classifyAfter: null },
-      },
-    });
-  }
-  if (!e.pr.merged) {
-    return move(ctx, "review", {
-      summary: `run exited with pull request #${e.pr.number}: in review`,
-      task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
-      fence,
-      run: { id: run.id, from: ["live"], patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
-    });
-  }
-  const m = e.pr.merge;
-  return move(ctx, "done", {
-    summary: `run exited after pull request #${m.prNumber} merged: done`,
-    task: { ...NO_LEASE, prNumber: m.prNumber, ...usage.task },
-    fence,
-    run: {
-      id: run.id,
-      from: ["live"],
-      patch: {
-        ...ended(`pull request #${m.prNumber} merged`, "exited"),
-        prNumber: m.prNumber,
-        headSha: m.headSha,
-        class: "merged",
-        recovery: "settle",
-        evidence: JSON.stringify({ pr: m.prNumber, merged: true }),
-        recoveredAt: ctx.now,
-      },
-    },
-    receipt: ctx.hasReceipt ? undefined : { runId: run.id, ...m },
-  });
 });
 
 export const sweepFailed: EventRows<"sweep-failed"> = everyState(ignore("not a task"), ignore("only queued tasks are swept this way"), {

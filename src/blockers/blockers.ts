@@ -1,0 +1,104 @@
+/**
+ * Issue dependencies: a task is not claimable while GitHub lists open issues
+ * that block it ("blocked by"). Blockers are read when the task is queued
+ * (an issue whose payload says it has none costs no call), again on every
+ * `issue_dependencies` event about it and whenever an issue it waits on
+ * closes, and by the sweep — for tasks never read (GitHub was down at queue
+ * time) and, every few minutes, for blocked ones, in case an event was missed
+ * or the blocker lives where the App is not installed. Each read is raised as
+ * one event; the machine records it on the task.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
+import { errorText } from "../github/errors.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { Task } from "../store/generated/sqlite/client.js";
+
+/** How a blocker is named on the task: owner/repo#n. */
+export const blockerRef = (repo: string, issue: number) => `${repo}#${issue}`;
+
+/** A blocked task's blockers are read again after this long (the events usually come first). */
+export const BLOCKED_RECHECK_MS = 5 * 60_000;
+/** Tasks per sweep whose blockers are read. */
+const BATCH = 20;
+
+/** The payload's own count of open blockers, when GitHub sent one. */
+export function openBlockersInPayload(issue: { issue_dependencies_summary?: { blocked_by?: number } | null }): number | null {
+  const n = issue.issue_dependencies_summary?.blocked_by;
+  return typeof n === "number" ? n : null;
+}
+
+/** The open issues blocking `issue`, read from GitHub. */
+export async function readOpenBlockers(github: Pick<GitHub, "blockedBy">, repo: string, issue: number): Promise<string[]> {
+  const all = await github.blockedBy(repoRef(repo), issue);
+  return all.filter((b) => b.state === "open").map((b) => blockerRef(b.repo, b.number));
+}
+
+export interface BlockersDeps {
+  db: Db;
+  tasks: Tasks;
+  githubFor: GitHubFor;
+  clock: { now(): Date };
+  log: Logger;
+}
+
+export class Blockers {
+  constructor(readonly deps: BlockersDeps) {}
+
+  /** Reads the task's blockers from GitHub and records them. */
+  async refresh(task: Pick<Task, "id" | "installationId" | "repo" | "issue">, github?: Pick<GitHub, "blockedBy">): Promise<string[]> {
+    const gh = github ?? (await this.deps.githubFor(task.installationId));
+    const blockers = await readOpenBlockers(gh, task.repo, task.issue);
+    await this.deps.tasks.raise({ taskId: task.id }, { kind: "blockers-read", blockers });
+    return blockers;
+  }
+
+  /** An `issue_dependencies` event about this issue: read its blockers again (the payload names one, not all). */
+  async onDependencyChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<void> {
+    const task = await this.deps.db.task.findUnique({ where: { repo_issue: { repo, issue } } });
+    if (!task || task.state === "done" || task.state === "cancelled") return;
+    await this.refresh(task, github);
+  }
+
+  /** An issue closed (or reopened): every task that lists it as a blocker is read again. */
+  async onIssueStateChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<number> {
+    const ref = blockerRef(repo, issue);
+    // The JSON array holds quoted refs: match the whole ref, not a prefix of another one.
+    const waiting = await this.deps.db.task.findMany({ where: { blockedBy: { contains: JSON.stringify(ref) }, state: { notIn: ["done", "cancelled"] } }, take: 500 });
+    for (const task of waiting) await this.refresh(task, github);
+    return waiting.length;
+  }
+
+  /** Sweep: tasks whose blockers were never read, and blocked ones not read for a while. */
+  async sweep(notHeld: object): Promise<{ read: number; errors: number }> {
+    const now = this.deps.clock.now();
+    const due = await this.deps.db.task.findMany({
+      where: {
+        state: "queued",
+        ...notHeld,
+        AND: [
+          { OR: [{ blockersAt: null }, { blockedBy: { not: null }, blockersAt: { lt: new Date(now.getTime() - BLOCKED_RECHECK_MS) } }] },
+          { OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
+        ],
+      },
+      orderBy: { queuedAt: "asc" },
+      take: BATCH,
+    });
+    let read = 0;
+    let errors = 0;
+    for (const task of due) {
+      try {
+        await this.refresh(task);
+        read++;
+      } catch (err) {
+        errors++;
+        // This task waits; the others go on (a broken one never holds the head of the list).
+        const retryAt = new Date(now.getTime() + 60_000);
+        await this.deps.tasks.raise({ taskId: task.id }, { kind: "sweep-failed", why: `reading its blockers: ${errorText(err)}`, retryAt }).catch(() => {});
+        this.deps.log.warn({ task: task.id, err: errorText(err) }, "sweep: could not read the issue's blockers; it stays unclaimable until they are read");
+      }
+    }
+    return { read, errors };
+  }
+}
