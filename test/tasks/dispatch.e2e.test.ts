@@ -78,6 +78,39 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.fake.state.dispatches[1]!.inputs["attempt"]).toBe("2");
   });
 
+  test("a workflow cancelled or never started is an infrastructure death: re-dispatched without using up an attempt", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+    await rig.queue(22);
+    for (const conclusion of ["cancelled", "startup_failure"] as const) {
+      const d = rig.fake.state.dispatches[rig.fake.state.dispatches.length - 1]!;
+      rig.fake.state.completeWorkflowRun(REPO, d.runId!, conclusion);
+      await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
+      expect((await rig.task(22)).task).toMatchObject({ state: "queued", attempt: 0 });
+      await rig.sweep();
+    }
+    const t = await rig.task(22);
+    expect(t.runs.map((r: { evidence: { infraDeath?: string } }) => r.evidence?.infraDeath)).toEqual(["workflow-cancelled", "workflow-startup-failure", undefined]);
+    // The third dispatch is attempt 1 again: nothing was charged.
+    expect(rig.fake.state.dispatches.map((d) => d.inputs["attempt"])).toEqual(["1", "1", "1"]);
+  });
+
+  test("a paused repository in dispatch mode dispatches nothing until the pause is lifted", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
+    const pause = (body: object) => rig.app.admin("/api/v1/pause", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await pause({ repo: REPO, reason: "CI migration" });
+    await rig.queue(23);
+    await rig.sweep();
+    expect(rig.fake.state.dispatches).toHaveLength(0);
+    expect((await rig.task(23)).task).toMatchObject({ state: "queued", waitingFor: { gate: "paused" } });
+    await pause({ repo: REPO, paused: false });
+    expect((await rig.sweep()).dispatched).toBe(1);
+    expect(rig.fake.state.dispatches).toHaveLength(1);
+  });
+
   test("a refused dispatch leaves the task queued, charges nothing, comments once and backs off", async () => {
     rig = await startRig({ provider });
     rig.config("dispatch:\n  workflow: agent.yml\n");
