@@ -121,6 +121,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     let t = await rig.task(22);
     expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
     expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
+    expect(t.task.waitingFor).toMatchObject({ gate: "backoff", detail: expect.stringContaining("workflow_dispatch"), until: expect.any(String) });
     expect(t.runs[0]).toMatchObject({ state: "aborted" });
     expect(t.runs[0].errors[0].class).toBe("preparation");
     expect(rig.labels(22)).toEqual(["agent:queued"]);
