@@ -9,6 +9,7 @@
  * checks-failed; base moved: merge-conflict), else unknown.
  */
 import type { CheckFact, Facts } from "./facts.js";
+import { INFRA_FAMILIES, infraMatch } from "./infra-patterns.js";
 
 export type FailureClass =
   | "merged"
@@ -43,17 +44,11 @@ export interface Verdict {
 const GREEN = new Set(["success", "neutral", "skipped"]);
 const INFRA_CONCLUSIONS = new Set(["cancelled", "timed_out", "startup_failure", "stale"]);
 
-/** Output that says the machine failed, not the code. */
-export const INFRA_PATTERNS: readonly RegExp[] = [
-  /runner[^\n]{0,40}\b(lost|shut ?down|went offline|has received a shutdown signal)/i,
-  /shutdown signal/i,
-  /lost communication/i,
-  /no space left on device/i,
-  /\b(ECONNRESET|ETIMEDOUT)\b|connection reset|network (is )?(unreachable|reset)/i,
-  /registry[^\n]{0,80}\b5\d\d\b|\b5\d\d\b[^\n]{0,40}(bad gateway|service unavailable|gateway time-?out)/i,
-  /exit(ed)? (with )?(code|status) 137\b|\bexit code 137\b|\b137\b[^\n]{0,20}(killed|oom)/i,
-  /\bnpm (ERR!|error) code E5\d\d\b/i,
-];
+/**
+ * Every catalogue pattern, flattened. Matching goes through infraMatch, which
+ * also applies the genuine-failure rule; see infra-patterns.ts.
+ */
+export const INFRA_PATTERNS: readonly RegExp[] = INFRA_FAMILIES.flatMap((f) => f.patterns);
 
 function outputText(c: CheckFact): string {
   return [c.output?.title, c.output?.summary, c.output?.text].filter(Boolean).join("\n");
@@ -63,11 +58,11 @@ export function isFailed(c: CheckFact): boolean {
   return c.status === "completed" && c.conclusion !== null && !GREEN.has(c.conclusion);
 }
 
-export function infraReason(c: CheckFact): string | null {
+/** Why a failed check is infrastructure ("conclusion …", "output matches <family>: <line>"), or null. `extra`: the repository's infraPatterns. */
+export function infraReason(c: CheckFact, extra: RegExp[] = []): string | null {
   if (c.conclusion !== null && INFRA_CONCLUSIONS.has(c.conclusion)) return `conclusion ${c.conclusion}`;
-  const text = outputText(c);
-  const hit = INFRA_PATTERNS.find((p) => p.test(text));
-  return hit ? `output matches ${hit.source}` : null;
+  const hit = infraMatch(outputText(c), extra);
+  return hit ? `output matches ${hit.family}: ${hit.line}` : null;
 }
 
 /** All head checks completed and green; absent checks are not green. */
@@ -168,7 +163,9 @@ function classifyChecks(f: Facts, base: Record<string, unknown>): Verdict {
   const head = f.pr?.headSha ?? f.branch?.headSha;
   const failed = f.checks.filter((c) => (head === undefined || c.headSha === head) && isFailed(c));
   if (failed.length === 0) return unknown(base, "a check failure was reported but no check on the head has failed");
-  const reasons = failed.map((c) => ({ name: c.name, conclusion: c.conclusion, infra: infraReason(c) }));
+  // The repository's own infraPatterns; config validation and the facts schema reject any that do not compile.
+  const extra = (f.infraPatterns ?? []).map((p) => new RegExp(p, "i"));
+  const reasons = failed.map((c) => ({ name: c.name, conclusion: c.conclusion, infra: infraReason(c, extra) }));
   // A rerun cannot fix a real failure: infra only when every failure is one.
   if (reasons.every((r) => r.infra !== null)) {
     const used = f.rerunsUsed ?? 0;

@@ -48,6 +48,7 @@ export const factsSchema = z
     checks: z.array(check),
     rerunsUsed: z.number().int().min(0).optional(),
     rerunBudget: z.number().int().min(0).optional(),
+    infraPatterns: z.array(z.string().refine((s) => { try { return new RegExp(s, "i") instanceof RegExp; } catch { return false; } }, "not a valid regular expression")).optional(),
   })
   .strict();
 

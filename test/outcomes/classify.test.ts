@@ -196,8 +196,8 @@ const rows: Row[] = [
   { name: "killed with exit code 137", facts: facts({ trigger: "check-failed", pr: pr("open"), checks: [failingWith("Error: Process completed with exit code 137.")] }), cls: "infra", recovery: "rerun-failed-jobs" },
   { name: "registry 503", facts: facts({ trigger: "check-failed", pr: pr("open"), checks: [failingWith("npm ERR! 503 Service Unavailable - GET https://registry.npmjs.org/left-pad")] }), cls: "infra", recovery: "rerun-failed-jobs" },
   {
-    name: "registry 502 in the summary",
-    facts: facts({ trigger: "check-failed", pr: pr("open"), checks: [check("install", "failure", { output: { summary: "GET https://registry.npmjs.org/zod: Bad Gateway - 502" } })] }),
+    name: "registry 504 in the summary",
+    facts: facts({ trigger: "check-failed", pr: pr("open"), checks: [check("install", "failure", { output: { summary: "npm ERR! 504 Gateway Timeout - GET https://registry.npmjs.org/@umai%2fshop-dashboard" } })] }),
     cls: "infra",
     recovery: "rerun-failed-jobs",
   },
