@@ -1,11 +1,15 @@
 /**
- * A slice of GitHub's GraphQL schema over the fake's state. Connections and
- * arguments are functions so that a query only computes what it selects and
- * cyclic links (PR → closing issues → closing PRs) stay lazy.
+ * What the fake serves of GitHub's GraphQL schema, over its state. A field
+ * is a property of the same name; fields with arguments, connections and
+ * cyclic links (PR → closing issues → closing PRs) are functions, so a query
+ * only computes what it selects. `served([...], fn)` lists the arguments a
+ * function honours: any other one in a query is reported as not served.
+ * Polymorphic values (Actor, IssueOrPullRequest, GitObject) carry
+ * `__typename` so graphql-js can pick their type.
  */
 import { nodeId, ts, type Serializer } from "../json.js";
 import type { FakeState, Issue, Pull, Repo } from "../state.js";
-import { GraphQLFieldError } from "./execute.js";
+import { GraphQLFieldError, served } from "./execute.js";
 
 export interface GraphQLContext {
   state: FakeState;
@@ -15,8 +19,10 @@ export interface GraphQLContext {
 }
 
 type Node = Record<string, unknown>;
+type Page = { first?: number | null; last?: number | null; after?: string | null };
+const PAGE = ["first", "last", "after"] as const;
 
-export function connection<T>(items: T[], args: { first?: number; last?: number; after?: string }): Node {
+export function connection<T>(items: T[], args: Page): Node {
   let start = 0;
   if (typeof args.after === "string") {
     const n = Number(Buffer.from(args.after, "base64").toString("utf8").replace(/^cursor:/, ""));
@@ -51,14 +57,15 @@ function actor(ctx: GraphQLContext, login: string): Node {
 }
 
 function labels(ctx: GraphQLContext, repo: Repo, issue: Issue) {
-  return (args: { first?: number; last?: number; after?: string }) =>
+  return served(PAGE, (args: Page) =>
     connection(
       issue.labels.map((n) => {
         const l = repo.labels.get(n.toLowerCase())!;
         return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description };
       }),
       args,
-    );
+    ),
+  );
 }
 
 export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
@@ -92,7 +99,7 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
     author: actor(ctx, issue.user),
     repository: () => repoNode(ctx, repo),
     labels: labels(ctx, repo, issue),
-    closingIssuesReferences: (args: { first?: number; last?: number; after?: string }) =>
+    closingIssuesReferences: served(PAGE, (args: Page) =>
       connection(
         state
           .closingIssues(repo, pr)
@@ -101,7 +108,8 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
           .map((i) => issueNode(ctx, repo, i)),
         args,
       ),
-    commits: (args: { first?: number; last?: number }) => {
+    ),
+    commits: served(PAGE, (args: Page) => {
       const base = baseOid ?? pr.headSha;
       const list = state.compare(repo, base, pr.headSha).ahead.map((c) => ({
         __typename: "PullRequestCommit",
@@ -113,7 +121,7 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
         },
       }));
       return connection(list, args);
-    },
+    }),
   };
 }
 
@@ -145,12 +153,7 @@ export function issueNode(ctx: GraphQLContext, repo: Repo, issue: Issue): Node {
     repository: () => repoNode(ctx, repo),
     labels: labels(ctx, repo, issue),
     // Without includeClosedPrs, closed-unmerged PRs are left out; merged ones stay.
-    closedByPullRequestsReferences: (args: {
-      first?: number;
-      last?: number;
-      after?: string;
-      includeClosedPrs?: boolean;
-    }) =>
+    closedByPullRequestsReferences: served([...PAGE, "includeClosedPrs"], (args: Page & { includeClosedPrs?: boolean }) =>
       connection(
         state
           .closingPulls(repo, issue.number)
@@ -158,6 +161,7 @@ export function issueNode(ctx: GraphQLContext, repo: Repo, issue: Issue): Node {
           .map((pr) => pullNode(ctx, repo, pr)),
         args,
       ),
+    ),
   };
 }
 
@@ -177,19 +181,19 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
       name: repo.defaultBranch,
       target: defaultOid ? { __typename: "Commit", oid: defaultOid } : null,
     },
-    pullRequest: ({ number }: { number?: number }) => {
+    pullRequest: served(["number"], ({ number }: { number?: number }) => {
       const pr = repo.pulls.get(Number(number));
       if (!pr) throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
       return pullNode(ctx, repo, pr);
-    },
-    issue: ({ number }: { number?: number }) => {
+    }),
+    issue: served(["number"], ({ number }: { number?: number }) => {
       const issue = repo.issues.get(Number(number));
       if (!issue || issue.isPull) {
         throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to an Issue with the number of ${number}.`);
       }
       return issueNode(ctx, repo, issue);
-    },
-    issueOrPullRequest: ({ number }: { number?: number }) => {
+    }),
+    issueOrPullRequest: served(["number"], ({ number }: { number?: number }) => {
       const issue = repo.issues.get(Number(number));
       if (!issue) {
         throw new GraphQLFieldError(
@@ -199,21 +203,21 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
       }
       const pr = repo.pulls.get(issue.number);
       return pr ? pullNode(ctx, repo, pr) : issueNode(ctx, repo, issue);
-    },
+    }),
   };
 }
 
-/** The query root every built-in operation answers from. */
+/** The query root: every operation is answered from it unless a test registered its own. */
 export function githubRoot(ctx: GraphQLContext): Node {
   return {
     __typename: "Query",
-    repository: ({ owner, name }: { owner?: string; name?: string }) => {
+    repository: served(["owner", "name"], ({ owner, name }: { owner?: string; name?: string }) => {
       const repo = ctx.state.findRepo(`${owner}/${name}`);
       if (!repo || (ctx.installationId !== null && repo.installationId !== ctx.installationId)) {
         throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a Repository with the name '${owner}/${name}'.`);
       }
       return repoNode(ctx, repo);
-    },
+    }),
     viewer: actor(ctx, ctx.state.botLogin),
     rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(Date.now() + 3600_000)), used: 1 },
   };

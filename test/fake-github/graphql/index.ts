@@ -1,20 +1,36 @@
 /**
- * GraphQL at `POST /api/graphql`, dispatched by operation name. The fake has
- * no schema, so each operation the App sends must be registered; an unknown
- * name is a GraphQL error and a violation, which keeps every query the App
- * depends on visible in the tests.
+ * GraphQL at `POST /api/graphql`, checked against GitHub's published schema
+ * (@octokit/graphql-schema) by graphql-js and answered like GitHub:
+ *
+ * - a syntax error, a query that does not validate (a misspelled field or
+ *   argument, a variable used in the wrong place…) or variables that do not
+ *   fit their declared types: HTTP 200, `{ errors }` without `data`, in
+ *   GitHub's wording — and a violation, so `assertNoViolations()` fails the
+ *   test with the message;
+ * - otherwise the operation runs over github.ts's object graph: a field the
+ *   fake does not serve is an error naming it ("the fake GitHub does not
+ *   serve Repository.foo") and a violation; NOT_FOUND and the like are field
+ *   errors beside `data`, as on GitHub.
+ *
+ * Any operation is answered from the shared root; a test can register a
+ * handler for one operation name to answer it from its own object graph.
  */
+import type { DocumentNode, OperationDefinitionNode } from "graphql";
 import type { FakeState } from "../state.js";
-import { execute, type GraphQLError } from "./execute.js";
+import { runOperation } from "./execute.js";
 import { githubRoot, type GraphQLContext } from "./github.js";
-import { GraphQLSyntaxError, parseDocument, usedVariables, type Document, type Operation } from "./parse.js";
+import { githubSchema } from "./schema.js";
+import { validationErrors, type GitHubGraphQLError } from "./validation.js";
+import { variableErrors } from "./variables.js";
 
-export { GraphQLFieldError } from "./execute.js";
+export { GraphQLFieldError, served } from "./execute.js";
 export { connection, githubRoot, issueNode, pullNode, repoNode, type GraphQLContext } from "./github.js";
+export { githubSchema } from "./schema.js";
+export type { GitHubGraphQLError } from "./validation.js";
 
 /**
- * Returns the operation's data — or a superset of it: the result is cut down
- * to the selected fields. Values may be functions of the field's arguments.
+ * Returns the root object the operation is answered from (see github.ts for
+ * the conventions: properties, functions of the field's arguments).
  */
 export type GraphQLHandler = (
   variables: Record<string, unknown>,
@@ -23,23 +39,20 @@ export type GraphQLHandler = (
 ) => unknown | Promise<unknown>;
 
 export interface GraphQLOutcome {
-  body: { data?: unknown; errors?: GraphQLError[] };
+  body: { data?: unknown; errors?: GitHubGraphQLError[] };
   operationName: string | null;
   violations: string[];
 }
 
-/** Built-in handlers: both read the shared GitHub root, whatever their exact selection. */
 const rootHandler: GraphQLHandler = (_v, _s, ctx) => githubRoot(ctx);
 
 export class GraphQLRegistry {
-  private readonly handlers = new Map<string, GraphQLHandler>([
-    ["PullRequestMergeState", rootHandler],
-    ["IssueClosingPullRequests", rootHandler],
-  ]);
+  private readonly handlers = new Map<string, GraphQLHandler>();
 
-  /** A handler answering from the built-in schema slice (repository → pullRequest/issue …). */
+  /** The handler every operation without one of its own is answered by. */
   readonly root: GraphQLHandler = rootHandler;
 
+  /** Answers operations named `operationName` from `handler`'s graph instead of the shared root. */
   register(operationName: string, handler: GraphQLHandler): void {
     this.handlers.set(operationName, handler);
   }
@@ -49,101 +62,55 @@ export class GraphQLRegistry {
   }
 
   async handle(body: unknown, ctx: GraphQLContext): Promise<GraphQLOutcome> {
-    const violations: string[] = [];
-    const fail = (message: string, extra: Partial<GraphQLError> = {}, opName: string | null = null): GraphQLOutcome => ({
-      body: { errors: [{ message, ...extra }] },
-      operationName: opName,
-      violations,
-    });
     const req = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
-    if (typeof req.query !== "string") {
-      violations.push("graphql: request has no query string");
-      return fail("A query attribute must be specified and must be a string.");
+    const wanted = typeof req.operationName === "string" && req.operationName ? req.operationName : null;
+    const refuse = (errors: GitHubGraphQLError[], opName: string | null, why: (e: GitHubGraphQLError) => string): GraphQLOutcome => ({
+      body: { errors },
+      operationName: opName,
+      violations: errors.map(why),
+    });
+    if (typeof req.query !== "string" || !req.query.trim()) {
+      return refuse([{ message: "A query attribute must be specified and must be a string." }], wanted, () => "graphql: request has no query string");
     }
-    let doc: Document;
+    const variables = (req.variables ?? {}) as Record<string, unknown>;
+    if (typeof variables !== "object" || Array.isArray(variables)) {
+      return refuse([{ message: "Variables must be an object" }], wanted, () => "graphql: variables is not a JSON object");
+    }
+
+    const loaded = await githubSchema();
+    const { graphql: gql, schema } = loaded;
+    let doc: DocumentNode;
     try {
-      doc = parseDocument(req.query);
+      doc = gql.parse(req.query);
     } catch (e) {
-      if (!(e instanceof GraphQLSyntaxError)) throw e;
-      violations.push(`graphql: syntax error: ${e.message}`);
-      return fail(`Parse error on ${e.message}`, { locations: [{ line: e.line, column: e.column }] });
+      if (!(e instanceof gql.GraphQLError)) throw e;
+      const at = e.locations?.[0];
+      const message = `${e.message.replace(/^Syntax Error: /, "").replace(/\.$/, "")}${at ? ` at [${at.line}, ${at.column}]` : ""}`;
+      return refuse([{ message, ...(at ? { locations: [at] } : {}) }], wanted, (x) => `graphql: syntax error: ${x.message}`);
     }
-    const wanted = typeof req.operationName === "string" ? req.operationName : null;
-    const op: Operation | undefined = wanted
-      ? doc.operations.find((o) => o.name === wanted)
-      : doc.operations.length === 1
-        ? doc.operations[0]
-        : undefined;
+
+    const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === gql.Kind.OPERATION_DEFINITION);
+    const op = wanted ? ops.find((o) => o.name?.value === wanted) : ops.length === 1 ? ops[0] : undefined;
     if (!op) {
-      violations.push(`graphql: cannot pick an operation (operationName ${wanted ?? "missing"})`);
-      return fail(wanted ? `Unknown operation named "${wanted}".` : "An operation name is required");
+      const message = wanted ? `No operation named "${wanted}"` : "An operation name is required";
+      return refuse([{ message }], wanted, (x) => `graphql: ${x.message}`);
     }
-    if (!op.name) {
-      violations.push("graphql: anonymous operation — name every query (`query Name(...)`) so the fake can answer it");
-      return fail("fake GitHub: anonymous GraphQL operations are not supported");
-    }
-    const handler = this.handlers.get(op.name);
-    if (!handler) {
-      violations.push(`graphql: unexpected operation ${op.name} (register it with fake.graphql.register)`);
-      return fail(`fake GitHub has no handler for GraphQL operation "${op.name}"`, {}, op.name);
+    const opName = op.name?.value ?? null;
+    const label = opName ?? `anonymous ${op.operation}`;
+
+    const invalid = validationErrors(gql, schema, doc);
+    if (invalid.length) return refuse(invalid, opName, (x) => `graphql ${label}: ${x.message}`);
+    const badVariables = variableErrors(gql, schema, op, variables);
+    if (badVariables.length) {
+      return refuse(badVariables, opName, (x) => `graphql ${label}: ${x.message} (${JSON.stringify(x.extensions?.problems)})`);
     }
 
-    const variables = { ...((req.variables ?? {}) as Record<string, unknown>) };
-    const varErrors = checkVariables(doc, op, variables);
-    if (varErrors.length) {
-      violations.push(...varErrors.map((e) => `graphql ${op.name}: ${e.message}`));
-      return { body: { errors: varErrors }, operationName: op.name, violations };
-    }
-
+    // the shared root serves queries only: a mutation's fields are all "not served"
+    const handler = (opName ? this.handlers.get(opName) : undefined) ?? (op.operation === "query" ? rootHandler : () => ({}));
     const root = await handler(variables, ctx.state, ctx);
-    const result = execute(doc, op, root, variables);
-    for (const f of result.missingFields) {
-      violations.push(`graphql ${op.name}: field ${f} is not modelled by the fake (extend its handler)`);
-    }
+    const result = await runOperation(loaded, doc, opName ?? undefined, root, variables, label);
     const out: GraphQLOutcome["body"] = { data: result.data };
     if (result.errors.length) out.errors = result.errors;
-    return { body: out, operationName: op.name, violations };
+    return { body: out, operationName: opName, violations: result.violations };
   }
-}
-
-/** Declared-but-missing required variables and used-but-undeclared ones, worded like GitHub. */
-function checkVariables(doc: Document, op: Operation, variables: Record<string, unknown>): GraphQLError[] {
-  const errors: GraphQLError[] = [];
-  const declared = new Set(op.variables.map((v) => v.name));
-  for (const def of op.variables) {
-    let value = variables[def.name];
-    if (value === undefined && def.defaultValue?.kind === "lit") {
-      value = variables[def.name] = def.defaultValue.value;
-    }
-    const nonNull = def.type.endsWith("!");
-    if (value === undefined || value === null) {
-      if (nonNull) {
-        errors.push({
-          message: `Variable $${def.name} of type ${def.type} was provided invalid value`,
-          locations: [{ line: def.line, column: def.column }],
-          extensions: { value: null, problems: [{ path: [], explanation: "Expected value to not be null" }] },
-        });
-      }
-      continue;
-    }
-    const base = def.type.replace(/!$/, "");
-    const bad =
-      (base === "Int" && !Number.isInteger(value)) ||
-      (base === "Float" && typeof value !== "number") ||
-      (base === "String" && typeof value !== "string") ||
-      (base === "Boolean" && typeof value !== "boolean") ||
-      (base === "ID" && typeof value !== "string" && typeof value !== "number") ||
-      (base.startsWith("[") && !Array.isArray(value));
-    if (bad) {
-      errors.push({
-        message: `Variable $${def.name} of type ${def.type} was provided invalid value`,
-        locations: [{ line: def.line, column: def.column }],
-        extensions: { value, problems: [{ path: [], explanation: `Could not coerce value ${JSON.stringify(value)} to ${base}` }] },
-      });
-    }
-  }
-  for (const used of usedVariables(doc, op.selections)) {
-    if (!declared.has(used)) errors.push({ message: `Variable $${used} is used by ${op.name} but not declared` });
-  }
-  return errors;
 }

@@ -1,0 +1,290 @@
+/**
+ * GraphQL against GitHub's published schema: what the fake answers, how it
+ * refuses what GitHub would refuse (HTTP 200, `{ errors }` in GitHub's
+ * wording, and a violation), and that the App's own queries validate.
+ */
+import fs from "node:fs";
+import { ProbotOctokit } from "probot";
+import { octokitGitHub } from "../../src/github/octokit.js";
+import { githubRoot, githubSchema, issueNode, pullNode, repoNode, type GraphQLContext } from "./graphql/index.js";
+import { validationErrors } from "./graphql/validation.js";
+import { startFakeGitHub, type FakeGitHub } from "./index.js";
+
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+type Client = InstanceType<typeof ProbotOctokit>;
+
+const REPO = { owner: "acme", repo: "widgets" };
+let fake: FakeGitHub;
+let octokit: Client;
+
+beforeEach(async () => {
+  fake = await startFakeGitHub();
+  fake.state.addInstallation(4242, "acme");
+  fake.state.addRepo("acme/widgets", { installationId: 4242 });
+  octokit = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: 4242 }, baseUrl: fake.apiUrl }) as Client;
+});
+
+afterEach(async () => {
+  await fake.close();
+});
+
+/** Sends the query as the App does and returns what the fake answered on the wire. */
+async function send(query: string, variables: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  await octokit.graphql(query, variables).catch(() => undefined);
+  const rec = fake.requests.filter((r) => r.path === "/graphql").at(-1)!;
+  return { status: rec.status, body: rec.response as Record<string, unknown> };
+}
+
+const MERGE_STATE = `query PullRequestMergeState($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) { pullRequest(number: $number) { number mergeable mergeStateStatus } }
+}`;
+
+describe("valid queries are answered", () => {
+  const cases: { name: string; query: string; variables?: Record<string, unknown>; data: unknown }[] = [
+    {
+      name: "a pull request's merge state",
+      query: MERGE_STATE,
+      variables: { ...REPO, number: 1 },
+      data: { repository: { pullRequest: { number: 1, mergeable: "MERGEABLE", mergeStateStatus: "CLEAN" } } },
+    },
+    {
+      name: "an anonymous query with aliases, a fragment and __typename",
+      query: `{ r: repository(owner: "acme", name: "widgets") { __typename ...R } }
+        fragment R on Repository { nameWithOwner isPrivate owner { login } }`,
+      data: { r: { __typename: "Repository", nameWithOwner: "acme/widgets", isPrivate: true, owner: { login: "acme" } } },
+    },
+    {
+      name: "a union through inline fragments, labels as a connection",
+      query: `query Q($n: Int!) { repository(owner: "acme", name: "widgets") { issueOrPullRequest(number: $n) {
+        __typename ... on Issue { title labels(first: 1) { totalCount nodes { name } pageInfo { hasNextPage } } } ... on PullRequest { headRefName } } } }`,
+      variables: { n: 2 },
+      data: {
+        repository: {
+          issueOrPullRequest: { __typename: "Issue", title: "bug", labels: { totalCount: 2, nodes: [{ name: "a" }], pageInfo: { hasNextPage: true } } },
+        },
+      },
+    },
+    {
+      name: "a connection counted without first or last",
+      query: `query Q { repository(owner: "acme", name: "widgets") { issue(number: 2) { labels { totalCount } } } }`,
+      data: { repository: { issue: { labels: { totalCount: 2 } } } },
+    },
+  ];
+
+  it.each(cases)("$name", async ({ query, variables, data }) => {
+    fake.state.addPull("acme/widgets", { head: "agent/issue-1" });
+    fake.state.addIssue("acme/widgets", { title: "bug", labels: ["a", "b"] });
+    expect(await send(query, variables)).toEqual({ status: 200, body: { data } });
+    fake.assertNoViolations();
+  });
+
+  it("reports a missing pull request like GitHub: a NOT_FOUND field error beside data, no violation", async () => {
+    expect(await send(MERGE_STATE, { ...REPO, number: 99 })).toEqual({
+      status: 200,
+      body: {
+        data: { repository: { pullRequest: null } },
+        errors: [
+          {
+            type: "NOT_FOUND",
+            path: ["repository", "pullRequest"],
+            locations: [{ line: 2, column: 44 }],
+            message: "Could not resolve to a PullRequest with the number of 99.",
+          },
+        ],
+      },
+    });
+    fake.assertNoViolations();
+  });
+});
+
+describe("what GitHub refuses is refused in its words, and recorded", () => {
+  const Q = (selection: string, vars = "") => `query Q${vars} {\n  repository(owner: "acme", name: "widgets") {\n    ${selection}\n  }\n}`;
+  const cases: { name: string; query: string; variables?: Record<string, unknown>; errors: unknown[] }[] = [
+    {
+      name: "a misspelled field",
+      query: Q("isPrivat"),
+      errors: [
+        {
+          message: "Field 'isPrivat' doesn't exist on type 'Repository'",
+          locations: [{ line: 3, column: 5 }],
+          path: ["query Q", "repository", "isPrivat"],
+          extensions: { code: "undefinedField", typeName: "Repository", fieldName: "isPrivat" },
+        },
+      ],
+    },
+    {
+      name: "a misspelled argument",
+      query: Q("issue(numbr: 1) { title }"),
+      errors: [
+        {
+          message: "Field 'issue' doesn't accept argument 'numbr'",
+          locations: [{ line: 3, column: 11 }],
+          path: ["query Q", "repository", "issue", "numbr"],
+          extensions: { code: "argumentNotAccepted", name: "issue", typeName: "Field", argumentName: "numbr" },
+        },
+        {
+          message: "Field 'issue' is missing required arguments: number",
+          locations: [{ line: 3, column: 5 }],
+          path: ["query Q", "repository", "issue"],
+          extensions: { code: "missingRequiredArguments", className: "Field", name: "issue", arguments: "number" },
+        },
+      ],
+    },
+    {
+      name: "a variable of the wrong type",
+      query: Q("issue(number: $n) { title }", "($n: Int!)"),
+      variables: { n: "7" },
+      errors: [
+        {
+          message: "Variable $n of type Int! was provided invalid value",
+          locations: [{ line: 1, column: 9 }],
+          extensions: { value: "7", problems: [{ path: [], explanation: 'Could not coerce value "7" to Int' }] },
+        },
+      ],
+    },
+    {
+      name: "a missing required variable",
+      query: Q("issue(number: $n) { title }", "($n: Int!)"),
+      errors: [
+        {
+          message: "Variable $n of type Int! was provided invalid value",
+          locations: [{ line: 1, column: 9 }],
+          extensions: { value: null, problems: [{ path: [], explanation: "Expected value to not be null" }] },
+        },
+      ],
+    },
+    {
+      name: "a variable declared with a type its argument does not take",
+      query: Q("issue(number: $n) { title }", "($n: String!)"),
+      variables: { n: "7" },
+      errors: [
+        {
+          message: "Type mismatch on variable $n and argument number (String! / Int!)",
+          locations: [{ line: 3, column: 11 }],
+          path: ["query Q", "repository", "issue", "number"],
+          extensions: { code: "variableMismatch", variableName: "n", typeName: "String!", argumentName: "number", errorMessage: "Type mismatch" },
+        },
+      ],
+    },
+    {
+      name: "an undeclared and an unused variable",
+      query: Q("issue(number: $n) { title }", "($m: Int)"),
+      errors: [
+        expect.objectContaining({ message: "Variable $n is used by Q but not declared", extensions: { code: "variableNotDefined", variableName: "n" } }),
+        expect.objectContaining({ message: "Variable $m is declared by Q but not used", extensions: { code: "variableNotUsed", variableName: "m" } }),
+      ],
+    },
+    {
+      name: "a literal of the wrong type",
+      query: Q('issue(number: "7") { title }'),
+      errors: [
+        expect.objectContaining({
+          message: `Argument 'number' on Field 'issue' has an invalid value ("7"). Expected type 'Int!'.`,
+          path: ["query Q", "repository", "issue", "number"],
+        }),
+      ],
+    },
+    {
+      name: "selections on a scalar and none on an object",
+      query: Q("name { x } owner"),
+      errors: [
+        expect.objectContaining({ message: `Selections can't be made on scalars (field 'name' returns String but has selections ["x"])` }),
+        expect.objectContaining({ message: "Field must have selections (field 'owner' returns RepositoryOwner but has no selections. Did you mean 'owner { ... }'?)" }),
+      ],
+    },
+    {
+      name: "a syntax error",
+      query: "query Q { repository(owner: ) { name } }",
+      errors: [{ message: 'Unexpected ")" at [1, 29]', locations: [{ line: 1, column: 29 }] }],
+    },
+  ];
+
+  it.each(cases)("$name", async ({ query, variables, errors }) => {
+    const { status, body } = await send(query, variables);
+    expect(status).toBe(200);
+    expect(body).toEqual({ errors });
+    expect(fake.violations).toHaveLength(errors.length);
+    const first = (body.errors as { message: string }[])[0]!.message;
+    expect(() => fake.assertNoViolations()).toThrow(first);
+    fake.violations.length = 0;
+  });
+});
+
+describe("what the fake does not serve fails loudly", () => {
+  const cases: { name: string; query: string; error: Record<string, unknown>; data: unknown }[] = [
+    {
+      name: "a field",
+      query: `query Q { repository(owner: "acme", name: "widgets") { name stargazerCount } }`,
+      error: { message: "the fake GitHub does not serve Repository.stargazerCount", path: ["repository", "stargazerCount"] },
+      data: { repository: null },
+    },
+    {
+      name: "an argument",
+      query: `query Q { repository(owner: "acme", name: "widgets") { issue(number: 1) { labels(first: 5, orderBy: { field: NAME, direction: ASC }) { totalCount } } } }`,
+      error: { message: "the fake GitHub does not serve the argument orderBy of Issue.labels", path: ["repository", "issue", "labels"] },
+      data: { repository: { issue: { labels: null } } },
+    },
+    {
+      name: "a mutation",
+      query: `mutation M { addComment(input: { subjectId: "I_1", body: "hi" }) { clientMutationId } }`,
+      error: { message: "the fake GitHub does not serve Mutation.addComment", path: ["addComment"] },
+      data: { addComment: null },
+    },
+    {
+      name: "a connection paged without first or last (GitHub refuses it too)",
+      query: `query Q { repository(owner: "acme", name: "widgets") { issue(number: 1) { labels { nodes { name } } } } }`,
+      error: { type: "MISSING_PAGINATION_BOUNDARIES", message: "You must provide a `first` or `last` value to properly paginate the `labels` connection." },
+      data: { repository: { issue: { labels: null } } },
+    },
+  ];
+
+  it.each(cases)("$name", async ({ query, error, data }) => {
+    fake.state.addIssue("acme/widgets", { title: "t" });
+    const { status, body } = await send(query);
+    expect(status).toBe(200);
+    expect(body).toEqual({ data, errors: [expect.objectContaining(error)] });
+    expect(() => fake.assertNoViolations()).toThrow(String(error.message));
+    fake.violations.length = 0;
+  });
+});
+
+describe("the App's queries", () => {
+  const source = fs.readFileSync(new URL("../../src/github/octokit.ts", import.meta.url), "utf8");
+  const queries = [...source.matchAll(/`\s*((?:query|mutation)\b[^`]*)`/g)].map((m) => m[1]!);
+
+  it("are found in src/github/octokit.ts and validate against GitHub's schema", async () => {
+    expect(queries.length).toBeGreaterThan(0);
+    const { graphql, schema } = await githubSchema();
+    for (const q of queries) expect({ q, errors: validationErrors(graphql, schema, graphql.parse(q)) }).toEqual({ q, errors: [] });
+  });
+
+  it("closingPulls runs through the port against the fake", async () => {
+    const issue = fake.state.addIssue("acme/widgets", { title: "bug" });
+    const pr = fake.state.addPull("acme/widgets", { head: "agent/issue-1", body: `Closes #${issue.number}` });
+    const pulls = await octokitGitHub(octokit).closingPulls(REPO, issue.number);
+    expect(pulls).toEqual([expect.objectContaining({ number: pr.number, state: "open", merged: false, headRef: "agent/issue-1", headSha: pr.headSha, baseRef: "main" })]);
+    fake.assertNoViolations();
+  });
+});
+
+describe("the object graph", () => {
+  it("has only fields GitHub's schema has, on the types it names", async () => {
+    const { schema, graphql } = await githubSchema();
+    const issue = fake.state.addIssue("acme/widgets", { title: "t" });
+    const pr = fake.state.addPull("acme/widgets", { head: "agent/x" });
+    const repo = fake.state.findRepo("acme/widgets")!;
+    const ctx: GraphQLContext = { state: fake.state, json: fake.json, installationId: 4242 };
+    const objects: [string, Record<string, unknown>][] = [
+      ["Query", githubRoot(ctx)],
+      ["Repository", repoNode(ctx, repo)],
+      ["Issue", issueNode(ctx, repo, repo.issues.get(issue.number)!)],
+      ["PullRequest", pullNode(ctx, repo, repo.pulls.get(pr.number)!)],
+    ];
+    for (const [typeName, obj] of objects) {
+      const type = schema.getType(typeName);
+      if (!graphql.isObjectType(type)) throw new Error(typeName);
+      const unknown = Object.keys(obj).filter((k) => k !== "__typename" && !(k in type.getFields()));
+      expect({ typeName, unknown }).toEqual({ typeName, unknown: [] });
+    }
+  });
+});
