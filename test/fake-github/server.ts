@@ -29,6 +29,7 @@ import { actionRoutes } from "./routes/actions.js";
 import { appRoutes } from "./routes/apps.js";
 import { checkRoutes } from "./routes/checks.js";
 import { dependencyRoutes } from "./routes/dependencies.js";
+import { download } from "./routes/downloads.js";
 import { gitRoutes } from "./routes/git.js";
 import { issueRoutes } from "./routes/issues.js";
 import { pullRoutes } from "./routes/pulls.js";
@@ -222,6 +223,9 @@ export class FakeServer {
     }
 
     if (url.pathname === "/api/graphql") return this.graphqlRequest(req, method, body, rec);
+
+    const file = download(this.state, method, url);
+    if (file) return this.faults.run(this.faults.take(method, rec.path, null), rec, () => file);
 
     if (!url.pathname.startsWith("/api/v3/")) {
       return this.faults.run(this.faults.take(method, rec.path, null), rec, () => {

@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { Dependencies, type IssueAt } from "./dependencies.js";
+import { reviewDecision, type NewReviewComment, type ReviewComment } from "./pull-reads.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type CheckStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
@@ -246,6 +247,9 @@ export class Repo {
   readonly comments = new Map<number, Comment>();
   readonly reactions: Reaction[] = [];
   readonly reviews: Review[] = [];
+  readonly reviewComments: ReviewComment[] = [];
+  /** base branches whose pull requests need an approving review (see FakeState.requireReviews) */
+  readonly reviewsRequired = new Set<string>();
   readonly commits = new Map<string, Commit>();
   readonly branches = new Map<string, string>();
   readonly tags = new Map<string, string>();
@@ -257,6 +261,8 @@ export class Repo {
   readonly workflows = new Map<number, Workflow>();
   readonly workflowRuns = new Map<number, WorkflowRun>();
   readonly jobs = new Map<number, Job>();
+  /** job id → its log's text; null when the log has expired (see FakeState.setJobLog) */
+  readonly jobLogs = new Map<number, string | null>();
   lastNumber = 0;
 
   constructor(
@@ -855,7 +861,7 @@ export class FakeState {
   addReview(
     repoName: string,
     pullNumber: number,
-    opts: { user: string; state: Review["state"]; body?: string; commitId?: string },
+    opts: { user: string; state: Review["state"]; body?: string; commitId?: string; comments?: NewReviewComment[] },
   ): Review {
     const repo = this.repo(repoName);
     const pr = this.pull(repoName, pullNumber);
@@ -869,7 +875,28 @@ export class FakeState {
       submittedAt: this.now(),
     };
     repo.reviews.push(r);
+    for (const c of opts.comments ?? []) {
+      repo.reviewComments.push({
+        id: this.nextId(),
+        reviewId: r.id,
+        pullNumber,
+        path: c.path,
+        line: c.line,
+        originalLine: c.line ?? c.originalLine ?? 1,
+        body: c.body,
+        user: r.user,
+        commitId: r.commitId,
+        createdAt: r.submittedAt,
+      });
+    }
     return r;
+  }
+
+  /** Pull requests into `branch` need an approving review (branch protection): reviewDecision REVIEW_REQUIRED, merge state BLOCKED. */
+  requireReviews(repoName: string, branch: string, required = true): void {
+    const repo = this.repo(repoName);
+    if (required) repo.reviewsRequired.add(branch);
+    else repo.reviewsRequired.delete(branch);
   }
 
   /** Link a PR to an issue it closes (GitHub's "Development" sidebar). */
@@ -952,6 +979,7 @@ export class FakeState {
     if (pr.draft) return "DRAFT";
     const baseSha = repo.branches.get(pr.baseRef);
     if (baseSha && this.compare(repo, pr.headSha, baseSha).aheadBy > 0) return "BEHIND";
+    if (repo.reviewsRequired.has(pr.baseRef) && reviewDecision(repo, pr) !== "APPROVED") return "BLOCKED";
     const runs = this.latestCheckRuns(repo, pr.headSha);
     if (runs.some((r) => r.status !== "completed")) return "UNSTABLE";
     if (runs.some((r) => r.conclusion && !["success", "neutral", "skipped"].includes(r.conclusion))) return "UNSTABLE";
@@ -1215,6 +1243,17 @@ export class FakeState {
     };
     repo.jobs.set(job.id, job);
     return job;
+  }
+
+  /**
+   * The log GitHub keeps for an Actions job (a job's id is its check run's):
+   * `actions/jobs/{id}/logs` redirects to a download of this text; null
+   * makes it answer 410 as for an expired log. Without one it answers 404.
+   */
+  setJobLog(repoName: string, jobId: number, text: string | null): void {
+    const repo = this.repo(repoName);
+    if (!repo.jobs.has(jobId)) throw new Error(`fake GitHub: no Actions job ${jobId} in ${repoName} (a check run the App created has no log)`);
+    repo.jobLogs.set(jobId, text);
   }
 
   /** Finish a workflow run (and any of its unfinished jobs) with a conclusion. */

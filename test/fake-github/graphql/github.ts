@@ -8,6 +8,7 @@
  * `__typename` so graphql-js can pick their type.
  */
 import { nodeId, ts, type Serializer } from "../json.js";
+import { reviewDecision } from "../pull-reads.js";
 import type { FakeState, Issue, Pull, Repo } from "../state.js";
 import { GraphQLFieldError, served } from "./execute.js";
 
@@ -38,7 +39,8 @@ export function connection<T>(items: T[], args: Page): Node {
     nodes: slice,
     edges: slice.map((node, i) => ({ node, cursor: cursor(i) })),
     pageInfo: {
-      hasNextPage: offset + slice.length < items.length,
+      // an empty page (after the last cursor) has nothing after it
+      hasNextPage: slice.length > 0 && offset + slice.length < items.length,
       hasPreviousPage: offset > 0,
       startCursor: slice.length ? cursor(0) : null,
       endCursor: slice.length ? cursor(slice.length - 1) : null,
@@ -95,6 +97,9 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
     headRefOid: pr.headSha,
     baseRefName: pr.baseRef,
     baseRefOid: baseOid,
+    // forks are not modelled: the head lives in the base repository
+    headRepository: () => repoNode(ctx, repo),
+    reviewDecision: () => reviewDecision(repo, pr),
     mergeCommit: pr.mergeCommitSha ? { __typename: "Commit", oid: pr.mergeCommitSha } : null,
     author: actor(ctx, issue.user),
     repository: () => repoNode(ctx, repo),
@@ -186,6 +191,12 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
       if (!pr) throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
       return pullNode(ctx, repo, pr);
     }),
+    pullRequests: served([...PAGE, "states", "baseRefName", "headRefName", "orderBy"], (args: PullRequestsArgs) =>
+      connection(
+        pullsOf(repo, args).map((pr) => pullNode(ctx, repo, pr)),
+        args,
+      ),
+    ),
     issue: served(["number"], ({ number }: { number?: number }) => {
       const issue = repo.issues.get(Number(number));
       if (!issue || issue.isPull) {
@@ -205,6 +216,29 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
       return pr ? pullNode(ctx, repo, pr) : issueNode(ctx, repo, issue);
     }),
   };
+}
+
+type PullRequestsArgs = Page & {
+  states?: string[] | null;
+  baseRefName?: string | null;
+  headRefName?: string | null;
+  orderBy?: { field: "CREATED_AT" | "UPDATED_AT" | "COMMENTS"; direction: "ASC" | "DESC" } | null;
+};
+
+/** `Repository.pullRequests`: filtered by state and refs, oldest first unless `orderBy` says otherwise. */
+function pullsOf(repo: Repo, args: PullRequestsArgs): Pull[] {
+  const stateOf = (pr: Pull) => (pr.merged ? "MERGED" : repo.issues.get(pr.number)!.state === "open" ? "OPEN" : "CLOSED");
+  const at = (pr: Pull) => {
+    const issue = repo.issues.get(pr.number)!;
+    if (args.orderBy?.field === "COMMENTS") return [...repo.comments.values()].filter((c) => c.issueNumber === pr.number).length;
+    return (args.orderBy?.field === "UPDATED_AT" ? issue.updatedAt : issue.createdAt).getTime();
+  };
+  const dir = args.orderBy?.direction === "DESC" ? -1 : 1;
+  return [...repo.pulls.values()]
+    .filter((pr) => !args.states || args.states.includes(stateOf(pr)))
+    .filter((pr) => args.baseRefName == null || pr.baseRef === args.baseRefName)
+    .filter((pr) => args.headRefName == null || pr.headRef === args.headRefName)
+    .sort((a, b) => (args.orderBy ? (at(a) - at(b)) * dir : 0) || (a.number - b.number) * dir);
 }
 
 /** The query root: every operation is answered from it unless a test registered its own. */

@@ -1,6 +1,7 @@
 /** GitHub Actions: workflows, dispatches, runs, jobs, reruns. */
 import { created, fail, notFound, ok, paginate, type RouteContext, type RouteTable } from "../http.js";
 import type { Repo, Workflow, WorkflowRun } from "../state.js";
+import { jobLogUrl } from "./downloads.js";
 
 const STATUSES = new Set(["queued", "in_progress", "completed", "waiting", "requested", "pending"]);
 
@@ -130,6 +131,15 @@ export const actionRoutes: RouteTable = {
     const job = repo.jobs.get(ctx.int("job_id"));
     if (!job) throw notFound(ctx);
     return ok(ctx.json.job(repo, job));
+  },
+
+  "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs": (ctx) => {
+    const repo = ctx.repo();
+    const job = repo.jobs.get(ctx.int("job_id"));
+    // a job without a log (none yet, or never kept) is not found; an expired one is gone
+    if (!job || !repo.jobLogs.has(job.id)) throw notFound(ctx);
+    if (repo.jobLogs.get(job.id) === null) throw fail(ctx, 410, "Gone");
+    return { status: 302, headers: { location: jobLogUrl(ctx.state, ctx.json.urls.web, repo, job.id) } };
   },
 
   "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs": (ctx) => {

@@ -1,4 +1,4 @@
-/** Pull requests: list/get/create/update, merge, update-branch, commits, reviews. */
+/** Pull requests: list/get/create/update, merge, update-branch, commits, reviews and their comments, a commit's pull requests. */
 import {
   fail,
   noContent,
@@ -10,6 +10,7 @@ import {
   type RouteContext,
   type RouteTable,
 } from "../http.js";
+import { pullsWithCommit, reviewCommentJson } from "../pull-reads.js";
 import type { Pull, Repo } from "../state.js";
 
 function pullOr404(ctx: RouteContext, repo: Repo): Pull {
@@ -222,5 +223,22 @@ export const pullRoutes: RouteTable = {
       ctx,
       repo.reviews.filter((r) => r.pullNumber === pr.number).map((r) => ctx.json.review(repo, r)),
     );
+  },
+
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments": (ctx) => {
+    const repo = ctx.repo();
+    const pr = pullOr404(ctx, repo);
+    const review = repo.reviews.find((r) => r.id === ctx.int("review_id") && r.pullNumber === pr.number);
+    if (!review) throw notFound(ctx);
+    const comments = repo.reviewComments.filter((c) => c.reviewId === review.id).sort((a, b) => a.id - b.id);
+    return paginate(ctx, comments.map((c) => reviewCommentJson(ctx.json, repo, c)));
+  },
+
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls": (ctx) => {
+    const repo = ctx.repo();
+    // a sha (full or abbreviated) or, as GitHub allows, a branch name
+    const sha = ctx.state.resolveRef(repo, ctx.params.commit_sha!);
+    if (!sha) throw fail(ctx, 422, `No commit found for SHA: ${ctx.params.commit_sha}`);
+    return paginate(ctx, pullsWithCommit(ctx.state, repo, sha).map((p) => ctx.json.pull(repo, p, false)));
   },
 };
