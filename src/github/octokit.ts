@@ -1,90 +1,15 @@
 /**
  * The GitHub port on Probot's octokit. This is the only file that calls
- * octokit: capability code receives a `GitHub`.
+ * octokit: capability code receives a `GitHub`. Its GraphQL operations are in
+ * queries.ts; mappers.ts turns GitHub's answers into the port's types.
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type BlockerInfo, type CheckRunInfo, type GitHub, type Permission, type PullInfo, type RepoRef } from "./port.js";
+import { GitHubError, type GitHub, type Permission, type PullMergeability, type RepoRef } from "./port.js";
 import { call, maybe } from "./errors.js";
+import { closingPullToPull, logTail, toBlocker, toCheckRun, toMergeability, toPull, toReviewComment, type RawBlocker, type RawPull } from "./mappers.js";
+import { CLOSING_PULLS, OPEN_PULLS_INTO, type ClosingPullsQuery, type OpenPullsIntoQuery } from "./queries.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
-
-type RawPull = {
-  number: number;
-  title: string;
-  body?: string | null;
-  state: string;
-  merged?: boolean;
-  merged_at?: string | null;
-  merge_commit_sha?: string | null;
-  head: { ref: string; sha: string; repo?: { full_name: string } | null };
-  base: { ref: string };
-  html_url: string;
-  user?: { login: string } | null;
-};
-
-function toPull(p: RawPull): PullInfo {
-  const merged = p.merged ?? Boolean(p.merged_at);
-  return {
-    number: p.number,
-    title: p.title,
-    body: p.body ?? "",
-    state: p.state === "open" ? "open" : "closed",
-    merged,
-    mergeCommitSha: merged ? (p.merge_commit_sha ?? null) : null,
-    headRef: p.head.ref,
-    headSha: p.head.sha,
-    headRepo: p.head.repo?.full_name ?? null,
-    baseRef: p.base.ref,
-    url: p.html_url,
-    author: p.user?.login ?? "",
-  };
-}
-
-const WORKFLOW_RUN = /\/actions\/runs\/(\d+)/;
-
-/** `…/repos/OWNER/REPO` (an issue's `repository_url`) → `OWNER/REPO`. */
-const REPOSITORY_URL = /\/repos\/([^/]+)\/([^/]+)\/?$/;
-
-type RawBlocker = { number: number; state: string; repository_url: string; repository?: { full_name: string } | null };
-
-function toBlocker(i: RawBlocker): BlockerInfo {
-  const m = REPOSITORY_URL.exec(i.repository_url);
-  const repo = i.repository?.full_name ?? (m ? `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}` : null);
-  if (!repo) throw new GitHubError("list blocked-by dependencies", undefined, `blocker #${i.number} names no repository (${i.repository_url})`, false);
-  return { repo, number: i.number, state: i.state === "closed" ? "closed" : "open" };
-}
-
-const CLOSING_PULLS = `query IssueClosingPullRequests($owner: String!, $repo: String!, $number: Int!) {
-  repository(owner: $owner, name: $repo) {
-    issue(number: $number) {
-      closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
-        nodes { number title body url state merged mergeCommit { oid } headRefName headRefOid baseRefName author { login } }
-      }
-    }
-  }
-}`;
-
-interface ClosingPullsQuery {
-  repository: {
-    issue: {
-      closedByPullRequestsReferences: {
-        nodes: Array<{
-          number: number;
-          title: string;
-          body: string | null;
-          url: string;
-          state: "OPEN" | "CLOSED" | "MERGED";
-          merged: boolean;
-          mergeCommit: { oid: string } | null;
-          headRefName: string;
-          headRefOid: string;
-          baseRefName: string;
-          author: { login: string } | null;
-        }>;
-      } | null;
-    } | null;
-  } | null;
-}
 
 export interface AdapterOptions {
   /** Each call gives up after this long (default 30 s): an effect never hangs on a silent connection. */
@@ -158,20 +83,37 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
         octokit.graphql<ClosingPullsQuery>(CLOSING_PULLS, { owner: r.owner, repo: r.repo, number: issue, ...read() }),
       );
       const nodes = data.repository?.issue?.closedByPullRequestsReferences?.nodes ?? [];
-      return nodes.map((n) => ({
-        number: n.number,
-        title: n.title,
-        body: n.body ?? "",
-        state: n.state === "OPEN" ? ("open" as const) : ("closed" as const),
-        merged: n.merged,
-        mergeCommitSha: n.mergeCommit?.oid ?? null,
-        headRef: n.headRefName,
-        headSha: n.headRefOid,
-        headRepo: null,
-        baseRef: n.baseRefName,
-        url: n.url,
-        author: n.author?.login ?? "",
-      }));
+      return nodes.map(closingPullToPull);
+    },
+    async pullsForCommit(r, sha) {
+      const items = await call("list pull requests for commit", () =>
+        octokit.paginate(rest.repos.listPullRequestsAssociatedWithCommit, { ...r, commit_sha: sha, per_page: 100, ...read() }),
+      );
+      return (items as RawPull[]).map(toPull);
+    },
+    async reviewComments(r, pull, reviewId) {
+      const items = await call("list review comments", () =>
+        octokit.paginate(rest.pulls.listCommentsForReview, { ...r, pull_number: pull, review_id: reviewId, per_page: 100, ...read() }),
+      );
+      return items.map(toReviewComment);
+    },
+    async openPullsInto(r, base) {
+      const out: PullMergeability[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const after: string | null = cursor;
+        const data: OpenPullsIntoQuery = await call("open pull requests into base", () =>
+          octokit.graphql<OpenPullsIntoQuery>(OPEN_PULLS_INTO, { owner: r.owner, repo: r.repo, base, cursor: after, ...read() }),
+        );
+        if (!data.repository) throw new GitHubError("open pull requests into base", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        const page = data.repository.pullRequests;
+        for (const n of page.nodes ?? []) if (n) out.push(toMergeability(n));
+        if (!page.pageInfo.hasNextPage) return out;
+        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after) {
+          throw new GitHubError("open pull requests into base", undefined, "a next page without a new cursor", false);
+        }
+        cursor = page.pageInfo.endCursor;
+      }
     },
     async createPull(r, pr) {
       const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr, ...write() }));
@@ -208,19 +150,22 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       return { status: d.status, aheadBy: d.ahead_by, behindBy: d.behind_by, headSha };
     },
     async checkRunsForRef(r, ref) {
-      const { data } = await call("list check runs", () => rest.checks.listForRef({ ...r, ref, per_page: 100, ...read() }));
-      return data.check_runs.map(
-        (c): CheckRunInfo => ({
-          id: c.id,
-          name: c.name,
-          headSha: c.head_sha,
-          status: c.status,
-          conclusion: c.conclusion ?? null,
-          output: { title: c.output.title ?? undefined, summary: c.output.summary ?? undefined, text: c.output.text ?? undefined },
-          checkSuiteId: c.check_suite?.id ?? null,
-          workflowRunId: Number(WORKFLOW_RUN.exec(c.details_url ?? "")?.[1]) || null,
-        }),
-      );
+      // Every page: a red check on page two must not read as green.
+      const runs = await call("list check runs", () => octokit.paginate(rest.checks.listForRef, { ...r, ref, per_page: 100, ...read() }));
+      return runs.map(toCheckRun);
+    },
+    async jobLogTail(r, jobId, lines) {
+      // GitHub answers 302 to a short-lived plain-text download, which fetch follows.
+      const res = await call("download job logs", () => rest.actions.downloadJobLogsForWorkflowRun({ ...r, job_id: jobId, ...read() })).catch((e: unknown) => {
+        // 404: no such job, or no log (yet); 410: the log has expired.
+        if (e instanceof GitHubError && (e.status === 404 || e.status === 410)) return null;
+        throw e;
+      });
+      if (!res) return null;
+      const data: unknown = res.data;
+      const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : null;
+      if (text === null) throw new GitHubError("download job logs", res.status, "the log is not text", false);
+      return logTail(text, lines);
     },
     async createCheckRun(r, run) {
       await call("create check run", () =>

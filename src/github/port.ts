@@ -101,6 +101,33 @@ export interface WorkflowRunInfo {
   createdAt: string;
 }
 
+/** A review's inline comment. */
+export interface ReviewCommentInfo {
+  path: string;
+  line: number | null;
+  body: string;
+  author: string;
+}
+
+/** An open pull request as a push to its base sees it: what decides update-branch, rebase or nothing. */
+export interface PullMergeability {
+  number: number;
+  headRef: string;
+  headSha: string;
+  /** owner/repo of the head; differs from the base repository for a fork. */
+  headRepo: string | null;
+  baseRef: string;
+  baseSha: string;
+  isDraft: boolean;
+  mergeable: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
+  /** GitHub's mergeStateStatus: BEHIND, BLOCKED, CLEAN, DIRTY, DRAFT, HAS_HOOKS, UNKNOWN, UNSTABLE. */
+  mergeState: string;
+  /** APPROVED, CHANGES_REQUESTED, REVIEW_REQUIRED, or null when no review is required. */
+  reviewDecision: string | null;
+  /** The head commit's check rollup: SUCCESS, FAILURE, PENDING, ERROR, EXPECTED, or null when it has none. */
+  checks: string | null;
+}
+
 export interface GitHub {
   getIssue(r: RepoRef, number: number): Promise<IssueInfo | null>;
   /** The issue's labels; null when the issue does not exist (any more). */
@@ -131,7 +158,17 @@ export interface GitHub {
   /** null when base or head does not exist. */
   compare(r: RepoRef, base: string, head: string): Promise<Comparison | null>;
 
+  /** Pull requests whose head is this commit (GitHub's commits/{sha}/pulls: found also when a payload lists none, as for forks). */
+  pullsForCommit(r: RepoRef, sha: string): Promise<PullInfo[]>;
+  /** A review's inline comments (every page). */
+  reviewComments(r: RepoRef, pull: number, reviewId: number): Promise<ReviewCommentInfo[]>;
+  /** Open pull requests into `base` with their mergeability, merge state, review decision and checks: one GraphQL query per 100. */
+  openPullsInto(r: RepoRef, base: string): Promise<PullMergeability[]>;
+
+  /** Every check run on the ref (all pages). */
   checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
+  /** The last `lines` lines of an Actions job's log (a check run's id is its job's id); null when GitHub keeps none (404, 410). */
+  jobLogTail(r: RepoRef, jobId: number, lines: number): Promise<string | null>;
   createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
   updateCheckRun(r: RepoRef, checkRunId: number, run: Omit<NewCheckRun, "name" | "headSha">): Promise<void>;
   rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;

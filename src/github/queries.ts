@@ -1,0 +1,75 @@
+/**
+ * The adapter's GraphQL operations and the shapes of their answers. Every
+ * field and argument here is checked against GitHub's published schema
+ * (@octokit/graphql-schema) by the fake GitHub the tests run against.
+ */
+
+export const CLOSING_PULLS = `query IssueClosingPullRequests($owner: String!, $repo: String!, $number: Int!) {
+  repository(owner: $owner, name: $repo) {
+    issue(number: $number) {
+      closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
+        nodes { number title body url state merged mergeCommit { oid } headRefName headRefOid baseRefName author { login } }
+      }
+    }
+  }
+}`;
+
+export interface ClosingPullNode {
+  number: number;
+  title: string;
+  body: string | null;
+  url: string;
+  state: "OPEN" | "CLOSED" | "MERGED";
+  merged: boolean;
+  mergeCommit: { oid: string } | null;
+  headRefName: string;
+  headRefOid: string;
+  baseRefName: string;
+  author: { login: string } | null;
+}
+
+export interface ClosingPullsQuery {
+  repository: {
+    issue: {
+      closedByPullRequestsReferences: { nodes: ClosingPullNode[] } | null;
+    } | null;
+  } | null;
+}
+
+/** Open pull requests into a base, oldest first, 100 a page. */
+export const OPEN_PULLS_INTO = `query OpenPullRequestsInto($owner: String!, $repo: String!, $base: String!, $cursor: String) {
+  repository(owner: $owner, name: $repo) {
+    pullRequests(states: OPEN, baseRefName: $base, first: 100, after: $cursor, orderBy: {field: CREATED_AT, direction: ASC}) {
+      nodes {
+        number headRefName headRefOid headRepository { nameWithOwner } baseRefName baseRefOid
+        isDraft mergeable mergeStateStatus reviewDecision
+        commits(last: 1) { nodes { commit { statusCheckRollup { state } } } }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+export interface OpenPullNode {
+  number: number;
+  headRefName: string;
+  headRefOid: string;
+  /** null when the head's fork was deleted */
+  headRepository: { nameWithOwner: string } | null;
+  baseRefName: string;
+  baseRefOid: string;
+  isDraft: boolean;
+  mergeable: "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
+  mergeStateStatus: string;
+  reviewDecision: "APPROVED" | "CHANGES_REQUESTED" | "REVIEW_REQUIRED" | null;
+  commits: { nodes: Array<{ commit: { statusCheckRollup: { state: string } | null } } | null> | null };
+}
+
+export interface OpenPullsIntoQuery {
+  repository: {
+    pullRequests: {
+      nodes: Array<OpenPullNode | null> | null;
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+  } | null;
+}
