@@ -40,6 +40,10 @@ import { PermissionCache } from "./trust/permissions.js";
 import { IssueHandlers } from "./webhooks/issues.js";
 import { PullHandlers } from "./webhooks/pulls.js";
 import { registerWebhooks } from "./webhooks/register.js";
+import { ReviewHandlers } from "./webhooks/reviews.js";
+import { SubmissionHandlers } from "./checks/webhooks.js";
+import { CheckFailures } from "./checks/failures.js";
+import { BaseMoves } from "./checks/base.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -143,7 +147,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
   const workers = new Workers(db, clock);
   const decisions = new Decisions(db, database, clock);
-  const claims = new Claims({ database, tasks, workers, decisions, configs, clock });
+  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock });
   const leases = new Leases({ db, tasks, workers, decisions });
   const breaker = new Breaker({ db, database, tasks, configs, clock, log });
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
@@ -158,6 +162,15 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     registerWebhooks(events, {
       issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers }),
       pulls: new PullHandlers({ db, tasks, clock }),
+      reviews: new ReviewHandlers({ db, tasks, configs, permissions }),
+      submission: new SubmissionHandlers({
+        failures: new CheckFailures({ db, tasks, configs, log }),
+        base: new BaseMoves({ db, tasks, configs, log }),
+        branchPrefixOf: async (installationId, repo) => {
+          const cfg = await configs.get(installationId, repo);
+          return cfg.ok ? cfg.config.branchPrefix : null;
+        },
+      }),
       dispatcher,
       invalidateConfig: (repo) => configs.invalidate(repo),
     });

@@ -236,7 +236,7 @@ function claimsFor(database: Database, configs: Map<string, ConfigResult>): Clai
   const clock = { now: () => new Date() };
   const port = { get: async (_installationId: number, repo: string): Promise<ConfigResult> => configs.get(repo) ?? { ok: false, problems: [`no configuration for ${repo}`] } };
   const tasks = new Tasks({ db: database.db, database, configs: port, log: pino({ level: "silent" }), clock, dryRun: false, onEffects: () => {} });
-  return new Claims({ database, tasks, workers: new Workers(database.db, clock), decisions: new Decisions(database.db, database, clock), configs: port, clock });
+  return new Claims({ db: database.db, database, tasks, workers: new Workers(database.db, clock), decisions: new Decisions(database.db, database, clock), configs: port, clock });
 }
 
 /**
@@ -334,7 +334,7 @@ export async function explain(database: Database, q: Captured, analyze = false):
 }
 
 /** The index the claim query is meant to walk. */
-export const CLAIM_INDEX = "Task_state_installationId_priority_queuedAt_idx";
+export const CLAIM_INDEX = "Task_state_installationId_priority_queuedAt_repo_idx";
 
 export interface QueuedScan {
   /** The plan's node that reads the queued tasks (alias t), without costs. */

@@ -35,7 +35,11 @@ export async function liveByInstallation(database: Pick<Database, "raw" | "provi
 
 /** The installations with queued work, the one with the fewest live leases first (ties in random order). */
 export async function installationsInTurn(database: Pick<Database, "raw" | "provider">, live: Map<number, number>): Promise<number[]> {
-  const rows = await select(database, `SELECT DISTINCT "installationId" FROM "Task" WHERE "state" = 'queued'`);
+  // From the repositories (a few rows), each asked whether it has queued work (one index probe each).
+  const rows = await select(
+    database,
+    `SELECT i."installationId" FROM (SELECT DISTINCT "installationId" FROM "Repo") i WHERE EXISTS (SELECT 1 FROM "Task" t WHERE t."state" = 'queued' AND t."installationId" = i."installationId")`,
+  );
   const ids = rows.map((r) => Number(r["installationId"]));
   const tie = new Map(ids.map((id) => [id, Math.random()]));
   return ids.sort((a, b) => (live.get(a) ?? 0) - (live.get(b) ?? 0) || tie.get(a)! - tie.get(b)!);
@@ -47,37 +51,39 @@ export async function installationsInTurn(database: Pick<Database, "raw" | "prov
  */
 export async function candidates(database: Pick<Database, "raw" | "provider">, installationId: number, q: CandidateQuery): Promise<Task[]> {
   if (q.repos && q.repos.length === 0) return [];
-  const where = [
-    `t."state" = 'queued'`,
-    `t."installationId" = ?`,
-    `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`,
-    `t."blockedBy" IS NULL`,
-    `t."blockersAt" IS NOT NULL`,
+  // The repositories with room whose gates are open, computed once per query
+  // (a small set); the walk over queued tasks then tests membership from the
+  // index alone, so a repository full of queued work costs an index entry per
+  // task, not a join.
+  const open = [
+    `r."installationId" = ?`,
     `r."configProblems" IS NULL`,
     `NOT r."paused"`,
     q.mode === "dispatch" ? `r."dispatch"` : `NOT r."dispatch"`,
     `(r."breakerUntil" IS NULL OR (r."breakerUntil" <= ? AND r."probeRunId" IS NULL))`,
-    `NOT EXISTS (SELECT 1 FROM "Pause" p WHERE p."scope" = t."repo" OR p."scope" = ?)`,
+    `NOT EXISTS (SELECT 1 FROM "Pause" p WHERE p."scope" = r."id" OR p."scope" = ?)`,
     `COALESCE(lr."n", 0) < r."maxPerRepo"`,
     `COALESCE(lo."n", 0) < r."maxPerOrg"`,
   ];
-  const args: unknown[] = [installationId, q.now, q.now, EVERYWHERE];
+  const args: unknown[] = [installationId, q.now, EVERYWHERE];
+  const where = [`t."state" = 'queued'`, `t."installationId" = ?`, `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`];
+  const whereArgs: unknown[] = [installationId, ...args];
+  where.push(`t."blockedBy" IS NULL`, `t."blockersAt" IS NOT NULL`, `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`);
+  whereArgs.push(q.now);
   if (q.repos) {
     where.push(`t."repo" IN (${marks(q.repos.length)})`);
-    args.push(...q.repos);
+    whereArgs.push(...q.repos);
   }
   if (q.skip.length) {
     where.push(`t."id" NOT IN (${marks(q.skip.length)})`);
-    args.push(...q.skip);
+    whereArgs.push(...q.skip);
   }
   const sql = [
     `WITH lr AS (SELECT "repo", COUNT(*) AS "n" FROM "Task" WHERE "state" = 'claimed' GROUP BY "repo"),`,
     `lo AS (SELECT r2."owner", COUNT(*) AS "n" FROM "Task" c JOIN "Repo" r2 ON r2."id" = c."repo" WHERE c."state" = 'claimed' GROUP BY r2."owner")`,
-    `SELECT t.* FROM "Task" t JOIN "Repo" r ON r."id" = t."repo"`,
-    `LEFT JOIN lr ON lr."repo" = t."repo" LEFT JOIN lo ON lo."owner" = r."owner"`,
-    `WHERE ${where.join(" AND ")}`,
+    `SELECT t.* FROM "Task" t WHERE ${where.join(" AND ")}`,
     `ORDER BY t."priority", t."queuedAt" LIMIT ${Math.max(1, Math.floor(q.limit))}`,
   ].join(" ");
-  const rows = await select(database, sql, args);
+  const rows = await select(database, sql, whereArgs);
   return rows.map(taskFromSql);
 }

@@ -5,7 +5,7 @@
  * as soon as it commits. The label swap follows from the outbox.
  */
 import { randomUUID } from "node:crypto";
-import type { Database } from "../store/db.js";
+import type { Database, Db } from "../store/db.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { parseJson } from "../apply/views.js";
@@ -16,6 +16,12 @@ import type { DecisionOut, Decisions } from "./decisions.js";
 import { gateSteps } from "./limits.js";
 import { candidates, installationsInTurn, liveByInstallation } from "./candidates.js";
 
+/** The continuation a claim hands out: the task's record of it, the branch, and the previous run's session. */
+export type ClaimContinuation = Continuation & {
+  branch: string;
+  previous?: { runId: string; attempt: number; class: string | null; sessionRef?: string; harness?: string; model?: string };
+};
+
 export interface ClaimAnswer {
   task: { id: string; repo: string; issue: number; title: string; body: string };
   run: {
@@ -24,7 +30,7 @@ export interface ClaimAnswer {
     leaseEpoch: string;
     leaseExpiresAt: string;
     branch: string;
-    continuation: Continuation | null;
+    continuation: ClaimContinuation | null;
   };
   decisions: DecisionOut[];
 }
@@ -37,6 +43,7 @@ export interface Won {
 }
 
 export interface ClaimsDeps {
+  db: Db;
   database: Pick<Database, "raw" | "provider">;
   tasks: Tasks;
   workers: Workers;
@@ -76,9 +83,29 @@ export class Claims {
         leaseEpoch: run.leaseEpoch,
         leaseExpiresAt: run.leaseExpiresAt.toISOString(),
         branch: c.branch,
-        continuation: parseJson<Continuation>(c.continuation),
+        continuation: await this.#continuation(c, run.runId),
       },
       decisions: await this.deps.decisions.deliver(c.id, run.runId),
+    };
+  }
+
+  /**
+   * A continuation as its agent needs it, without reading GitHub: what the
+   * task recorded (kind, PR, head and base, why, failing checks or review),
+   * the branch, and the previous run's session as reported on its exit.
+   */
+  async #continuation(task: Task, runId: string): Promise<ClaimContinuation | null> {
+    const c = parseJson<Continuation>(task.continuation);
+    if (!c) return null;
+    const prev = await this.deps.db.run.findFirst({ where: { taskId: task.id, id: { not: runId }, state: { not: "aborted" } }, orderBy: { startedAt: "desc" } });
+    const report = parseJson<{ sessionRef?: string; harness?: string; model?: string }>(prev?.report ?? null) ?? {};
+    return {
+      ...c,
+      branch: task.branch,
+      ...(c.headSha ? {} : prev?.headSha ? { headSha: prev.headSha } : {}),
+      ...(prev
+        ? { previous: { runId: prev.id, attempt: prev.attempt, class: prev.class, ...(report.sessionRef ? { sessionRef: report.sessionRef } : {}), ...(report.harness ? { harness: report.harness } : {}), ...(report.model ? { model: report.model } : {}) } }
+        : {}),
     };
   }
 

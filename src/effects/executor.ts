@@ -22,6 +22,7 @@ import type { Installations } from "./installations.js";
 import { Outbox, type OutboxEffect } from "./outbox.js";
 import type { TaskEvent } from "../machine/events.js";
 import { PERFORMERS, type Performed, type Performer } from "./perform.js";
+import { checkRunReader } from "./check-run-view.js";
 
 export interface ExecutorOptions {
   /** Installations worked at once (default 4). */
@@ -68,12 +69,14 @@ export class Executor {
   #ticking: Promise<void> | null = null;
   #again = false;
   #looks = 0;
+  readonly #checkRunOf: ReturnType<typeof checkRunReader>;
 
   constructor(
     readonly deps: ExecutorDeps,
     opts: ExecutorOptions = {},
   ) {
     this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.#checkRunOf = checkRunReader(deps.db);
     this.#o = {
       concurrency: opts.concurrency ?? 4,
       pollMs: opts.pollMs ?? 1_000,
@@ -205,7 +208,7 @@ export class Executor {
     const counts = newCounts();
     try {
       const github = instrument(await this.deps.githubFor(e.installationId), counts, () => this.deps.installations.beforeWrite(e.installationId));
-      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github }, e.spec.payload as never);
+      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github, checkRunOf: this.#checkRunOf }, e.spec.payload as never);
       await this.deps.installations.healthy(e.installationId);
       await this.#finish(e, out);
       return "go";

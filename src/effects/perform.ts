@@ -13,12 +13,15 @@ import type { RunView, TaskView } from "../machine/decision.js";
 import type { EffectKind, EffectPayloads } from "../machine/effects.js";
 import type { TaskEvent } from "../machine/events.js";
 import type { OutboxEffect } from "./outbox.js";
+import { CHECK_RUN_NAME, type CheckRunView } from "../texts/check-run.js";
 
 export interface PerformContext {
   effect: OutboxEffect;
   task: TaskView | null;
   run: RunView | null;
   github: GitHub;
+  /** What the Orchestra check run shows, read when it is performed. */
+  checkRunOf?(taskId: string, headSha: string): Promise<CheckRunView | null>;
 }
 
 export type Performed =
@@ -159,12 +162,15 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
     onGiveUp: ({ effect }, p, why) => (effect.runId ? { kind: "dispatch-refused", runId: effect.runId, why: `GitHub refused the workflow dispatch of ${p.workflow}@${p.ref}: ${why}` } : null),
   },
   "check-run": {
-    async perform({ effect, github }, p) {
+    async perform({ effect, github, task, checkRunOf }, p) {
+      if (!task || !checkRunOf) return dropped("no task to show");
+      const view = await checkRunOf(task.id, p.headSha);
+      if (!view) return dropped("no task to show");
       const r = repoRef(effect.repo);
-      const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === "Orchestra");
-      const fields = { status: p.conclusion ? ("completed" as const) : ("in_progress" as const), ...(p.conclusion ? { conclusion: p.conclusion } : {}), title: p.title, summary: p.summary };
+      const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === CHECK_RUN_NAME);
+      const fields = { status: "completed" as const, conclusion: view.conclusion, title: view.title, summary: view.summary };
       if (existing) await github.updateCheckRun(r, existing.id, fields);
-      else await github.createCheckRun(r, { name: "Orchestra", headSha: p.headSha, ...fields });
+      else await github.createCheckRun(r, { name: CHECK_RUN_NAME, headSha: p.headSha, ...fields });
       return done({ updated: Boolean(existing) });
     },
   },

@@ -27,6 +27,10 @@ export interface Payloads {
   "pull_request.opened": P<"pull_request.opened">;
   "pull_request.reopened": P<"pull_request.reopened">;
   "pull_request.closed": P<"pull_request.closed">;
+  "pull_request.synchronize": P<"pull_request.synchronize">;
+  "pull_request_review.submitted": P<"pull_request_review.submitted">;
+  "check_run.completed": P<"check_run.completed">;
+  "check_suite.completed": P<"check_suite.completed">;
   workflow_run: P<"workflow_run">;
   workflow_job: P<"workflow_job">;
   push: P<"push">;

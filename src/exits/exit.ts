@@ -20,7 +20,7 @@ import { conflict, type Leases } from "../claims/leases.js";
 import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
 
 /** What verifying an exit reads: the run's PRs, then the facts of what it left. */
-type ExitGitHub = SettleGitHub & Pick<GitHub, "closingPulls">;
+type ExitGitHub = SettleGitHub;
 
 export interface ExitAnswer {
   outcome: "review" | "classified";
@@ -60,6 +60,9 @@ export class Exits {
     // A repeated exit (the first answer was lost) gets the recorded outcome again.
     if (run.state === "review" && run.prNumber !== null) return { outcome: "review", prNumber: run.prNumber, evidence: { pr: run.prNumber, note: "the pull request was already seen" } };
     if (run.state === "exited" && run.report !== null) return answerOf(run, null);
+    if (report.branch !== undefined && report.branch !== run.branch) {
+      throw new HttpError(400, `the reported branch ${report.branch} is not this run's branch ${run.branch}: push the work to ${run.branch} and report that`, { reason: "wrong-branch" });
+    }
     await this.#assertNotSuperseded(run, task);
     const cfg = await this.deps.configs.get(task.installationId, task.repo);
     if (!cfg.ok) throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
@@ -98,19 +101,18 @@ export class Exits {
     const { tasks } = this.deps;
     const runId = run.id;
     const r = repoRef(task.repo);
-    const branch = report.branch ?? run.branch;
+    const branch = run.branch;
     let branchPulls: PullInfo[];
-    let pulls: PullInfo[];
     try {
-      branchPulls = await github.pullsForBranch(r, branch, "all");
-      // Or a PR from another branch that says it closes the issue.
-      pulls = branchPulls.length > 0 ? branchPulls : await github.closingPulls(r, task.issue);
+      // Only a PR from the run's own branch in the task's repository proves the exit:
+      // a fork, or another branch that merely says "Closes #n", does not.
+      branchPulls = (await github.pullsForBranch(r, branch, "all")).filter((p) => p.headRef === branch && p.headRepo === task.repo);
     } catch (err) {
       await tasks.recordRunError(run.id, errorClass(err, "error"), `looking for the pull request: ${errText(err)}`);
       throw new HttpError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);
     }
-    const open = pulls.find((p) => p.state === "open");
-    const merged = pulls.find((p) => p.merged);
+    const open = branchPulls.find((p) => p.state === "open");
+    const merged = branchPulls.find((p) => p.merged);
     const pr = open
       ? { number: open.number, headSha: open.headSha, merged: false as const }
       : merged

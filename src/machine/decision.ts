@@ -21,6 +21,8 @@ export interface TaskView {
   branch: string;
   continuation: Continuation | null;
   prNumber: number | null;
+  /** The head commit of the task's PR as last seen. */
+  headSha: string | null;
   runId: string | null;
   leaseEpoch: string | null;
   leaseExpiresAt: Date | null;
@@ -97,6 +99,7 @@ export type TaskPatch = Partial<
     | "priority"
     | "continuation"
     | "prNumber"
+    | "headSha"
     | "runId"
     | "leaseEpoch"
     | "leaseExpiresAt"
@@ -167,7 +170,7 @@ export interface NewReceipt {
 export interface NewDecision {
   id: string;
   runId: string | null;
-  kind: "question" | "verify" | "correction" | "answer";
+  kind: "question" | "verify" | "correction" | "answer" | "approval";
   subject: string | null;
   body: string;
   author: string;

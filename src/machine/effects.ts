@@ -22,8 +22,12 @@ export interface EffectPayloads {
   "update-branch": { pr: number; expectedHeadSha: string };
   /** Answers dispatched / dispatch-refused. Dropped when the run is no longer live. */
   dispatch: { workflow: string; ref: string; inputs: Record<string, string> };
-  /** The Orchestra check run on a PR head: created once per sha, then updated. */
-  "check-run": { headSha: string; title: string; summary: string; conclusion: "neutral" | "success" | null };
+  /**
+   * The Orchestra check run on a PR head: created once per sha, then updated.
+   * What it shows (the task, its runs, reruns, the receipt) is read when it is
+   * performed, so a late update never shows an older state.
+   */
+  "check-run": { headSha: string; prNumber: number };
 }
 
 export type EffectKind = keyof EffectPayloads;
@@ -62,6 +66,6 @@ export function describeEffect(e: EffectSpec): string {
     case "dispatch":
       return `dispatch workflow ${e.payload.workflow}@${e.payload.ref} for run ${e.payload.inputs["run"] ?? "?"}`;
     case "check-run":
-      return `set the Orchestra check run on ${e.payload.headSha.slice(0, 12)}: ${e.payload.title}`;
+      return `update the Orchestra check run on ${e.payload.headSha.slice(0, 12)} (pull request #${e.payload.prNumber})`;
   }
 }

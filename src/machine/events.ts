@@ -6,6 +6,7 @@
  * capability adds a raiser, never a second write path.
  */
 import type { Verdict } from "../outcomes/classify.js";
+import type { FailingCheck } from "./model.js";
 
 export interface Usage {
   inputTokens: number;
@@ -92,9 +93,28 @@ export type TaskEvent =
   | { kind: "pr-opened"; pr: PullFact; branch: string }
   | { kind: "pr-merged"; merge: MergeFact }
   | { kind: "pr-closed"; pr: PullFact }
-  | { kind: "check-failed"; pr: PullFact; verdict: Verdict; reruns: Array<{ workflowRunId: number } | { checkSuiteId: number }> }
-  | { kind: "base-moved"; pr: PullFact; mergeable: "behind" | "conflicting" }
-  | { kind: "review-submitted"; pr: PullFact; review: "changes_requested" | "approved" | "commented"; reviewId: number; author: string; body: string }
+  | {
+      kind: "check-failed";
+      pr: PullFact;
+      verdict: Verdict;
+      /** What a rerun reruns: Actions workflow runs, or other apps' check suites. */
+      reruns: Array<{ workflowRunId: number } | { checkSuiteId: number }>;
+      /** Names this failure (the failing check runs' ids): the same failure reported twice is one rerun. */
+      failureKey: string;
+      /** The failing checks, for a fix-checks continuation. */
+      failing: FailingCheck[];
+    }
+  | { kind: "base-moved"; pr: PullFact; mergeable: "behind" | "conflicting"; baseSha: string }
+  | { kind: "pr-synchronized"; pr: PullFact }
+  | {
+      kind: "review-submitted";
+      pr: PullFact;
+      review: "changes_requested" | "approved" | "commented";
+      reviewId: number;
+      author: string;
+      body: string;
+      comments: Array<{ path: string; line: number | null; body: string; author: string }>;
+    }
   // --- human input (trust is judged by whoever raises these)
   | { kind: "command"; command: CommandName; author: string; commentId: number; phase?: string }
   | { kind: "correction"; author: string; commentId: number; body: string }
@@ -133,6 +153,7 @@ export const EVENT_KINDS = [
   "pr-opened",
   "pr-merged",
   "pr-closed",
+  "pr-synchronized",
   "check-failed",
   "base-moved",
   "review-submitted",

@@ -46,9 +46,31 @@ export function stateLabelsOf(labels: Labels): string[] {
 
 export type ContinuationKind = "resume" | "rebase" | "fix-checks" | "changes-requested";
 
+/** A failing check, as a fix-checks continuation hands it to the agent. */
+export interface FailingCheck {
+  name: string;
+  conclusion: string | null;
+  title?: string;
+  summary?: string;
+  /** The last lines of the job's log (Actions checks). */
+  logTail?: string;
+}
+
+/**
+ * What a continuation run resumes, with everything its agent needs without
+ * reading GitHub: the PR and its head and base, and why it is back.
+ */
 export interface Continuation {
   kind: ContinuationKind;
   prNumber?: number;
+  headSha?: string;
+  baseSha?: string;
+  /** One line for the agent: what to do and why. */
+  reason?: string;
+  /** fix-checks: the failing checks. */
+  checks?: FailingCheck[];
+  /** changes-requested: the review. */
+  review?: { author: string; body: string; comments: Array<{ path: string; line: number | null; body: string; author: string }> };
 }
 
 /** After a run ends without a PR: another attempt, or failed when the attempts are spent. */

@@ -4,7 +4,6 @@
  * removing it from a queued task cancels it; closing the issue ends the task.
  * Orchestra's own label changes are recognised by their sender and ignored.
  */
-import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { ConfigResult } from "../config/repo.js";
 import type { GitHub } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
@@ -16,7 +15,6 @@ import type { EventContext } from "../events/router.js";
 import { openBlockersInPayload, readOpenBlockers, type Blockers } from "../blockers/blockers.js";
 import { errorText } from "../github/errors.js";
 
-type Sender = EmitterWebhookEvent<"issues.labeled">["payload"]["sender"];
 
 export interface IssueHandlerDeps {
   db: Db;
@@ -29,7 +27,7 @@ export interface IssueHandlerDeps {
   isSelf(actor: Actor): Promise<boolean>;
 }
 
-export const actorOf = (sender: Pick<Sender, "login" | "type"> | null | undefined): Actor => ({ login: sender?.login ?? "", type: sender?.type ?? "User" });
+export const actorOf = (sender: { login?: string; type?: string } | null | undefined): Actor => ({ login: sender?.login ?? "", type: sender?.type ?? "User" });
 
 export class IssueHandlers {
   constructor(readonly deps: IssueHandlerDeps) {}

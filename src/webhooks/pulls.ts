@@ -3,18 +3,16 @@
  * own repository, never a fork) moves the task to review; merged, it settles
  * the task with a completion receipt; closed unmerged, it blocks it.
  */
-import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Db } from "../store/db.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { EventContext } from "../events/router.js";
 
-type PullPayload = EmitterWebhookEvent<"pull_request.closed">["payload"]["pull_request"];
 
 export class PullHandlers {
   constructor(readonly deps: { db: Db; tasks: Tasks; clock: { now(): Date } }) {}
 
   /** The task a PR belongs to: by its number once linked, else by its branch in the task's repository. */
-  async #taskOf(repo: string, pr: Pick<PullPayload, "number" | "head">, byNumber: boolean) {
+  async #taskOf(repo: string, pr: { number: number; head: { ref: string; repo?: { full_name: string } | null } }, byNumber: boolean) {
     const { db } = this.deps;
     const linked = byNumber ? await db.task.findFirst({ where: { repo, prNumber: pr.number } }) : null;
     if (linked) return linked;
@@ -27,6 +25,14 @@ export class PullHandlers {
     const task = await this.#taskOf(repository.full_name, pr, false);
     if (!task) return; // a PR Orchestra did not expect: ignored
     await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-opened", pr: { number: pr.number, headSha: pr.head.sha }, branch: pr.head.ref });
+  }
+
+  /** A push to the PR's branch: the task follows its new head. */
+  async synchronized(ctx: EventContext<"pull_request.synchronize">): Promise<void> {
+    const { pull_request: pr, repository } = ctx.payload;
+    const task = await this.#taskOf(repository.full_name, pr, true);
+    if (!task || task.prNumber !== pr.number) return;
+    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-synchronized", pr: { number: pr.number, headSha: pr.head.sha } });
   }
 
   async closed(ctx: EventContext<"pull_request.closed">): Promise<void> {

@@ -4,14 +4,24 @@ import { CONFIG_PATH } from "../config/loader.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { IssueHandlers } from "./issues.js";
 import type { PullHandlers } from "./pulls.js";
+import type { ReviewHandlers } from "./reviews.js";
+import type { SubmissionHandlers } from "../checks/webhooks.js";
 
-export function registerWebhooks(events: EventRouter, h: { issues: IssueHandlers; pulls: PullHandlers; dispatcher: Dispatcher; invalidateConfig(repo: string): void }): void {
+export function registerWebhooks(
+  events: EventRouter,
+  h: { issues: IssueHandlers; pulls: PullHandlers; reviews: ReviewHandlers; submission: SubmissionHandlers; dispatcher: Dispatcher; invalidateConfig(repo: string): void },
+): void {
   events.on("issues.labeled", (ctx) => h.issues.labeled(ctx));
   events.on("issues.unlabeled", (ctx) => h.issues.unlabeled(ctx));
   events.on("issues.closed", (ctx) => h.issues.closed(ctx));
   events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
   events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
   events.on("pull_request.closed", (ctx) => h.pulls.closed(ctx));
+  events.on("pull_request.synchronize", (ctx) => h.pulls.synchronized(ctx));
+  events.on("pull_request_review.submitted", (ctx) => h.reviews.submitted(ctx));
+  events.on("check_run.completed", (ctx) => h.submission.checkRun(ctx));
+  events.on("check_suite.completed", (ctx) => h.submission.checkSuite(ctx));
+  events.on("workflow_run", (ctx) => h.submission.workflowRun(ctx));
   events.on("workflow_run", (ctx) => h.dispatcher.onWorkflowRun(ctx.payload));
   events.on("workflow_job", (ctx) => h.dispatcher.onWorkflowJob(ctx.payload));
   // A push that touches the config makes the next read fetch it again.
@@ -19,4 +29,5 @@ export function registerWebhooks(events: EventRouter, h: { issues: IssueHandlers
     const touched = ctx.payload.commits.some((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])].includes(CONFIG_PATH));
     if (touched) h.invalidateConfig(ctx.payload.repository.full_name);
   });
+  events.on("push", (ctx) => h.submission.push(ctx));
 }

@@ -44,6 +44,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "pr-opened": "· review review · done blocked failed cancelled",
   "pr-merged": "· done done done done done done done",
   "pr-closed": "· · · blocked · · · ·",
+  "pr-synchronized": "· · · review · · · ·",
   "check-failed": "· · · queued · · · ·",
   "base-moved": "· · · queued · · · ·",
   "review-submitted": "· · · queued · · · ·",

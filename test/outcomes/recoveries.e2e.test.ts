@@ -101,7 +101,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const e1 = await w.exit(run1.id, { leaseEpoch: run1.leaseEpoch, exitCode: 1, dirty: true });
     expect(e1.body).toMatchObject({ class: "debris-half-done", recovery: "hold-resume" });
     const run2 = (await w.claim()).body.run;
-    expect(run2.continuation).toEqual({ kind: "resume" });
+    expect(run2.continuation).toMatchObject({ kind: "resume", branch: run1.branch, previous: { attempt: 1, class: "debris-half-done" } });
     const e2 = await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0, testsPassed: false });
     expect(e2.body).toMatchObject({ class: "debris-half-done", recovery: "hold-resume" });
     for (let i = 0; i < 5; i++) {

@@ -220,15 +220,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(typeof q.body.decisionId).toBe("string");
   });
 
-  test("exit finds a PR from another branch that closes the issue", async () => {
+  test("only a PR from the run's own branch proves an exit: another branch saying \"Fixes #n\" does not, and a reported foreign branch is refused", async () => {
     rig = await startRig({ provider });
     await rig.queue(11);
     const w = await rig.worker();
     const run = (await w.claim()).body.run;
     rig.fake.state.addBranch(REPO, "feature/other-name", { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, { head: "feature/other-name", body: "Fixes #11" });
+    rig.fake.state.addPull(REPO, { head: "feature/other-name", body: "Fixes #11" });
+    const wrong = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, branch: "feature/other-name" });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ reason: "wrong-branch" });
+    expect(wrong.body.error).toContain(run.branch);
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
-    expect(exit.body).toMatchObject({ outcome: "review", prNumber: pr.number });
+    expect(exit.body).toMatchObject({ outcome: "classified", class: "phantom" });
   });
 
   test("priority labels order the queue; limits turn claims away", async () => {

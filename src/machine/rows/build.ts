@@ -56,7 +56,17 @@ export function move(ctx: Context, to: TaskState, parts: MoveParts): Applied {
   const version = parts.create ? 0 : taskOf(ctx).version + 1;
   const relabel = parts.create !== undefined || ctx.task?.state !== to || ctx.task?.label !== label;
   const effects = [...(relabel ? [labelEffect(ctx, id, version, label)] : []), ...(parts.effects ?? [])];
+  // The Orchestra check run on the PR head follows what people would want to see change there.
+  const pr = parts.task?.prNumber !== undefined ? parts.task.prNumber : (ctx.task?.prNumber ?? null);
+  const head = parts.task?.headSha !== undefined ? parts.task.headSha : (ctx.task?.headSha ?? null);
+  const shown = relabel || parts.task?.prNumber !== undefined || parts.task?.headSha !== undefined || parts.run?.patch.class !== undefined;
+  if (shown && pr !== null && head !== null) effects.push(checkRunEffect(id, version, pr, head));
   return { ...parts, outcome: "applied", to, label, task: parts.task ?? {}, effects };
+}
+
+/** Brings the Orchestra check run on the PR head up to date (one check run per head sha, updated in place). */
+export function checkRunEffect(taskId: string, version: number | string, prNumber: number, headSha: string): EffectSpec {
+  return effect("check-run", `check-run:${taskId}:${headSha}:v${version}`, { headSha, prNumber });
 }
 
 /** The lease fields of a task without a live lease. */

@@ -8,7 +8,8 @@ import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, TaskView } from "../decision.js";
 import type { EventOf } from "../events.js";
 import type { Continuation } from "../model.js";
-import { effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
+import { randomUUID } from "node:crypto";
+import { checkRunEffect, effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
 
 /** A PR opened from the task's branch: review, whatever the run was doing. */
 function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
@@ -20,7 +21,7 @@ function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
       : { prNumber: e.pr.number, headSha: e.pr.headSha, recoveredAt: ctx.now };
   return move(ctx, "review", {
     summary: `pull request #${e.pr.number} opened from ${e.branch}: in review`,
-    task: { ...NO_LEASE, prNumber: e.pr.number },
+    task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null },
     ...(run ? { run: { id: run.id, from: [run.state], patch: runPatch } } : {}),
   });
 }
@@ -28,7 +29,7 @@ function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
 function notePr(ctx: Context, e: EventOf<"pr-opened">): Decision {
   const task = taskOf(ctx);
   if (task.prNumber !== null) return unchanged(`already linked to pull request #${task.prNumber}`);
-  return move(ctx, task.state, { summary: `pull request #${e.pr.number} linked`, task: { prNumber: e.pr.number } });
+  return move(ctx, task.state, { summary: `pull request #${e.pr.number} linked`, task: { prNumber: e.pr.number, headSha: e.pr.headSha } });
 }
 
 export const prOpened: EventRows<"pr-opened"> = {
@@ -79,31 +80,49 @@ function continueOrBlock(ctx: Context, task: TaskView, continuation: Continuatio
       effects: [effect("comment", `escalation:${task.id}:${continuation.kind}:${task.attempt}`, { issue: task.issue, body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence, labelsOf(ctx)) })],
     });
   }
-  return move(ctx, "queued", { summary: `${why}: continuation ${continuation.kind}`, task: { continuation } });
+  return move(ctx, "queued", { summary: `${why}: continuation ${continuation.kind}`, task: { continuation, queuedAt: ctx.now } });
 }
 
 /** The event is about this task's PR in review. */
 const inReview = (ctx: Context, pr: number) => ctx.task?.state === "review" && ctx.task.prNumber === pr;
 
+/** The PR's head moved (a push to its branch): the check run follows the new head. */
+export const prSynchronized: EventRows<"pr-synchronized"> = everyState(ignore("not a task"), (ctx, e) => {
+  const task = taskOf(ctx);
+  if (task.prNumber !== e.pr.number) return unchanged("another pull request");
+  if (task.headSha === e.pr.headSha) return unchanged("already at this head");
+  if (task.state === "done" || task.state === "cancelled") return unchanged("the task is finished");
+  return move(ctx, task.state, { summary: `pull request #${e.pr.number} head moved to ${e.pr.headSha.slice(0, 12)}`, task: { headSha: e.pr.headSha } });
+});
+
 export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a task"), ignore("not in review"), {
   review: (ctx, e) => {
     if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
     const task = taskOf(ctx);
+    if (task.headSha !== null && task.headSha !== e.pr.headSha) return unchanged(`${e.pr.headSha.slice(0, 12)} is no longer the head of pull request #${e.pr.number}`);
     const v = e.verdict;
     switch (v.recovery) {
       case "rerun-failed-jobs": {
         const used = Number(v.evidence["rerunsUsed"] ?? 0);
-        return unchanged(
-          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1}`,
-          e.reruns.map((r) =>
+        const key = (target: string) => `rerun:${e.pr.number}:${e.pr.headSha}:${target}:${e.failureKey}`;
+        return unchanged(`infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${String(v.evidence["rerunBudget"] ?? "?")}`, [
+          ...e.reruns.map((r) =>
             "workflowRunId" in r
-              ? effect("rerun-failed-jobs", `rerun:${e.pr.number}:${e.pr.headSha}:${r.workflowRunId}:${used}`, { pr: e.pr.number, headSha: e.pr.headSha, workflowRunId: r.workflowRunId })
-              : effect("rerequest-check-suite", `rerun:${e.pr.number}:${e.pr.headSha}:suite-${r.checkSuiteId}:${used}`, { pr: e.pr.number, headSha: e.pr.headSha, checkSuiteId: r.checkSuiteId }),
+              ? effect("rerun-failed-jobs", key(`run-${r.workflowRunId}`), { pr: e.pr.number, headSha: e.pr.headSha, workflowRunId: r.workflowRunId })
+              : effect("rerequest-check-suite", key(`suite-${r.checkSuiteId}`), { pr: e.pr.number, headSha: e.pr.headSha, checkSuiteId: r.checkSuiteId }),
           ),
+          checkRunEffect(task.id, `rerun-${e.failureKey}`, e.pr.number, e.pr.headSha),
+        ]);
+      }
+      case "continue-fix-checks": {
+        const names = e.failing.map((c) => c.name).join(", ");
+        return continueOrBlock(
+          ctx,
+          task,
+          { kind: "fix-checks", prNumber: e.pr.number, headSha: e.pr.headSha, reason: `checks failed on pull request #${e.pr.number}: ${names}`, checks: e.failing },
+          `checks failed on pull request #${e.pr.number} (${names})`,
         );
       }
-      case "continue-fix-checks":
-        return continueOrBlock(ctx, task, { kind: "fix-checks", prNumber: e.pr.number }, `checks failed on pull request #${e.pr.number}`);
       case "escalate":
         return move(ctx, "blocked", {
           summary: `${v.class} on pull request #${e.pr.number}: escalated`,
@@ -123,14 +142,32 @@ export const baseMoved: EventRows<"base-moved"> = everyState(ignore("not a task"
         effect("update-branch", `update-branch:${e.pr.number}:${e.pr.headSha}`, { pr: e.pr.number, expectedHeadSha: e.pr.headSha }),
       ]);
     }
-    return continueOrBlock(ctx, taskOf(ctx), { kind: "rebase", prNumber: e.pr.number }, `pull request #${e.pr.number} conflicts with its base`);
+    const reason = `pull request #${e.pr.number} conflicts with its base (now at ${e.baseSha.slice(0, 12)}): rebase it onto the base and push without force`;
+    return continueOrBlock(ctx, taskOf(ctx), { kind: "rebase", prNumber: e.pr.number, headSha: e.pr.headSha, baseSha: e.baseSha, reason }, `pull request #${e.pr.number} conflicts with its base`);
   },
 });
 
 export const reviewSubmitted: EventRows<"review-submitted"> = everyState(ignore("not a task"), ignore("not in review"), {
   review: (ctx, e) => {
     if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
-    if (e.review !== "changes_requested") return unchanged(`review ${e.review} by ${e.author} recorded`);
-    return continueOrBlock(ctx, taskOf(ctx), { kind: "changes-requested", prNumber: e.pr.number }, `${e.author} requested changes`);
+    const task = taskOf(ctx);
+    if (e.review === "approved") {
+      return unchanged(`approved by ${e.author}`, [], [
+        { id: randomUUID(), runId: null, kind: "approval", subject: `pr:${e.pr.number}`, body: e.body || "approved", author: e.author, source: `review:${e.reviewId}` },
+      ]);
+    }
+    if (e.review !== "changes_requested") return unchanged(`review ${e.review} by ${e.author} noted`);
+    return continueOrBlock(
+      ctx,
+      task,
+      {
+        kind: "changes-requested",
+        prNumber: e.pr.number,
+        headSha: e.pr.headSha,
+        reason: `${e.author} requested changes on pull request #${e.pr.number}; push to the same branch, the pull request is reused`,
+        review: { author: e.author, body: e.body, comments: e.comments },
+      },
+      `${e.author} requested changes`,
+    );
   },
 });

@@ -1,0 +1,124 @@
+/**
+ * Checks failing on a task's PR head (`check_run`, `check_suite` and
+ * `workflow_run` completions): find the PR by head sha (through the API when
+ * the payload lists none, as for forks), make sure the sha is still the
+ * head, read every check run on it, classify purely, and raise the verdict
+ * as one event. `infra` reruns only the failed jobs (Actions) or re-requests
+ * the suite (other apps) within the per-sha budget; anything else sends the
+ * task back to its agent with a `fix-checks` continuation carrying each
+ * failing check's summary and log tail.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import { repoRef, type CheckRunInfo, type GitHub } from "../github/port.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { ConfigResult } from "../config/repo.js";
+import { classify, isFailed } from "../outcomes/classify.js";
+import type { FailingCheck } from "../machine/model.js";
+import { rerunsUsedOn } from "../effects/check-run-view.js";
+import { CHECK_RUN_NAME } from "../texts/check-run.js";
+
+/** The reads a check failure needs. */
+export type ChecksGitHub = Pick<GitHub, "getPull" | "pullsForCommit" | "checkRunsForRef" | "jobLogTail">;
+
+/** Failing checks whose log tails are read, and how many lines each. */
+const LOG_TAILS = 5;
+const LOG_LINES = 60;
+
+export interface CheckFailuresDeps {
+  db: Db;
+  tasks: Tasks;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  log: Logger;
+}
+
+export class CheckFailures {
+  constructor(readonly deps: CheckFailuresDeps) {}
+
+  /**
+   * A check, suite or workflow run completed on `headSha` with a failing
+   * conclusion. `prNumbers`: the payload's pull requests (empty for forks).
+   */
+  async onFailure(github: ChecksGitHub, installationId: number, repo: string, headSha: string, prNumbers: number[]): Promise<number> {
+    const { db } = this.deps;
+    const r = repoRef(repo);
+    const numbers = prNumbers.length > 0 ? prNumbers : (await github.pullsForCommit(r, headSha)).filter((p) => p.state === "open").map((p) => p.number);
+    if (numbers.length === 0) return 0;
+    const tasks = await db.task.findMany({ where: { repo, prNumber: { in: numbers }, state: "review" } });
+    let raised = 0;
+    for (const task of tasks) {
+      const pr = await github.getPull(r, task.prNumber!);
+      // A failure on a commit that is no longer the head is history, not a reason to act.
+      if (!pr || pr.state !== "open" || pr.headSha !== headSha) continue;
+      const checks = (await github.checkRunsForRef(r, headSha)).filter((c) => c.name !== CHECK_RUN_NAME);
+      const failing = checks.filter((c) => isFailed(toFact(c)));
+      if (failing.length === 0) continue;
+      const cfg = await this.deps.configs.get(installationId, repo);
+      const config = cfg.ok ? cfg.config : null;
+      const verdict = classify({
+        trigger: "check-failed",
+        run: { exitCode: null },
+        pr: { number: pr.number, state: "open", headSha },
+        branch: null,
+        checks: checks.map(toFact),
+        rerunsUsed: await rerunsUsedOn(db, task.id, pr.number, headSha),
+        rerunBudget: config?.limits.rerunBudget ?? 2,
+        ...(config && config.infraPatterns.length > 0 ? { infraPatterns: config.infraPatterns } : {}),
+      });
+      const failingChecks = verdict.class === "checks-failed" ? await this.#details(github, r, failing) : failing.map(brief);
+      const out = await this.deps.tasks.raise(
+        { taskId: task.id },
+        {
+          kind: "check-failed",
+          pr: { number: pr.number, headSha },
+          verdict,
+          reruns: rerunTargets(failing),
+          failureKey: failing.map((c) => c.id).sort((a, b) => a - b).join("-"),
+          failing: failingChecks,
+        },
+      );
+      this.deps.log.info({ repo, pr: pr.number, headSha, class: verdict.class, recovery: verdict.recovery, outcome: out.outcome }, "check failure on a task's pull request");
+      raised++;
+    }
+    return raised;
+  }
+
+  /** Summaries and the tails of the Actions job logs of the first few failing checks. */
+  async #details(github: ChecksGitHub, r: ReturnType<typeof repoRef>, failing: CheckRunInfo[]): Promise<FailingCheck[]> {
+    const out: FailingCheck[] = [];
+    for (const [i, c] of failing.entries()) {
+      const check = brief(c);
+      if (i < LOG_TAILS && c.workflowRunId !== null) {
+        // A check run from Actions has its job's id; a log that expired is simply absent.
+        const tail = await github.jobLogTail(r, c.id, LOG_LINES);
+        if (tail) check.logTail = tail;
+      }
+      out.push(check);
+    }
+    return out;
+  }
+}
+
+function toFact(c: CheckRunInfo) {
+  return { name: c.name, headSha: c.headSha, status: c.status, conclusion: c.conclusion, output: c.output };
+}
+
+function brief(c: CheckRunInfo): FailingCheck {
+  return {
+    name: c.name,
+    conclusion: c.conclusion,
+    ...(c.output.title ? { title: c.output.title.slice(0, 500) } : {}),
+    ...(c.output.summary ? { summary: c.output.summary.slice(0, 4000) } : {}),
+  };
+}
+
+/** What to rerun: each Actions workflow run with a failed job once, else each other app's check suite once. */
+export function rerunTargets(failing: CheckRunInfo[]): Array<{ workflowRunId: number } | { checkSuiteId: number }> {
+  const runs = new Set<number>();
+  const suites = new Set<number>();
+  for (const c of failing) {
+    if (c.workflowRunId !== null) runs.add(c.workflowRunId);
+    else if (c.checkSuiteId !== null) suites.add(c.checkSuiteId);
+  }
+  return [...[...runs].map((workflowRunId) => ({ workflowRunId })), ...[...suites].map((checkSuiteId) => ({ checkSuiteId }))];
+}
