@@ -41,7 +41,7 @@ function exitOwned(ctx: Context, e: Exit, task: TaskView, run: RunView): Decisio
   if (!e.pr.merged) {
     return move(ctx, "review", {
       summary: `run exited with pull request #${e.pr.number}${lateNote}: in review`,
-      task: { ...NO_LEASE, prNumber: e.pr.number, ...usage.task },
+      task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null, ...usage.task },
       fence,
       run: { id: run.id, from, patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
     });
@@ -83,7 +83,7 @@ function exitAfterClass(ctx: Context, e: Exit, run: RunView): Decision {
   if (!e.pr.merged) {
     return move(ctx, "review", {
       summary: `late exit with pull request #${e.pr.number} after the run was classified ${run.class}: in review`,
-      task: { ...NO_LEASE, prNumber: e.pr.number, continuation: null, ...usage.task },
+      task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null, ...usage.task },
       fence: { runId: null },
       run: { id: run.id, from: [run.state], patch: { ...report, state: "review", prNumber: e.pr.number, headSha: e.pr.headSha } },
     });

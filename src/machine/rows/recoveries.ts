@@ -185,7 +185,7 @@ export const prPublished: EventRows<"pr-published"> = everyState(ignore("not a t
     if (!found) return unchanged("the task moved on");
     return move(ctx, "review", {
       summary: `pull request #${e.pr.number} opened from the run's branch: in review`,
-      task: { ...NO_LEASE, prNumber: e.pr.number },
+      task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null },
       fence: { runId: e.runId },
       run: { id: e.runId, from: [found.run.state], patch: { prNumber: e.pr.number, headSha: e.pr.headSha, recoveredAt: ctx.now } },
     });
