@@ -44,6 +44,7 @@ import { ReviewHandlers } from "./webhooks/reviews.js";
 import { SubmissionHandlers } from "./checks/webhooks.js";
 import { CheckFailures } from "./checks/failures.js";
 import { BaseMoves } from "./checks/base.js";
+import { Rewrites } from "./checks/rewrites.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -166,6 +167,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       submission: new SubmissionHandlers({
         failures: new CheckFailures({ db, tasks, configs, log }),
         base: new BaseMoves({ db, tasks, configs, log }),
+        rewrites: new Rewrites({ db, tasks }),
         branchPrefixOf: async (installationId, repo) => {
           const cfg = await configs.get(installationId, repo);
           return cfg.ok ? cfg.config.branchPrefix : null;

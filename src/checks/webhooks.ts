@@ -7,13 +7,14 @@
 import type { EventContext } from "../events/router.js";
 import type { CheckFailures } from "./failures.js";
 import type { BaseMoves } from "./base.js";
+import type { Rewrites } from "./rewrites.js";
 
 const PASSING = new Set(["success", "neutral", "skipped"]);
 const failed = (conclusion: string | null | undefined) => typeof conclusion === "string" && !PASSING.has(conclusion);
 const numbers = (prs: ReadonlyArray<{ number: number } | null> | null | undefined) => (prs ?? []).flatMap((p) => (p ? [p.number] : []));
 
 export class SubmissionHandlers {
-  constructor(readonly deps: { failures: CheckFailures; base: BaseMoves; branchPrefixOf(installationId: number, repo: string): Promise<string | null> }) {}
+  constructor(readonly deps: { failures: CheckFailures; base: BaseMoves; rewrites: Rewrites; branchPrefixOf(installationId: number, repo: string): Promise<string | null> }) {}
 
   async checkRun(ctx: EventContext<"check_run.completed">): Promise<void> {
     const { check_run: c, repository } = ctx.payload;
@@ -39,7 +40,10 @@ export class SubmissionHandlers {
     const branch = ref.slice("refs/heads/".length);
     // A push to an agent branch is a PR head moving (pull_request.synchronize), not a base moving.
     const prefix = await this.deps.branchPrefixOf(ctx.installationId, repository.full_name);
-    if (prefix && branch.startsWith(prefix)) return;
+    if (prefix && branch.startsWith(prefix)) {
+      if (ctx.payload.forced) await this.deps.rewrites.onForcedPush(await ctx.github(), repository.full_name, branch, ctx.payload.before, ctx.payload.after, ctx.payload.sender?.login ?? "someone");
+      return;
+    }
     await this.deps.base.onPush(await ctx.github(), ctx.installationId, repository.full_name, branch);
   }
 }

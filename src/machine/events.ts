@@ -106,6 +106,8 @@ export type TaskEvent =
     }
   | { kind: "base-moved"; pr: PullFact; mergeable: "behind" | "conflicting"; baseSha: string }
   | { kind: "pr-synchronized"; pr: PullFact }
+  /** A forced push to the task's branch dropped commits that were on it. */
+  | { kind: "branch-rewritten"; branch: string; before: string; after: string; dropped: number; pusher: string }
   | {
       kind: "review-submitted";
       pr: PullFact;
@@ -154,6 +156,7 @@ export const EVENT_KINDS = [
   "pr-merged",
   "pr-closed",
   "pr-synchronized",
+  "branch-rewritten",
   "check-failed",
   "base-moved",
   "review-submitted",

@@ -13,7 +13,7 @@ import { runExited } from "./rows/exits.js";
 import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
-import { baseMoved, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
+import { baseMoved, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
 import { commandRows, conditionMet, correction, decisionRequested, drift, questionAnswered, questionExpired } from "./rows/human.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
@@ -41,6 +41,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "pr-merged": prMerged,
   "pr-closed": prClosed,
   "pr-synchronized": prSynchronized,
+  "branch-rewritten": branchRewritten,
   "check-failed": checkFailed,
   "base-moved": baseMoved,
   "review-submitted": reviewSubmitted,
@@ -79,6 +80,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "pr-merged": "`pull_request.closed` merged",
   "pr-closed": "`pull_request.closed` without merging",
   "pr-synchronized": "`pull_request.synchronize`: the PR's head moved",
+  "branch-rewritten": "a forced `push` to the task's branch dropped commits",
   "check-failed": "a check on the PR head failed, classified",
   "base-moved": "the base branch moved under the PR",
   "review-submitted": "a trusted review on the PR",

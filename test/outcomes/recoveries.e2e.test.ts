@@ -59,7 +59,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.addCheckRun(REPO, { headSha: head, name: "test", status: "completed", conclusion: "success" });
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, testsPassed: true, dirty: false });
     expect(exit.body).toMatchObject({ class: "debris-publishable", recovery: "publish", evidence: { claimHeld: false } });
-    expect(rig.fake.requestsFor("checks/list-for-ref")).toHaveLength(2); // classified, then re-verified before opening
+    // Classified, re-verified before opening, and then the Orchestra check run on the new PR looks for itself.
+    expect(rig.fake.requestsFor("checks/list-for-ref")).toHaveLength(3);
     const pulls = [...rig.fake.state.repo(REPO).pulls.values()];
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({ headRef: run.branch });

@@ -120,6 +120,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(ours()).toHaveLength(1);
     expect(ours()[0]!.output.summary).toContain("Reruns of failed checks on this head: 1");
     expect(ours()[0]!.output.summary).toMatch(/\| 1 \| `[0-9a-f]{8}` \| pull request #\d+ opened/);
+    // Merged: success, with the completion receipt; still one check run on the head.
+    const pr = (await rig.task(4)).task.prNumber;
+    const mergeSha = rig.fake.state.mergePull(REPO, pr, { by: "alice" });
+    await rig.deliver("pull_request", "closed", { pull: pr, sender: "alice" });
+    expect(ours()).toHaveLength(1);
+    expect(ours()[0]).toMatchObject({ conclusion: "success" });
+    expect(ours()[0]!.output.summary).toContain(`merged as \`${mergeSha}\``);
   });
 
   test("an untrusted review changes nothing; a trusted changes-requested review queues changes-requested and the resubmission reuses the PR", async () => {
@@ -209,5 +216,26 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(graphql).toHaveLength(1);
     expect(writes.map((x) => x.path)).toEqual([expect.stringMatching(/\/pulls\/\d+\/update-branch$/)]);
     expect(reads.length).toBeLessThanOrEqual(1); // a config read at most
+  });
+
+  test("a forced push to a task branch that drops commits escalates once; one that drops nothing changes nothing", async () => {
+    rig = await startRig({ provider });
+    w = await rig.worker();
+    const { branch, head } = await inReview(60);
+    const repo = rig.fake.state.repo(REPO);
+    const forcedPush = async (before: string, after: string) => {
+      rig.fake.state.moveBranch(repo, branch, after);
+      await rig.deliverPayload("push", fakeWebhookPayload(rig.fake, "push", undefined, { repo: REPO, sender: "mallory" }, { ref: `refs/heads/${branch}`, before, after, forced: true, deleted: false, created: false, commits: [], head_commit: null }));
+    };
+    // Forward only (nothing dropped): nothing happens.
+    const ahead = rig.fake.state.addCommits(REPO, branch, 1);
+    await forcedPush(head, ahead);
+    expect((await rig.task(60)).task.state).toBe("review");
+    // Back to the base: the agent's commits are dropped.
+    await forcedPush(ahead, repo.branches.get("main")!);
+    expect((await rig.task(60)).task.state).toBe("blocked");
+    const comments = rig.fake.state.commentsOn(REPO, 60).filter((c) => c.body.includes("branch-rewritten"));
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toContain("mallory force-pushed");
   });
 });

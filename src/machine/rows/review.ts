@@ -95,6 +95,25 @@ export const prSynchronized: EventRows<"pr-synchronized"> = everyState(ignore("n
   return move(ctx, task.state, { summary: `pull request #${e.pr.number} head moved to ${e.pr.headSha.slice(0, 12)}`, task: { headSha: e.pr.headSha } });
 });
 
+/**
+ * A forced push to the task's branch dropped commits that were on it: work
+ * someone pushed may be lost, which no mechanical recovery can judge. A task
+ * waiting in review or in the queue is escalated; a live run is warned.
+ */
+export const branchRewritten: EventRows<"branch-rewritten"> = everyState(ignore("not a task"), ignore("the task is not waiting on its branch"), {
+  queued: (ctx, e) => escalateRewrite(ctx, e, true),
+  review: (ctx, e) => escalateRewrite(ctx, e, true),
+  claimed: (ctx, e) => escalateRewrite(ctx, e, false),
+});
+
+function escalateRewrite(ctx: Context, e: EventOf<"branch-rewritten">, block: boolean): Decision {
+  const task = taskOf(ctx);
+  const evidence = { why: `${e.pusher} force-pushed ${e.branch}, dropping ${e.dropped} commit(s)`, before: e.before, after: e.after, dropped: e.dropped };
+  const comment = effect("comment", `rewritten:${task.id}:${e.after}`, { issue: task.issue, body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence, labelsOf(ctx)) });
+  if (!block) return unchanged(evidence.why, [comment]);
+  return move(ctx, "blocked", { summary: `${evidence.why}: escalated`, task: { ...NO_LEASE }, effects: [comment] });
+}
+
 export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a task"), ignore("not in review"), {
   review: (ctx, e) => {
     if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
