@@ -21,6 +21,7 @@ import type {
   Workflow,
   WorkflowRun,
 } from "./state.js";
+import { forksOf, headRepoOf } from "./forks.js";
 
 export interface Urls {
   /** REST root, e.g. http://127.0.0.1:1234/api/v3 */
@@ -123,6 +124,7 @@ export class Serializer {
     const api = `${this.urls.api}/repos/${r.fullName}`;
     const html = `${this.urls.web}/${r.fullName}`;
     const openIssues = [...r.issues.values()].filter((i) => i.state === "open").length;
+    const forks = forksOf(this.state, r).length;
     return {
       id: r.id,
       node_id: nodeId("R", r.id),
@@ -132,7 +134,7 @@ export class Serializer {
       owner: this.user(r.owner),
       html_url: html,
       description: null,
-      fork: false,
+      fork: r.parent !== null,
       url: api,
       archive_url: `${api}/{archive_format}{/ref}`,
       assignees_url: `${api}/assignees{/user}`,
@@ -177,8 +179,8 @@ export class Serializer {
       svn_url: html,
       homepage: null,
       language: "TypeScript",
-      forks_count: 0,
-      forks: 0,
+      forks_count: forks,
+      forks,
       stargazers_count: 0,
       watchers_count: 0,
       watchers: 0,
@@ -387,7 +389,8 @@ export class Serializer {
       assignees: issue.assignees.map((a) => this.user(a)),
       requested_reviewers: [],
       requested_teams: [],
-      head: this.prBranch(r, pr.headRef, pr.headSha),
+      // a fork's branch: label, user and repo are the fork's
+      head: this.prBranch(headRepoOf(this.state, r, pr), pr.headRef, pr.headSha),
       base: this.prBranch(r, pr.baseRef, baseSha),
       _links: {
         self: { href: api },
@@ -545,10 +548,13 @@ export class Serializer {
     };
   }
 
-  /** GitHub lists only open PRs whose head is this sha, in a minimal shape. */
+  /**
+   * GitHub lists only open PRs whose head is this sha, in a minimal shape,
+   * and never one whose head is a fork's branch (the list is empty then).
+   */
   private pullsForSha(r: Repo, sha: string): Json[] {
     return [...r.pulls.values()]
-      .filter((p) => p.headSha === sha && r.issues.get(p.number)?.state === "open")
+      .filter((p) => p.headSha === sha && !p.headRepo && r.issues.get(p.number)?.state === "open")
       .map((p) => ({
         id: p.id,
         number: p.number,

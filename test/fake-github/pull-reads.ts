@@ -71,7 +71,8 @@ function commitsOf(state: FakeState, repo: Repo, pr: Pull): Set<string> {
  * `GET commits/{sha}/pulls`, as GitHub describes it: for a commit on the
  * default branch, the merged pull request that brought it there; for any
  * other commit, every pull request whose commits include it (open, merged or
- * closed). Forks are not modelled, so only this repository's pull requests.
+ * closed). Pull requests from forks into this repository count too (their
+ * head commits are in this repository, see forks.ts).
  */
 export function pullsWithCommit(state: FakeState, repo: Repo, sha: string): Pull[] {
   const defaultHead = repo.branches.get(repo.defaultBranch);

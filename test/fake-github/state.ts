@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { Dependencies, type IssueAt } from "./dependencies.js";
+import { createFork, crossHead, headRepoOf, pullsFromBranch, shareCommits } from "./forks.js";
 import { reviewDecision, type NewReviewComment, type ReviewComment } from "./pull-reads.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
@@ -104,6 +105,8 @@ export interface Pull {
   number: number;
   id: number;
   headRef: string;
+  /** a cross-repository pull request: the fork (full name) whose branch `headRef` is; absent when the head is in this repository */
+  headRepo?: string;
   /** live while the head branch exists; frozen when it is deleted */
   headSha: string;
   baseRef: string;
@@ -264,6 +267,8 @@ export class Repo {
   /** job id → its log's text; null when the log has expired (see FakeState.setJobLog) */
   readonly jobLogs = new Map<number, string | null>();
   lastNumber = 0;
+  /** set on a fork: the repository it was forked from (see forks.ts) */
+  parent: Repo | null = null;
 
   constructor(
     readonly id: number,
@@ -453,6 +458,16 @@ export class FakeState {
     const root = this.commit(repo, [], "Initial commit", owner);
     repo.branches.set(repo.defaultBranch, root.sha);
     return repo;
+  }
+
+  /**
+   * Fork `sourceRepo` into `forkOwner/<name>`: a repository of its own
+   * (`fork: true`, its own issue numbers) that starts with the source's
+   * commits and branches. Pull requests from it are opened in the parent:
+   * `addPull(parent, { head, headRepo: fork })`.
+   */
+  addFork(sourceRepo: string, forkOwner: string): Repo {
+    return createFork(this, sourceRepo, forkOwner);
   }
 
   findRepo(fullName: string): Repo | undefined {
@@ -715,12 +730,16 @@ export class FakeState {
     return head;
   }
 
-  /** Point a branch at a sha; open pull requests from that branch follow it. */
+  /**
+   * Point a branch at a sha; open pull requests from that branch follow it,
+   * those into other repositories of the network too (never a pull request
+   * from a same-named branch of another repository).
+   */
   moveBranch(repo: Repo, branch: string, sha: string): void {
     repo.branches.set(branch, sha);
-    for (const pr of repo.pulls.values()) {
-      const issue = repo.issues.get(pr.number);
-      if (pr.headRef === branch && issue?.state === "open") pr.headSha = sha;
+    for (const { repo: into, pr } of pullsFromBranch(this, repo, branch)) {
+      if (into !== repo) shareCommits(repo, into, sha);
+      pr.headSha = sha;
     }
   }
 
@@ -731,11 +750,8 @@ export class FakeState {
   deleteBranch(repoName: string, name: string): boolean {
     const repo = this.repo(repoName);
     if (!repo.branches.delete(name)) return false;
-    for (const pr of repo.pulls.values()) {
-      const issue = repo.issues.get(pr.number);
-      if (pr.headRef === name && issue?.state === "open" && !pr.merged) {
-        this.setIssueState(issue, "closed", null, null);
-      }
+    for (const { repo: into, pr } of pullsFromBranch(this, repo, name)) {
+      if (!pr.merged) this.setIssueState(into.issues.get(pr.number)!, "closed", null, null);
     }
     return true;
   }
@@ -798,10 +814,16 @@ export class FakeState {
 
   // ---- pull requests -----------------------------------------------------
 
+  /**
+   * A pull request into `repoName`. `head` is a branch of it, created one
+   * commit ahead of the base when missing; with `headRepo` (a fork in its
+   * network, see addFork) it is that fork's branch, which must exist.
+   */
   addPull(
     repoName: string,
     opts: {
       head: string;
+      headRepo?: string;
       base?: string;
       title?: string;
       body?: string | null;
@@ -816,7 +838,8 @@ export class FakeState {
     const repo = this.repo(repoName);
     const base = opts.base ?? repo.defaultBranch;
     if (!repo.branches.has(base)) throw new Error(`fake GitHub: no base branch ${base}`);
-    if (!repo.branches.has(opts.head)) this.addBranch(repoName, opts.head, { from: base, aheadBy: 1 });
+    const headRepo = opts.headRepo ? crossHead(this, repo, opts.headRepo, opts.head) : repo;
+    if (!headRepo.branches.has(opts.head)) this.addBranch(repoName, opts.head, { from: base, aheadBy: 1 });
     const issue = this.addIssue(repoName, {
       number: opts.number,
       title: opts.title ?? `Pull request from ${opts.head}`,
@@ -831,7 +854,8 @@ export class FakeState {
       number: issue.number,
       id: this.nextId(),
       headRef: opts.head,
-      headSha: repo.branches.get(opts.head)!,
+      ...(headRepo !== repo ? { headRepo: headRepo.fullName } : {}),
+      headSha: headRepo.branches.get(opts.head)!,
       baseRef: base,
       draft: opts.draft ?? false,
       merged: false,
@@ -905,7 +929,11 @@ export class FakeState {
     if (!pr.linkedIssues.includes(issueNumber)) pr.linkedIssues.push(issueNumber);
   }
 
-  /** Issues this PR closes when merged: closing keywords in its body, plus manual links. */
+  /**
+   * Issues this PR closes when merged: closing keywords in its body, plus
+   * manual links. `#n` names an issue of the repository the PR is opened
+   * into, also when its head is a fork's branch.
+   */
   closingIssues(repo: Repo, pr: Pull): number[] {
     const out = new Set(pr.linkedIssues);
     // GitHub only honours closing keywords for PRs into the default branch
@@ -944,7 +972,7 @@ export class FakeState {
     if (!baseSha) throw new Error(`fake GitHub: base branch ${pr.baseRef} is gone`);
     const method = opts.method ?? "merge";
     const parents = method === "merge" ? [baseSha, pr.headSha] : [baseSha];
-    const message = opts.message ?? `Merge pull request #${number} from ${repo.owner}/${pr.headRef}`;
+    const message = opts.message ?? `Merge pull request #${number} from ${headRepoOf(this, repo, pr).owner}/${pr.headRef}`;
     const by = this.user(opts.by ?? repo.owner).login;
     const c = this.commit(repo, parents, message, by);
     this.moveBranch(repo, pr.baseRef, c.sha);

@@ -8,6 +8,7 @@
  * `__typename` so graphql-js can pick their type.
  */
 import { nodeId, ts, type Serializer } from "../json.js";
+import { headRepoOf } from "../forks.js";
 import { reviewDecision } from "../pull-reads.js";
 import type { FakeState, Issue, Pull, Repo } from "../state.js";
 import { GraphQLFieldError, served } from "./execute.js";
@@ -75,6 +76,7 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
   const issue = repo.issues.get(pr.number)!;
   const stateName = pr.merged ? "MERGED" : issue.state === "open" ? "OPEN" : "CLOSED";
   const baseOid = repo.branches.get(pr.baseRef) ?? null;
+  const headRepo = headRepoOf(state, repo, pr);
   return {
     __typename: "PullRequest",
     id: nodeId("PR", pr.id),
@@ -97,8 +99,11 @@ export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
     headRefOid: pr.headSha,
     baseRefName: pr.baseRef,
     baseRefOid: baseOid,
-    // forks are not modelled: the head lives in the base repository
-    headRepository: () => repoNode(ctx, repo),
+    // a fork's branch, or one of this repository (see forks.ts)
+    headRepository: () => repoNode(ctx, headRepo),
+    headRepositoryOwner: () => actor(ctx, headRepo.owner),
+    isCrossRepository: headRepo !== repo,
+    maintainerCanModify: pr.maintainerCanModify,
     reviewDecision: () => reviewDecision(repo, pr),
     mergeCommit: pr.mergeCommitSha ? { __typename: "Commit", oid: pr.mergeCommitSha } : null,
     author: actor(ctx, issue.user),
@@ -180,6 +185,8 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
     nameWithOwner: repo.fullName,
     url: `${ctx.json.urls.web}/${repo.fullName}`,
     isPrivate: repo.isPrivate,
+    isFork: repo.parent !== null,
+    parent: () => (repo.parent ? repoNode(ctx, repo.parent) : null),
     owner: actor(ctx, repo.owner),
     defaultBranchRef: {
       __typename: "Ref",

@@ -12,6 +12,7 @@ import {
   type RouteContext,
   type RouteTable,
 } from "../http.js";
+import { headRepoOf } from "../forks.js";
 import type { Comment, Issue, Reaction, Repo } from "../state.js";
 
 export function issueOr404(ctx: RouteContext, repo: Repo): Issue {
@@ -152,7 +153,7 @@ export const issueRoutes: RouteTable = {
         { resource: "Issue", code: "custom", field: "state", message: "state cannot be changed. The pull request has been merged." },
       ]);
     }
-    if (b.state === "open" && pr && !repo.branches.has(pr.headRef)) {
+    if (b.state === "open" && pr && !headRepoOf(ctx.state, repo, pr).branches.has(pr.headRef)) {
       throw validationFailed(ctx, [
         { resource: "Issue", code: "custom", field: "state", message: "state cannot be changed. The head branch was deleted." },
       ]);

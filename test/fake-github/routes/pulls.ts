@@ -1,15 +1,20 @@
-/** Pull requests: list/get/create/update, merge, update-branch, commits, reviews and their comments, a commit's pull requests. */
+/**
+ * Pull requests: list/get/create/update, merge, update-branch, commits,
+ * reviews and their comments, a commit's pull requests. A head is
+ * `owner:branch`, the owner naming this repository or a fork in its network
+ * (see forks.ts).
+ */
 import {
   fail,
   noContent,
   notFound,
   ok,
   paginate,
-  sortBy,
   validationFailed,
   type RouteContext,
   type RouteTable,
 } from "../http.js";
+import { headMatches, headRepoOf, parseHead, shareCommits } from "../forks.js";
 import { pullsWithCommit, reviewCommentJson } from "../pull-reads.js";
 import type { Pull, Repo } from "../state.js";
 
@@ -19,45 +24,41 @@ function pullOr404(ctx: RouteContext, repo: Repo): Pull {
   return pr;
 }
 
-/** `branch` or `owner:branch`; forks are not modelled, so another owner means "no such head". */
-function parseHead(repo: Repo, head: string): string | null {
-  const i = head.indexOf(":");
-  if (i < 0) return head;
-  return head.slice(0, i).toLowerCase() === repo.owner.toLowerCase() ? head.slice(i + 1) : null;
-}
-
 export const pullRoutes: RouteTable = {
   "GET /repos/{owner}/{repo}/pulls": (ctx) => {
     const repo = ctx.repo();
     const q = ctx.query;
     const state = q.get("state") ?? "open";
-    let headRef: string | null | undefined;
+    // `user:ref-name`: the owner of the head's repository (this one or a fork) and the branch
+    let headFilter: { owner: string; ref: string } | undefined;
     const head = q.get("head");
     if (head) {
-      if (!head.includes(":")) {
+      const i = head.indexOf(":");
+      if (i < 0) {
         // GitHub silently ignores a head filter without the owner and lists every PR
         ctx.violation(
           `pulls/list: head=${head} has no "owner:" prefix; GitHub ignores such a filter and returns all pull requests`,
         );
       } else {
-        headRef = parseHead(repo, head);
+        headFilter = { owner: head.slice(0, i), ref: head.slice(i + 1) };
       }
     }
     const base = q.get("base");
     let list = [...repo.pulls.values()].filter((p) => {
       const issue = repo.issues.get(p.number)!;
       if (state !== "all" && issue.state !== state) return false;
-      if (headRef !== undefined && p.headRef !== headRef) return false;
+      if (headFilter && !headMatches(ctx.state, repo, p, headFilter.owner, headFilter.ref)) return false;
       if (base && p.baseRef !== base) return false;
       return true;
     });
     const sort = q.get("sort") ?? "created";
-    const key =
-      sort === "updated"
-        ? (p: Pull) => repo.issues.get(p.number)!.updatedAt.getTime() * 1e4 + p.number
-        : (p: Pull) => repo.issues.get(p.number)!.createdAt.getTime() * 1e4 + p.number;
-    // GitHub: desc by default when sorting by creation, asc otherwise
-    list = sortBy(list, key, q.get("direction"), sort === "created" ? "desc" : "asc");
+    const at = (p: Pull) => {
+      const issue = repo.issues.get(p.number)!;
+      return (sort === "updated" ? issue.updatedAt : issue.createdAt).getTime();
+    };
+    // GitHub: desc by default when sorting by creation, asc otherwise; ties in creation order (by number)
+    const dir = (q.get("direction") ?? (sort === "created" ? "desc" : "asc")) === "asc" ? 1 : -1;
+    list = list.sort((a, b) => (at(a) - at(b) || a.number - b.number) * dir);
     return paginate(ctx, list.map((p) => ctx.json.pull(repo, p, false)));
   },
 
@@ -78,24 +79,32 @@ export const pullRoutes: RouteTable = {
       maintainer_can_modify?: boolean;
     };
     const errors = [];
-    const headRef = b.head ? parseHead(repo, b.head) : null;
+    const head = b.head ? parseHead(ctx.state, repo, b.head) : null;
     if (!b.head) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "head" });
-    else if (!headRef || !repo.branches.has(headRef)) errors.push({ resource: "PullRequest", code: "invalid" as const, field: "head" });
+    else if (!head || !head.repo.branches.has(head.ref)) errors.push({ resource: "PullRequest", code: "invalid" as const, field: "head" });
     if (!b.base) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "base" });
     else if (!repo.branches.has(b.base)) errors.push({ resource: "PullRequest", code: "invalid" as const, field: "base" });
     if (!b.title && b.issue === undefined) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "title" });
     if (errors.length) throw validationFailed(ctx, errors);
+    const { repo: headRepo, ref: headRef } = head!;
     const existing = [...repo.pulls.values()].find(
-      (p) => p.headRef === headRef && p.baseRef === b.base && repo.issues.get(p.number)!.state === "open",
+      (p) =>
+        p.headRef === headRef &&
+        headRepoOf(ctx.state, repo, p) === headRepo &&
+        p.baseRef === b.base &&
+        repo.issues.get(p.number)!.state === "open",
     );
     if (existing) {
       throw validationFailed(ctx, [
-        { resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner}:${headRef}.` },
+        { resource: "PullRequest", code: "custom", message: `A pull request already exists for ${headRepo.owner}:${headRef}.` },
       ]);
     }
-    const cmp = ctx.state.compare(repo, repo.branches.get(b.base!)!, repo.branches.get(headRef!)!);
+    const headSha = headRepo.branches.get(headRef)!;
+    // a fork's head commits become readable in the base repository, as on GitHub
+    if (headRepo !== repo) shareCommits(headRepo, repo, headSha);
+    const cmp = ctx.state.compare(repo, repo.branches.get(b.base!)!, headSha);
     if (cmp.aheadBy === 0) {
-      throw validationFailed(ctx, [{ resource: "PullRequest", code: "custom", message: `No commits between ${b.base} and ${headRef}` }]);
+      throw validationFailed(ctx, [{ resource: "PullRequest", code: "custom", message: `No commits between ${b.base} and ${headRepo === repo ? headRef : `${headRepo.owner}:${headRef}`}` }]);
     }
     let pr: Pull;
     if (b.issue !== undefined) {
@@ -108,8 +117,9 @@ export const pullRoutes: RouteTable = {
       pr = {
         number: issue.number,
         id: ctx.state.nextId(),
-        headRef: headRef!,
-        headSha: repo.branches.get(headRef!)!,
+        headRef,
+        ...(headRepo !== repo ? { headRepo: headRepo.fullName } : {}),
+        headSha,
         baseRef: b.base!,
         draft: b.draft ?? false,
         merged: false,
@@ -125,7 +135,8 @@ export const pullRoutes: RouteTable = {
       repo.pulls.set(pr.number, pr);
     } else {
       pr = ctx.state.addPull(repo.fullName, {
-        head: headRef!,
+        head: headRef,
+        headRepo: headRepo.fullName,
         base: b.base,
         title: b.title,
         body: b.body ?? null,
@@ -147,12 +158,14 @@ export const pullRoutes: RouteTable = {
       pr.baseRef = b.base;
     }
     if (b.state === "open" && issue.state === "closed") {
-      if (pr.merged || !repo.branches.has(pr.headRef)) {
+      const headRepo = headRepoOf(ctx.state, repo, pr);
+      if (pr.merged || !headRepo.branches.has(pr.headRef)) {
         throw validationFailed(ctx, [
           { resource: "PullRequest", code: "custom", field: "state", message: "state cannot be changed. The head branch was deleted." },
         ]);
       }
-      pr.headSha = repo.branches.get(pr.headRef)!;
+      pr.headSha = headRepo.branches.get(pr.headRef)!;
+      if (headRepo !== repo) shareCommits(headRepo, repo, pr.headSha);
     }
     if (b.title !== undefined) issue.title = b.title;
     if (b.body !== undefined) issue.body = b.body;
@@ -195,13 +208,17 @@ export const pullRoutes: RouteTable = {
     if (issue.state !== "open") throw fail(ctx, 422, "Pull request is closed.");
     if (expected && expected !== pr.headSha) throw fail(ctx, 422, "expected head sha didn't match current head ref.");
     if (pr.conflicting) throw fail(ctx, 422, "merge conflict between base and head");
+    // a fork's branch: the merge commit is pushed there, which only "allow edits from maintainers" permits
+    const headRepo = headRepoOf(ctx.state, repo, pr);
+    if (headRepo !== repo && !pr.maintainerCanModify) throw fail(ctx, 422, "user doesn't have permission to update head repository");
     const baseSha = repo.branches.get(pr.baseRef);
-    if (!baseSha || !repo.branches.has(pr.headRef)) throw fail(ctx, 422, "Reference does not exist");
+    if (!baseSha || !headRepo.branches.has(pr.headRef)) throw fail(ctx, 422, "Reference does not exist");
     if (ctx.state.compare(repo, pr.headSha, baseSha).aheadBy === 0) {
       throw fail(ctx, 422, "There are no new commits on the base branch.");
     }
-    const merge = ctx.state.commit(repo, [pr.headSha, baseSha], `Merge branch '${pr.baseRef}' into ${pr.headRef}`, ctx.actor);
-    ctx.state.moveBranch(repo, pr.headRef, merge.sha);
+    if (headRepo !== repo) shareCommits(repo, headRepo, baseSha);
+    const merge = ctx.state.commit(headRepo, [pr.headSha, baseSha], `Merge branch '${pr.baseRef}' into ${pr.headRef}`, ctx.actor);
+    ctx.state.moveBranch(headRepo, pr.headRef, merge.sha);
     return {
       status: 202,
       body: { message: "Updating pull request branch.", url: `${ctx.json.urls.web}/${repo.fullName}/pull/${pr.number}` },

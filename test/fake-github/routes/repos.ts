@@ -1,5 +1,6 @@
 /** Repository metadata, collaborator permissions and file contents. */
 import { createHash } from "node:crypto";
+import { fullRepoJson } from "../forks.js";
 import { noContent, notFound, ok, type RouteContext, type RouteTable } from "../http.js";
 import type { Repo, Role } from "../state.js";
 
@@ -54,7 +55,7 @@ function wantsRaw(ctx: RouteContext): boolean {
 }
 
 export const repoRoutes: RouteTable = {
-  "GET /repos/{owner}/{repo}": (ctx) => ok(ctx.json.repo(ctx.repo())),
+  "GET /repos/{owner}/{repo}": (ctx) => ok(fullRepoJson(ctx.state, ctx.json, ctx.repo())),
 
   "GET /repos/{owner}/{repo}/collaborators/{username}/permission": (ctx) => {
     const repo = ctx.repo();
