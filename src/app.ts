@@ -45,6 +45,9 @@ import { SubmissionHandlers } from "./checks/webhooks.js";
 import { CheckFailures } from "./checks/failures.js";
 import { BaseMoves } from "./checks/base.js";
 import { Rewrites } from "./checks/rewrites.js";
+import { CommentHandlers } from "./human/comments.js";
+import { Audit } from "./human/audit.js";
+import { Questions } from "./human/conditions.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -153,17 +156,21 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const breaker = new Breaker({ db, database, tasks, configs, clock, log });
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
   const blockers = new Blockers({ db, tasks, githubFor, clock, log });
+  const audit = new Audit({ db, clock });
+  const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, installations, configs, clock, log });
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {
     const permissions = new PermissionCache();
     registerWebhooks(events, {
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers }),
+      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit }),
       pulls: new PullHandlers({ db, tasks, clock }),
-      reviews: new ReviewHandlers({ db, tasks, configs, permissions }),
+      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit }),
+      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, isSelf }),
+      questions,
       submission: new SubmissionHandlers({
         failures: new CheckFailures({ db, tasks, configs, log }),
         base: new BaseMoves({ db, tasks, configs, log }),
@@ -180,7 +187,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

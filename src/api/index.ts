@@ -9,12 +9,15 @@ import { taskRoutes } from "./tasks.js";
 import { workerRoutes, type WorkerApiDeps } from "./workers.js";
 import { pauseRoutes } from "./pause.js";
 import type { RepoGates } from "../gates/repos.js";
+import type { Audit } from "../human/audit.js";
+import { auditRoutes } from "./audit.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
   outbox: Outbox;
   ledger: Ledger;
   gates: RepoGates;
+  audit: Audit;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -26,5 +29,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   if (!opts.tasks) return;
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
+  auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock });
 }

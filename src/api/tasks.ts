@@ -7,6 +7,7 @@ import { TASK_STATES } from "../machine/model.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
 import { waitingForAll } from "../gates/waiting.js";
+import { UNRECEIPTED_FLAG } from "../claims/decisions.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
@@ -38,13 +39,14 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
     requireAdmin(req, deps.adminToken);
     const task = await db.task.findUnique({ where: { id: params["id"]! } });
     if (!task) throw new HttpError(404, `no task ${params["id"]}`);
-    const [runs, decisions, receipt, effects, calls, waiting] = await Promise.all([
+    const [runs, decisions, receipt, effects, calls, waiting, handed] = await Promise.all([
       db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } }),
       db.decision.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } }),
       db.completionReceipt.findUnique({ where: { taskId: task.id } }),
       deps.outbox.list({ taskId: task.id, limit: 1000 }),
       deps.ledger.of(task.id),
       waitingForAll(db, [task], deps.clock.now()),
+      db.decisionDelivery.findMany({ where: { decisionId: { in: (await db.decision.findMany({ where: { taskId: task.id }, select: { id: true } })).map((d) => d.id) } } }),
     ]);
     const waitingFor = waiting.get(task) ?? null;
     const now = deps.clock.now().getTime();
@@ -89,7 +91,23 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
         usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd },
         errors: parseRing(r.errors),
       })),
-      decisions: decisions.map((d) => ({ id: d.id, kind: d.kind, subject: d.subject, body: d.body, author: d.author, createdAt: d.createdAt, deliveredRunId: d.deliveredRunId, receiptAt: d.receiptAt })),
+      decisions: decisions.map((d) => {
+        const to = handed.filter((h) => h.decisionId === d.id);
+        return {
+          id: d.id,
+          kind: d.kind,
+          subject: d.subject,
+          body: d.body,
+          author: d.author,
+          createdAt: d.createdAt,
+          ...(d.headSha ? { headSha: d.headSha, stale: task.headSha !== null && task.headSha !== d.headSha } : {}),
+          ...(d.supersededAt ? { supersededAt: d.supersededAt } : {}),
+          ...(d.kind === "question" ? { condition: d.condition, expiresAt: d.expiresAt, answeredAt: d.answeredAt } : {}),
+          deliveries: to.map((h) => ({ runId: h.runId, count: h.count, firstAt: h.firstAt, receiptAt: h.receiptAt })),
+          // Handed out again and again and never receipted: the agent may not be reading it.
+          unreceipted: to.some((h) => h.receiptAt === null && h.count >= UNRECEIPTED_FLAG),
+        };
+      }),
       effects,
       cost: {
         githubCalls: calls.githubReads + calls.githubWrites,

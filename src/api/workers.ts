@@ -17,6 +17,7 @@ import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
 import { Busy } from "../apply/tasks.js";
 import { INFRA_DEATHS } from "../machine/events.js";
+import { parseCondition } from "../human/conditions.js";
 
 const repoName = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/repo");
 const epoch = z.string().min(1);
@@ -72,8 +73,15 @@ export const schemas = {
     .object({
       leaseEpoch: epoch,
       question: z.string().min(1).max(10_000),
-      blocks: z.string().max(200).optional(),
-      condition: z.string().regex(/^(pr-merged:https:\/\/\S+|issue-closed:\d+|npm-version:\S+@\S+)$/, "must be pr-merged:<url>, issue-closed:<n> or npm-version:<pkg@ver>").optional(),
+      kind: z
+        .string()
+        .regex(/^(question|verify:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/, "must be question or verify:<phase-id>")
+        .optional(),
+      blocks: z.enum(["run", "nothing"]).optional(),
+      condition: z
+        .string()
+        .refine((c) => parseCondition(c) !== null, "must be pr-merged:<owner/repo#n or pull request URL>, issue-closed:<n> or npm-version:<package@range>")
+        .optional(),
     })
     .strict(),
 };

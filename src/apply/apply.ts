@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../store/db.js";
 import { type ErrorEntry, pushError } from "../store/error-ring.js";
 import { atomically, isUniqueViolation, StepRefused, type Step } from "../store/sql.js";
-import type { Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
+import type { Applied, Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
 
 /** A fence did not hold: the task (or run) changed since it was read. Nothing was written. */
 export class Stale extends Error {
@@ -65,6 +65,29 @@ function assignments(patch: Record<string, unknown>): { sets: string[]; args: un
     }
   }
   return { sets, args };
+}
+
+/**
+ * Recording a decision: once per source (the same comment delivered twice is
+ * one row), superseding what it replaces — only rows recorded before it, so
+ * an old comment delivered again never supersedes a newer one.
+ */
+function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"]>[number], now: Date): Step[] {
+  const steps: Step[] = [
+    {
+      sql: `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source","createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
+      args: [x.id, taskId, x.runId, x.kind, x.subject, x.body, x.author, x.condition ?? null, x.source, now, x.expiresAt ?? null, x.headSha ?? null],
+    },
+  ];
+  if (x.supersedes) {
+    // Same subject, or the same source and its edits (`comment:7` and `comment:7:…`, never `comment:70`).
+    const [clause, args] = "subject" in x.supersedes ? [`"subject" = ?`, [x.supersedes.subject]] : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
+    steps.push({
+      sql: `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND ${clause} AND "supersededAt" IS NULL AND "source" <> ? AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
+      args: [now, taskId, ...args, x.source, x.source],
+    });
+  }
+  return steps;
 }
 
 /** The statements of a decision, in order. */
@@ -151,11 +174,11 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     // Effects of an unchanged state still follow the state they were decided on.
     steps.push({ sql: `UPDATE "Task" SET "version" = "version" + 1, "updatedAt" = ? WHERE "id" = ? AND "version" = ?`, args: [now, t.id, t.version], check: one(`task ${t.id} changed since version ${t.version}`) });
   }
-  for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) {
-    steps.push({
-      sql: `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source","createdAt","expiresAt") VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
-      args: [x.id, taskId, x.runId, x.kind, x.subject, x.body, x.author, x.condition ?? null, x.source, now, x.expiresAt ?? null],
-    });
+  for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) steps.push(...decisionSteps(taskId, x, now));
+  const answering = d.outcome === "refused" ? undefined : d.answering;
+  if (answering) {
+    // A question is answered once: a second answer (or an expiry after one) writes nothing.
+    steps.push({ sql: `UPDATE "Decision" SET "answeredAt" = ? WHERE "id" = ? AND "answeredAt" IS NULL`, args: [now, answering], check: one(`question ${answering} was already answered`) });
   }
   if (d.effects.length > 0) {
     // One logical effect, one row: a key already recorded (the same event again) adds nothing.

@@ -98,7 +98,7 @@ export class Tasks {
       const { ctx, runErrors } = await this.#context(ref, event, i === 0 && "task" in ref ? ref : null);
       const d = decide(ctx, event);
       const taskId = ctx.task?.id ?? null;
-      const writes = d.outcome === "applied" || d.effects.length > 0 || (d.outcome === "unchanged" && (d.decisions?.length ?? 0) > 0);
+      const writes = d.outcome === "applied" || d.effects.length > 0 || (d.outcome === "unchanged" && ((d.decisions?.length ?? 0) > 0 || d.answering !== undefined));
       if (!writes) {
         return d.outcome === "refused"
           ? { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: false }

@@ -85,7 +85,7 @@ export class Claims {
         branch: c.branch,
         continuation: await this.#continuation(c, run.runId),
       },
-      decisions: await this.deps.decisions.deliver(c.id, run.runId),
+      decisions: await this.deps.decisions.forClaim(c.id, run.runId, c.headSha),
     };
   }
 

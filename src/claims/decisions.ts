@@ -1,13 +1,15 @@
 /**
- * Decisions a run is owed: recorded human input delivered at the run's next
- * boundary (its claim or a heartbeat answer), each to one run, and receipts
- * the worker posts for them. Worker questions are recorded here too. (Human
- * input from GitHub comments arrives with the human-input capability.)
+ * Decisions a run is owed: recorded human input — sign-offs, corrections,
+ * answers — handed to a run at its boundaries. A claim carries the task's
+ * standing decisions (superseded ones marked as history), so a resumed,
+ * rebased or fixed-up run still knows what the human said; a heartbeat
+ * carries every standing decision this run has not receipted yet, so a
+ * correction made during the run reaches it until it says it has it, and
+ * never again in that run. A sign-off says whether it is stale: the head it
+ * was given for is no longer the head.
  */
-import { randomUUID } from "node:crypto";
 import type { Database, Db } from "../store/db.js";
 import { select } from "../store/sql.js";
-import { QUESTION_TTL_MS } from "../machine/model.js";
 
 export interface DecisionOut {
   id: string;
@@ -15,7 +17,21 @@ export interface DecisionOut {
   subject?: string;
   body: string;
   author: string;
+  at: string;
+  /** A sign-off: the head it was given for, and whether new commits came since. */
+  headSha?: string;
+  stale?: boolean;
+  /** Superseded by a later one: kept so the run knows what changed. */
+  history?: true;
 }
+
+/** Handed out this often without a receipt: flagged in the task view. */
+export const UNRECEIPTED_FLAG = 3;
+
+/** Kinds a run is handed (questions are asked by the run; approvals are for people). */
+const HANDED = `('correction', 'verify', 'answer')`;
+
+type Row = { id: string; kind: string; subject: string | null; body: string; author: string; createdAt: unknown; headSha: string | null; supersededAt: unknown };
 
 export class Decisions {
   constructor(
@@ -24,46 +40,61 @@ export class Decisions {
     readonly clock: { now(): Date },
   ) {}
 
-  async deliver(taskId: string, runId: string): Promise<DecisionOut[]> {
-    // Every claim and heartbeat asks; almost always there is nothing: plain SQL, no planning.
-    const pending = (await select(
+  /** At a claim: every standing decision of the task, superseded ones as history. */
+  async forClaim(taskId: string, runId: string, headSha: string | null): Promise<DecisionOut[]> {
+    const rows = (await select(
       this.database,
-      `SELECT "id", "kind", "subject", "body", "author" FROM "Decision" WHERE "taskId" = ? AND "kind" <> 'question' AND "deliveredRunId" IS NULL AND "supersededAt" IS NULL ORDER BY "createdAt"`,
+      `SELECT "id", "kind", "subject", "body", "author", "createdAt", "headSha", "supersededAt" FROM "Decision" WHERE "taskId" = ? AND "kind" IN ${HANDED} ORDER BY "createdAt"`,
       [taskId],
-    )) as Array<{ id: string; kind: string; subject: string | null; body: string; author: string }>;
-    const out: DecisionOut[] = [];
-    for (const d of pending) {
-      const r = await this.db.decision.updateMany({ where: { id: d.id, deliveredRunId: null }, data: { deliveredRunId: runId, deliveredAt: this.clock.now() } });
-      if (r.count === 1) out.push({ id: d.id, kind: d.kind, ...(d.subject ? { subject: d.subject } : {}), body: d.body, author: d.author });
-    }
-    return out;
+    )) as Row[];
+    await this.#handed(rows.filter((r) => r.supersededAt === null).map((r) => r.id), runId);
+    return rows.map((r) => out(r, headSha));
   }
 
-  /** true when the decision was delivered to this run (its receipt is recorded once). */
-  async receipt(runId: string, decisionId: string): Promise<boolean> {
-    const d = await this.db.decision.findUnique({ where: { id: decisionId } });
-    if (!d || d.deliveredRunId !== runId) return false;
-    await this.db.decision.updateMany({ where: { id: decisionId, receiptAt: null }, data: { receiptAt: this.clock.now() } });
-    return true;
+  /** At a heartbeat: the standing decisions this run has not receipted. Every claim and heartbeat asks; almost always there is nothing: plain SQL, no planning. */
+  async forHeartbeat(taskId: string, runId: string, headSha: string | null): Promise<DecisionOut[]> {
+    const rows = (await select(
+      this.database,
+      `SELECT d."id", d."kind", d."subject", d."body", d."author", d."createdAt", d."headSha", d."supersededAt" FROM "Decision" d WHERE d."taskId" = ? AND d."kind" IN ${HANDED} AND d."supersededAt" IS NULL
+         AND NOT EXISTS (SELECT 1 FROM "DecisionDelivery" x WHERE x."decisionId" = d."id" AND x."runId" = ? AND x."receiptAt" IS NOT NULL) ORDER BY d."createdAt"`,
+      [taskId, runId],
+    )) as Row[];
+    await this.#handed(rows.map((r) => r.id), runId);
+    return rows.map((r) => out(r, headSha));
   }
 
-  async ask(taskId: string, runId: string, worker: string, q: { question: string; blocks?: string; condition?: string }): Promise<string> {
-    const id = randomUUID();
+  async #handed(ids: string[], runId: string): Promise<void> {
     const now = this.clock.now();
-    await this.db.decision.create({
-      data: {
-        id,
-        taskId,
-        runId,
-        kind: "question",
-        subject: q.blocks ?? null,
-        body: q.question,
-        author: `worker:${worker}`,
-        condition: q.condition ?? null,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + QUESTION_TTL_MS),
-      },
-    });
-    return id;
+    for (const decisionId of ids) {
+      await this.db.decisionDelivery.upsert({
+        where: { decisionId_runId: { decisionId, runId } },
+        create: { decisionId, runId, firstAt: now, lastAt: now },
+        update: { lastAt: now, count: { increment: 1 } },
+      });
+    }
   }
+
+  /** The decision's source comment when it was handed to this run (its receipt is recorded once); undefined when it was not. */
+  async receipt(runId: string, decisionId: string): Promise<{ commentId: number | null; first: boolean } | undefined> {
+    const d = await this.db.decision.findUnique({ where: { id: decisionId } });
+    const handed = d ? await this.db.decisionDelivery.findUnique({ where: { decisionId_runId: { decisionId, runId } } }) : null;
+    if (!d || !handed) return undefined;
+    const r = await this.db.decisionDelivery.updateMany({ where: { decisionId, runId, receiptAt: null }, data: { receiptAt: this.clock.now() } });
+    const m = /^comment:(\d+)/.exec(d.source ?? "");
+    return { commentId: m ? Number(m[1]) : null, first: r.count === 1 };
+  }
+}
+
+function out(r: Row, headSha: string | null): DecisionOut {
+  const at = r.createdAt instanceof Date ? r.createdAt : new Date(String(r.createdAt));
+  return {
+    id: r.id,
+    kind: r.kind,
+    ...(r.subject ? { subject: r.subject } : {}),
+    body: r.body,
+    author: r.author,
+    at: at.toISOString(),
+    ...(r.kind === "verify" && r.headSha ? { headSha: r.headSha, stale: headSha !== null && headSha !== r.headSha } : {}),
+    ...(r.supersededAt !== null ? { history: true as const } : {}),
+  };
 }

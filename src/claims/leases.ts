@@ -5,6 +5,7 @@
  * 409 and a reason, and changes nothing.
  */
 import type { Db } from "../store/db.js";
+import { randomUUID } from "node:crypto";
 import { HttpError } from "../http/router.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Usage } from "../machine/events.js";
@@ -67,18 +68,33 @@ export class Leases {
     if (r.outcome === "refused") throw conflict(r.message, r.reason);
     if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);
-    return { leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(), decisions: await this.deps.decisions.deliver(run.taskId, run.id) };
+    return { leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(), decisions: await this.deps.decisions.forHeartbeat(run.taskId, run.id, task.headSha) };
   }
 
+  /** The run has a decision it was handed: it is not handed to this run again, and its comment says so. */
   async receipt(worker: Worker, runId: string, decisionId: string, leaseEpoch: string): Promise<void> {
     const { run, task } = await this.runOf(worker, runId);
     this.assertLive(run, task, leaseEpoch);
-    if (!(await this.deps.decisions.receipt(runId, decisionId))) throw new HttpError(404, `decision ${decisionId} was not delivered to run ${runId}`);
+    const r = await this.deps.decisions.receipt(runId, decisionId);
+    if (!r) throw new HttpError(404, `decision ${decisionId} was not handed to run ${runId}`);
+    if (r.first) await this.deps.tasks.raise({ taskId: task.id }, { kind: "decision-receipted", decisionId, runId, commentId: r.commentId });
   }
 
-  async decisionRequest(worker: Worker, runId: string, body: { leaseEpoch: string; question: string; blocks?: string; condition?: string }): Promise<string> {
+  /**
+   * A worker's question (or a request for a sign-off, kind `verify:<phase>`):
+   * posted on the issue once; with `blocks: "run"` the run stops and the
+   * task waits blocked for the answer.
+   */
+  async decisionRequest(worker: Worker, runId: string, body: { leaseEpoch: string; question: string; kind?: string; blocks?: "run" | "nothing"; condition?: string }): Promise<string> {
     const { run, task } = await this.runOf(worker, runId);
-    this.assertLive(run, task, body.leaseEpoch);
-    return this.deps.decisions.ask(task.id, run.id, worker.name, body);
+    const decisionId = randomUUID();
+    const subject = body.kind && body.kind !== "question" ? body.kind : undefined;
+    const r = await this.deps.tasks.raise(
+      { task, run },
+      { kind: "decision-requested", runId, leaseEpoch: body.leaseEpoch, decisionId, question: body.question, blocks: body.blocks ?? "run", ...(body.condition ? { condition: body.condition } : {}), ...(subject ? { subject } : {}) },
+    );
+    if (r.outcome === "refused") throw conflict(r.message, r.reason);
+    void worker;
+    return decisionId;
   }
 }

@@ -54,6 +54,7 @@ const schema = z.object({
     .optional(),
   NODE_ENV: z.string().optional(),
   ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
+  ORCHESTRA_NPM_REGISTRY: z.string().url("must be an http(s) URL, e.g. https://registry.npmjs.org").default("https://registry.npmjs.org"),
 });
 
 export interface Credentials {
@@ -73,6 +74,8 @@ export interface Env {
   production: boolean;
   /** Record every GitHub write as "would have done" instead of performing it, in every repository. */
   dryRun: boolean;
+  /** Where `npm-version:` question conditions are checked (ORCHESTRA_NPM_REGISTRY). */
+  npmRegistry: string;
   /** Present when the App is registered; absent means Probot's setup page runs. */
   credentials: Credentials | undefined;
 }
@@ -122,5 +125,5 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
   }
   const baseUrl = e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : undefined;
   const dryRun = e.ORCHESTRA_DRY_RUN === "true" || e.ORCHESTRA_DRY_RUN === "1";
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, credentials };
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, credentials };
 }

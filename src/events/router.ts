@@ -24,6 +24,8 @@ export interface Payloads {
   "issues.unlabeled": P<"issues.unlabeled">;
   "issues.closed": P<"issues.closed">;
   issue_dependencies: P<"issue_dependencies">;
+  "issue_comment.created": P<"issue_comment.created">;
+  "issue_comment.edited": P<"issue_comment.edited">;
   "pull_request.opened": P<"pull_request.opened">;
   "pull_request.reopened": P<"pull_request.reopened">;
   "pull_request.closed": P<"pull_request.closed">;

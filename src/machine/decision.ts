@@ -177,6 +177,13 @@ export interface NewDecision {
   source: string;
   condition?: string;
   expiresAt?: Date;
+  /** A sign-off: the head it binds. */
+  headSha?: string | null;
+  /**
+   * Earlier decisions this one replaces (they stay as history): the same
+   * subject (a later verify), or the same source prefix (an edited correction).
+   */
+  supersedes?: { subject: string } | { source: string };
 }
 
 export interface Applied {
@@ -195,6 +202,8 @@ export interface Applied {
   newRun?: NewRun;
   receipt?: NewReceipt;
   decisions?: NewDecision[];
+  /** A question this answers (its answeredAt is set; already answered: nothing is written). */
+  answering?: string;
   effects: EffectSpec[];
 }
 
@@ -204,6 +213,7 @@ export interface Unchanged {
   /** Effects of the event itself (a reply, removing a label someone added). */
   effects: EffectSpec[];
   decisions?: NewDecision[];
+  answering?: string;
 }
 
 export type RefusalReason =

@@ -63,7 +63,7 @@ export interface IssueFact {
   blockedBy?: string[];
 }
 
-export type CommandName = "retry" | "resume" | "hold" | "cancel" | "status" | "verify";
+export type CommandName = "retry" | "resume" | "hold" | "cancel" | "status" | "verify" | "help";
 
 export type TaskEvent =
   // --- the label queue
@@ -118,9 +118,22 @@ export type TaskEvent =
       comments: Array<{ path: string; line: number | null; body: string; author: string }>;
     }
   // --- human input (trust is judged by whoever raises these)
-  | { kind: "command"; command: CommandName; author: string; commentId: number; phase?: string }
-  | { kind: "correction"; author: string; commentId: number; body: string }
-  | { kind: "decision-requested"; runId: string; leaseEpoch: string; decisionId: string; question: string; blocks: "run" | "nothing"; condition?: string }
+  | {
+      kind: "command";
+      command: CommandName;
+      author: string;
+      commentId: number;
+      phase?: string;
+      /** verify: the head of the task's branch or PR it signs off. */
+      headSha?: string | null;
+      /** A command that did not parse: what was wrong, said in the reply. */
+      problem?: string;
+      /** help: the answer, generated from the command table. */
+      help?: string;
+    }
+  | { kind: "correction"; author: string; commentId: number; body: string; edited?: boolean }
+  | { kind: "decision-receipted"; decisionId: string; runId: string; commentId: number | null }
+  | { kind: "decision-requested"; runId: string; leaseEpoch: string; decisionId: string; question: string; blocks: "run" | "nothing"; condition?: string; subject?: string }
   | { kind: "question-answered"; decisionId: string; author: string; answer: string }
   | { kind: "condition-met"; decisionId: string; condition: string }
   | { kind: "question-expired"; decisionId: string; question: string }
@@ -162,6 +175,7 @@ export const EVENT_KINDS = [
   "review-submitted",
   "command",
   "correction",
+  "decision-receipted",
   "decision-requested",
   "question-answered",
   "condition-met",

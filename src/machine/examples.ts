@@ -62,6 +62,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "review-submitted": { kind: "review-submitted", pr: PR, review: "changes_requested", reviewId: 5, author: "alice", body: "Rename it", comments: [] },
   command: { kind: "command", command: "retry", author: "alice", commentId: 42 },
   correction: { kind: "correction", author: "alice", commentId: 43, body: "Use the v2 API" },
+  "decision-receipted": { kind: "decision-receipted", decisionId: "d1", runId: "r1", commentId: 43 },
   "decision-requested": { kind: "decision-requested", runId: "r1", leaseEpoch: "e1", decisionId: "q1", question: "Keep the old API?", blocks: "run" },
   "question-answered": { kind: "question-answered", decisionId: "q1", author: "alice", answer: "Yes" },
   "condition-met": { kind: "condition-met", decisionId: "q1", condition: "issue-closed:3" },

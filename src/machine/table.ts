@@ -14,7 +14,8 @@ import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { baseMoved, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
-import { commandRows, conditionMet, correction, decisionRequested, drift, questionAnswered, questionExpired } from "./rows/human.js";
+import { commandRows, correction, decisionReceipted, drift } from "./rows/human.js";
+import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "queue-label": queueLabel,
@@ -47,6 +48,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "review-submitted": reviewSubmitted,
   command: commandRows,
   correction,
+  "decision-receipted": decisionReceipted,
   "decision-requested": decisionRequested,
   "question-answered": questionAnswered,
   "condition-met": conditionMet,
@@ -86,6 +88,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "review-submitted": "a trusted review on the PR",
   command: "a trusted `orchestra <command>` comment",
   correction: "any other trusted comment",
+  "decision-receipted": "a run's receipt for a decision it was handed",
   "decision-requested": "a worker's decision request",
   "question-answered": "a trusted answer to a worker's question",
   "condition-met": "a question's condition came true",

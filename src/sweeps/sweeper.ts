@@ -18,6 +18,7 @@ import type { Settler } from "../exits/settle.js";
 import type { Claims } from "../claims/claims.js";
 import type { Blockers } from "../blockers/blockers.js";
 import type { Breaker } from "../gates/breaker.js";
+import type { Questions } from "../human/conditions.js";
 
 export interface SweepReport {
   expired: number;
@@ -30,6 +31,8 @@ export interface SweepReport {
   blockersRead: number;
   /** Breakers closed or opened again after their probe. */
   breakers: number;
+  /** Questions expired, or answered by a condition that came true. */
+  questions: number;
 }
 
 export interface SweeperDeps {
@@ -39,6 +42,7 @@ export interface SweeperDeps {
   claims: Pick<Claims, "next">;
   blockers: Pick<Blockers, "sweep">;
   breaker: Pick<Breaker, "sweep">;
+  questions: Pick<Questions, "sweep">;
   installations: Installations;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
@@ -59,7 +63,7 @@ export class Sweeper {
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
-    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0 };
+    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0 };
 
     const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
     for (const task of expired) {
@@ -92,6 +96,12 @@ export class Sweeper {
     const blockers = await this.deps.blockers.sweep(notHeld);
     out.blockersRead = blockers.read;
     out.errors += blockers.errors;
+    const asked = await this.deps.questions.sweep().catch((err: unknown) => {
+      out.errors++;
+      this.deps.log.warn({ err: errText(err) }, "sweep: questions could not be checked; the next sweep retries");
+      return { expired: 0, met: 0 };
+    });
+    out.questions = asked.expired + asked.met;
     const breaker = await this.deps.breaker.sweep();
     out.breakers = breaker.closed + breaker.reopened;
     out.dispatched = await this.#dispatch(notHeld, out);

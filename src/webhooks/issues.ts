@@ -14,6 +14,7 @@ import type { PermissionCache } from "../trust/permissions.js";
 import type { EventContext } from "../events/router.js";
 import { openBlockersInPayload, readOpenBlockers, type Blockers } from "../blockers/blockers.js";
 import { errorText } from "../github/errors.js";
+import type { Audit } from "../human/audit.js";
 
 
 export interface IssueHandlerDeps {
@@ -23,6 +24,7 @@ export interface IssueHandlerDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   permissions: PermissionCache;
   blockers: Blockers;
+  audit: Audit;
   /** Whether the actor is this App's own bot. */
   isSelf(actor: Actor): Promise<boolean>;
 }
@@ -50,6 +52,7 @@ export class IssueHandlers {
     const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
     if (!verdict.trusted) {
       await this.deps.tasks.raise({ subject }, { kind: "queue-label-untrusted", actor: actor.login, why: verdict.why, deliveryId: ctx.deliveryId });
+      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} on #${subject.issue}`, why: verdict.why });
       ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login }, "untrusted queue label reverted");
       return;
     }

@@ -6,14 +6,30 @@ import type { IssueHandlers } from "./issues.js";
 import type { PullHandlers } from "./pulls.js";
 import type { ReviewHandlers } from "./reviews.js";
 import type { SubmissionHandlers } from "../checks/webhooks.js";
+import type { CommentHandlers } from "../human/comments.js";
+import type { Questions } from "../human/conditions.js";
 
 export function registerWebhooks(
   events: EventRouter,
-  h: { issues: IssueHandlers; pulls: PullHandlers; reviews: ReviewHandlers; submission: SubmissionHandlers; dispatcher: Dispatcher; invalidateConfig(repo: string): void },
+  h: {
+    issues: IssueHandlers;
+    pulls: PullHandlers;
+    reviews: ReviewHandlers;
+    comments: CommentHandlers;
+    submission: SubmissionHandlers;
+    questions: Pick<Questions, "onClosed">;
+    dispatcher: Dispatcher;
+    invalidateConfig(repo: string): void;
+  },
 ): void {
   events.on("issues.labeled", (ctx) => h.issues.labeled(ctx));
   events.on("issues.unlabeled", (ctx) => h.issues.unlabeled(ctx));
   events.on("issues.closed", (ctx) => h.issues.closed(ctx));
+  // Questions waiting for an issue to close, or a PR to merge.
+  events.on("issues.closed", (ctx) => h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.issue.number, false).then(() => undefined));
+  events.on("pull_request.closed", (ctx) => (ctx.payload.pull_request.merged ? h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.pull_request.number, true).then(() => undefined) : Promise.resolve()));
+  events.on("issue_comment.created", (ctx) => h.comments.created(ctx));
+  events.on("issue_comment.edited", (ctx) => h.comments.edited(ctx));
   events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
   events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
   events.on("pull_request.closed", (ctx) => h.pulls.closed(ctx));

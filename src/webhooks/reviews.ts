@@ -13,6 +13,7 @@ import type { EventContext } from "../events/router.js";
 import { judge } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import { actorOf } from "./issues.js";
+import type { Audit } from "../human/audit.js";
 
 const STATES = { changes_requested: "changes_requested", approved: "approved", commented: "commented" } as const;
 
@@ -23,6 +24,7 @@ export class ReviewHandlers {
       tasks: Tasks;
       configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
       permissions: PermissionCache;
+      audit: Audit;
     },
   ) {}
 
@@ -39,7 +41,7 @@ export class ReviewHandlers {
     const github: Pick<GitHub, "permission" | "reviewComments"> = await ctx.github();
     const verdict = await judge(actor, cfg.config, () => this.deps.permissions.of(github, repo, actor.login));
     if (!verdict.trusted) {
-      ctx.log.info({ repo, pr: pr.number, reviewer: actor.login, why: verdict.why }, "review ignored: the reviewer is not trusted");
+      await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input: `review ${review.id} on #${pr.number}: ${state}`, why: verdict.why });
       return;
     }
     const comments = state === "changes_requested" ? await github.reviewComments(repoRef(repo), pr.number, review.id) : [];

@@ -17,8 +17,8 @@ export function labelsOf(ctx: Context): Labels {
   return ctx.config?.labels ?? DEFAULT_CONFIG.labels;
 }
 
-export function unchanged(why: string, effects: EffectSpec[] = [], decisions?: NewDecision[]): Unchanged {
-  return { outcome: "unchanged", why, effects, ...(decisions ? { decisions } : {}) };
+export function unchanged(why: string, effects: EffectSpec[] = [], decisions?: NewDecision[], answering?: string): Unchanged {
+  return { outcome: "unchanged", why, effects, ...(decisions ? { decisions } : {}), ...(answering ? { answering } : {}) };
 }
 
 export function refused(reason: RefusalReason, message: string, effects: EffectSpec[] = []): Refused {

@@ -1,21 +1,21 @@
 /**
  * Rows of human input (trust is judged by whoever raises these events) and
  * of reconciliation. Commands move tasks or are refused with a reply that
- * says why and what would work; corrections and sign-offs become decisions.
+ * says why and what would work; sign-offs and corrections become decisions;
+ * a run's receipt for one is acknowledged on the comment.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, NewDecision } from "../decision.js";
 import type { CommandName, EventOf } from "../events.js";
 import type { State, TaskState } from "../model.js";
-import { effect, everyState, ignore, labelEffect, labelsOf, move, NO_LEASE, refused, taskOf, underLease, unchanged, type EventRows } from "./build.js";
-import { questionDecision } from "./recoveries.js";
+import { effect, everyState, ignore, labelEffect, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
 
-const react = (commentId: number, content: "rocket" | "confused" | "eyes") => effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
+export const react = (commentId: number, content: "rocket" | "confused" | "eyes" | "+1") => effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
 
 /** What each command accepts, and what to say when it does not apply. */
-const ACCEPTS: Record<Exclude<CommandName, "status">, { from: readonly State[]; instead: string }> = {
-  retry: { from: ["failed", "blocked"], instead: "`orchestra retry` re-queues a failed or blocked task; use `orchestra status` to see where this one is." },
+const ACCEPTS: Record<Exclude<CommandName, "status" | "help">, { from: readonly State[]; instead: string }> = {
+  retry: { from: ["failed", "blocked"], instead: "`orchestra retry` re-queues a failed or blocked task with a fresh attempt budget; use `orchestra status` to see where this one is." },
   resume: { from: ["failed", "blocked"], instead: "`orchestra resume` continues a blocked or failed task on its branch." },
   hold: { from: ["queued", "claimed", "review"], instead: "`orchestra hold` stops queued, running or in-review work; `orchestra retry` or `orchestra resume` start it again." },
   cancel: { from: ["queued", "claimed", "review", "blocked", "failed"], instead: "a finished task needs no cancel; add the queue label to start it again." },
@@ -46,33 +46,38 @@ function statusLines(ctx: Context): string[] {
   ];
 }
 
+/** Received, then done: 👀 and 🚀. */
+const accepted = (e: EventOf<"command">) => [react(e.commentId, "eyes"), react(e.commentId, "rocket")];
+
 function command(ctx: Context, e: EventOf<"command">): Decision {
   const state: State = ctx.task?.state ?? "none";
-  if (e.command === "status") {
-    return unchanged("status reported", [react(e.commentId, "eyes"), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body: texts.status(statusLines(ctx)) })]);
+  if (e.problem) return refuse(ctx, e, e.problem, "Write `orchestra help` for the commands and their forms.");
+  if (e.command === "status" || e.command === "help") {
+    const body = e.command === "help" ? (e.help ?? "") : texts.status(statusLines(ctx));
+    return unchanged(`${e.command} answered`, [...accepted(e), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body })]);
   }
   const rule = ACCEPTS[e.command];
-  if (!rule.from.includes(state)) {
-    return refuse(ctx, e, state === "none" ? "this issue is not an Orchestra task" : `the task is ${state}`, rule.instead);
-  }
-  const done = [react(e.commentId, "rocket")];
+  if (!rule.from.includes(state)) return refuse(ctx, e, state === "none" ? "this issue is not an Orchestra task" : `the task is ${state}`, rule.instead);
   switch (e.command) {
     case "retry":
     case "resume":
       return move(ctx, "queued", {
         summary: `${e.command} by ${e.author}: attempts reset`,
-        task: { attempt: 0, queuedAt: ctx.now, continuation: e.command === "resume" ? { kind: "resume" } : null, backoffUntil: null, backoffCount: 0, diagnostic: null },
+        task: { attempt: 0, freeRequeues: 0, queuedAt: ctx.now, continuation: e.command === "resume" ? { kind: "resume" } : null, backoffUntil: null, backoffCount: 0, diagnostic: null },
         decisions: [decision(e, "correction", null, `orchestra ${e.command}`)],
-        effects: done,
+        effects: accepted(e),
       });
     case "hold":
     case "cancel": {
       const to: TaskState = e.command === "hold" ? "blocked" : "cancelled";
-      return move(ctx, to, { summary: `${e.command} by ${e.author}`, task: { ...NO_LEASE }, ...revokeLive(ctx, `${e.command} by ${e.author}`), effects: done });
+      return move(ctx, to, { summary: `${e.command} by ${e.author}`, task: { ...NO_LEASE }, ...revokeLive(ctx, `${e.command} by ${e.author}`), effects: accepted(e) });
     }
-    case "verify":
+    case "verify": {
       if (!e.phase) return refuse(ctx, e, "a phase id is missing", "Write `orchestra verify <phase-id>`, e.g. `orchestra verify phase-2`.");
-      return unchanged(`verify:${e.phase} recorded`, done, [decision(e, "verify", `verify:${e.phase}`, `orchestra verify ${e.phase}`)]);
+      const subject = `verify:${e.phase}`;
+      const signOff = { ...decision(e, "verify", subject, `orchestra verify ${e.phase}`), headSha: e.headSha ?? null, supersedes: { subject } };
+      return unchanged(`${subject} recorded${e.headSha ? ` at ${e.headSha.slice(0, 12)}` : ""}`, accepted(e), [signOff]);
+    }
   }
 }
 
@@ -82,43 +87,26 @@ function decision(e: { author: string; commentId: number }, kind: NewDecision["k
 
 export const commandRows: EventRows<"command"> = everyState(command, command);
 
-const correct = (ctx: Context, e: EventOf<"correction">): Decision =>
-  unchanged(`correction from ${e.author} recorded`, [react(e.commentId, "eyes")], [{ ...decision(e, "correction", null, e.body), runId: taskOf(ctx).runId }]);
+/**
+ * A trusted comment that is not a command: a correction for the agent. An
+ * edit of one not delivered yet replaces it (the original stays as history).
+ */
+const correct = (ctx: Context, e: EventOf<"correction">): Decision => {
+  const base = { ...decision(e, "correction", null, e.body), runId: taskOf(ctx).runId };
+  if (!e.edited) return unchanged(`correction from ${e.author} recorded`, [react(e.commentId, "eyes")], [base]);
+  const digest = createHash("sha256").update(e.body).digest("hex").slice(0, 12);
+  return unchanged(`correction from ${e.author} edited`, [], [{ ...base, source: `comment:${e.commentId}:edit:${digest}`, supersedes: { source: `comment:${e.commentId}` } }]);
+};
 
 export const correction: EventRows<"correction"> = everyState(ignore("not a task"), correct, {
   done: ignore("the task is finished"),
   cancelled: ignore("the task is finished"),
 });
 
-export const decisionRequested: EventRows<"decision-requested"> = underLease<"decision-requested">((ctx, e, { task, run }) => {
-  const asked = { ...questionDecision(ctx, run.id, e.question), id: e.decisionId, source: `request:${e.decisionId}`, ...(e.condition ? { condition: e.condition } : {}) };
-  const ask = effect("comment", `question:${e.decisionId}`, { issue: task.issue, body: texts.question(run.attempt, e.question, labelsOf(ctx)) });
-  if (e.blocks === "nothing") return unchanged("question recorded; the run goes on", [ask], [asked]);
-  return {
-    ...move(ctx, "blocked", {
-      summary: "the agent asked a question and stopped: blocked",
-      task: { ...NO_LEASE },
-      fence: { runId: run.id, leaseEpoch: e.leaseEpoch },
-      run: { id: run.id, from: ["live"], patch: { state: "exited", endedAt: ctx.now, endReason: "asked a question", class: "question", recovery: "block-question", evidence: JSON.stringify({ question: e.question, why: "the worker asked a human" }), recoveredAt: ctx.now } },
-      effects: [ask],
-    }),
-    decisions: [asked],
-  };
-});
-
-const resumeBlocked = (why: string) => (ctx: Context) => move(ctx, "queued", { summary: why, task: { continuation: { kind: "resume" }, queuedAt: ctx.now } });
-
-export const questionAnswered: EventRows<"question-answered"> = everyState(ignore("not a task"), ignore("no question waits on this task"), {
-  blocked: (ctx, e) => resumeBlocked(`question answered by ${e.author}: resumed`)(ctx),
-});
-
-export const conditionMet: EventRows<"condition-met"> = everyState(ignore("not a task"), ignore("no question waits on this task"), {
-  blocked: (ctx, e) => resumeBlocked(`condition ${e.condition} met: resumed`)(ctx),
-});
-
-export const questionExpired: EventRows<"question-expired"> = everyState(ignore("not a task"), ignore("no question waits on this task"), {
-  blocked: (ctx, e) => unchanged("question expired unanswered", [effect("comment", `question-expired:${e.decisionId}`, { issue: taskOf(ctx).issue, body: texts.questionExpired(e.question, labelsOf(ctx)) })]),
-});
+/** A run receipted a decision: the comment it came from says so (👍; GitHub has no ✅ reaction). */
+export const decisionReceipted: EventRows<"decision-receipted"> = everyState(ignore("not a task"), (_ctx, e) =>
+  e.commentId === null ? unchanged("receipt recorded") : unchanged(`decision ${e.decisionId} receipted by run ${e.runId}`, [react(e.commentId, "+1")]),
+);
 
 /** Labels on GitHub that disagree with the task: its truth is written back. */
 const restore = (ctx: Context, e: EventOf<"drift">): Decision => {

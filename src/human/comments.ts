@@ -1,0 +1,141 @@
+/**
+ * `issue_comment` webhooks: human input. A comment counts only if its author
+ * is trusted (the collaborator permission, cached briefly, or the allowlist —
+ * never `author_association`); Orchestra's own comments and other bots are
+ * ignored unless allowlisted, and everything ignored is recorded in the audit
+ * log. A command on the first line (`orchestra verify|retry|resume|hold|
+ * cancel|status|help`) is raised as a command; any other trusted comment on a
+ * managed issue or its PR answers a waiting question, or else becomes a
+ * correction for the agent. An edited command never runs again; an edited
+ * correction that no run has been handed yet replaces the original.
+ */
+import type { Db } from "../store/db.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { ConfigResult } from "../config/repo.js";
+import { repoRef, type GitHub } from "../github/port.js";
+import type { EventContext } from "../events/router.js";
+import type { CommandName } from "../machine/events.js";
+import type { Task } from "../store/generated/sqlite/client.js";
+import { judge, type Actor } from "../trust/trust.js";
+import type { PermissionCache } from "../trust/permissions.js";
+import { actorOf } from "../webhooks/issues.js";
+import { helpText, parseComment, type Parsed } from "./parse.js";
+import type { Audit } from "./audit.js";
+
+type CommentPayload = Pick<EventContext<"issue_comment.created">["payload"], "repository" | "issue">;
+
+export interface CommentDeps {
+  db: Db;
+  tasks: Tasks;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  permissions: PermissionCache;
+  audit: Audit;
+  isSelf(actor: Actor): Promise<boolean>;
+}
+
+const excerpt = (p: Parsed, body: string) => (p.kind === "text" ? body.split("\n")[0]!.slice(0, 120) : body.trim().split("\n")[0]!.slice(0, 120));
+
+export class CommentHandlers {
+  constructor(readonly deps: CommentDeps) {}
+
+  /** The task a comment is about: its issue's, or its PR's. */
+  async #taskOf(p: CommentPayload): Promise<Task | null> {
+    const repo = p.repository.full_name;
+    if (p.issue.pull_request) return this.deps.db.task.findFirst({ where: { repo, prNumber: p.issue.number } });
+    return this.deps.db.task.findUnique({ where: { repo_issue: { repo, issue: p.issue.number } } });
+  }
+
+  /** Whether the comment's author counts; when not, why (recorded in the audit log). */
+  async #trusted(ctx: EventContext<"issue_comment.created" | "issue_comment.edited">, parsed: Parsed): Promise<{ ok: true; github: Pick<GitHub, "permission" | "getBranch">; minPermission: string } | { ok: false }> {
+    const p = ctx.payload;
+    const repo = p.repository.full_name;
+    const actor = actorOf(p.comment.user);
+    const input = `comment ${p.comment.id}: ${excerpt(parsed, p.comment.body)}`;
+    const ignore = async (why: string) => {
+      await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input, why });
+      return { ok: false as const };
+    };
+    if (await this.deps.isSelf(actor)) return parsed.kind === "text" ? { ok: false } : ignore("Orchestra's own comment");
+    const cfg = await this.deps.configs.get(ctx.installationId!, repo);
+    if (!cfg.ok) return { ok: false };
+    const github: Pick<GitHub, "permission" | "getBranch"> = await ctx.github();
+    const verdict = await judge(actor, cfg.config, () => this.deps.permissions.of(github, repo, actor.login));
+    if (!verdict.trusted) return ignore(verdict.why);
+    return { ok: true, github, minPermission: cfg.config.trust.minPermission };
+  }
+
+  async created(ctx: EventContext<"issue_comment.created">): Promise<void> {
+    const p = ctx.payload;
+    const parsed = parseComment(p.comment.body ?? "");
+    const task = await this.#taskOf(p);
+    // Prose on an issue Orchestra does not manage is none of its business.
+    if (parsed.kind === "text" && (!task || parsed.isEmpty)) return;
+    const trust = await this.#trusted(ctx, parsed);
+    if (!trust.ok) return;
+    const author = p.comment.user?.login ?? "someone";
+    const commentId = p.comment.id;
+    const ref = task ? { taskId: task.id } : { subject: { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number } };
+    if (parsed.kind === "text") {
+      const question = task ? await this.#openQuestion(task.id, null) : null;
+      if (question) await this.deps.tasks.raise(ref, { kind: "question-answered", decisionId: question, author, answer: parsed.body });
+      else await this.deps.tasks.raise(ref, { kind: "correction", author, commentId, body: parsed.body });
+      return;
+    }
+    if (parsed.kind !== "command") {
+      const command: CommandName = parsed.kind === "malformed" && isCommand(parsed.command) ? parsed.command : "help";
+      await this.deps.tasks.raise(ref, { kind: "command", command, author, commentId, problem: parsed.message });
+      return;
+    }
+    const headSha = parsed.command === "verify" && task ? await this.#head(task, trust.github) : null;
+    await this.deps.tasks.raise(ref, {
+      kind: "command",
+      command: parsed.command,
+      author,
+      commentId,
+      ...(parsed.phase ? { phase: parsed.phase } : {}),
+      ...(parsed.command === "verify" ? { headSha } : {}),
+      ...(parsed.command === "help" ? { help: helpText(trust.minPermission) } : {}),
+    });
+    // A worker that asked for this sign-off gets it as the answer.
+    if (parsed.command === "verify" && task) {
+      const asked = await this.#openQuestion(task.id, `verify:${parsed.phase}`);
+      if (asked) await this.deps.tasks.raise(ref, { kind: "question-answered", decisionId: asked, author, answer: `orchestra verify ${parsed.phase}${headSha ? ` at ${headSha}` : ""}` });
+    }
+  }
+
+  /** An edited command does not run again; an edited correction not handed to any run yet replaces the original. */
+  async edited(ctx: EventContext<"issue_comment.edited">): Promise<void> {
+    const p = ctx.payload;
+    const parsed = parseComment(p.comment.body ?? "");
+    const before = parseComment((p.changes as { body?: { from?: string } } | undefined)?.body?.from ?? "");
+    if (parsed.kind !== "text" || before.kind !== "text" || parsed.isEmpty) return;
+    const task = await this.#taskOf(p);
+    if (!task) return;
+    const recorded = await this.deps.db.decision.findMany({ where: { taskId: task.id, kind: "correction", source: { startsWith: `comment:${p.comment.id}` }, supersededAt: null } });
+    const mine = recorded.filter((d) => d.source === `comment:${p.comment.id}` || d.source?.startsWith(`comment:${p.comment.id}:`));
+    if (mine.length === 0) return;
+    const handed = await this.deps.db.decisionDelivery.count({ where: { decisionId: { in: mine.map((d) => d.id) } } });
+    if (handed > 0) return; // a run already has it; the edit would not reach it as a change
+    if (!(await this.#trusted(ctx, parsed)).ok) return;
+    await this.deps.tasks.raise({ taskId: task.id }, { kind: "correction", author: p.comment.user?.login ?? "someone", commentId: p.comment.id, body: parsed.body, edited: true });
+  }
+
+  /** An unanswered question of the task: a sign-off request for `subject`, or (null) a plain question. */
+  async #openQuestion(taskId: string, subject: string | null): Promise<string | null> {
+    const q = await this.deps.db.decision.findFirst({
+      where: { taskId, kind: "question", answeredAt: null, ...(subject ? { subject } : { OR: [{ subject: null }, { subject: { not: { startsWith: "verify:" } } }] }) },
+      orderBy: { createdAt: "asc" },
+    });
+    return q?.id ?? null;
+  }
+
+  /** The head a sign-off binds: the PR head Orchestra follows, else the task branch's head on GitHub. */
+  async #head(task: Task, github: Pick<GitHub, "getBranch">): Promise<string | null> {
+    if (task.headSha) return task.headSha;
+    return (await github.getBranch(repoRef(task.repo), task.branch))?.sha ?? null;
+  }
+}
+
+function isCommand(word: string): word is CommandName {
+  return ["verify", "retry", "resume", "hold", "cancel", "status", "help"].includes(word);
+}

@@ -1,0 +1,132 @@
+/**
+ * A worker's question may wait on a condition instead of a person:
+ * `pr-merged:<owner/repo#n or pull request URL>`, `issue-closed:<n>` (in the
+ * task's repository) or `npm-version:<package@range>`. Conditions are checked
+ * on the events that can meet them (an issue closing, a PR merging) and by a
+ * bounded sweep (npm through the registry's HTTP API). A met condition answers
+ * the question with "condition met"; an unanswered question expires after
+ * seven days with one comment.
+ */
+import semver from "semver";
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
+import { errorText } from "../github/errors.js";
+import type { Tasks } from "../apply/tasks.js";
+
+export type Condition = { kind: "pr-merged"; repo: string; number: number } | { kind: "issue-closed"; number: number } | { kind: "npm-version"; pkg: string; range: string };
+
+const NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/** A condition as written, or null when it is not one of the accepted forms. */
+export function parseCondition(text: string): Condition | null {
+  const [kind, ...rest] = text.split(":");
+  const arg = rest.join(":").trim();
+  if (kind === "issue-closed") return /^\d{1,9}$/.test(arg) ? { kind, number: Number(arg) } : null;
+  if (kind === "pr-merged") {
+    const ref = /^([^#\s]+)#(\d{1,9})$/.exec(arg);
+    if (ref && NAME.test(ref[1]!)) return { kind, repo: ref[1]!, number: Number(ref[2]) };
+    const url = /^https?:\/\/[^/\s]+\/([^/\s]+\/[^/\s]+)\/pull\/(\d{1,9})\/?$/.exec(arg);
+    return url && NAME.test(url[1]!) ? { kind, repo: url[1]!, number: Number(url[2]) } : null;
+  }
+  if (kind === "npm-version") {
+    const at = arg.lastIndexOf("@");
+    if (at <= 0) return null;
+    const pkg = arg.slice(0, at);
+    const range = arg.slice(at + 1);
+    if (!/^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(pkg) || semver.validRange(range) === null) return null;
+    return { kind, pkg, range };
+  }
+  return null;
+}
+
+/** Whether the newest versions the registry lists satisfy the range (`versions` as the registry answers them). */
+export function npmSatisfied(versions: string[], range: string): boolean {
+  return semver.maxSatisfying(versions, range) !== null;
+}
+
+export interface QuestionsDeps {
+  db: Db;
+  tasks: Tasks;
+  githubFor: GitHubFor;
+  clock: { now(): Date };
+  log: Logger;
+  /** The npm registry (default https://registry.npmjs.org; ORCHESTRA_NPM_REGISTRY). */
+  npmRegistry: string;
+  fetch?: typeof fetch;
+}
+
+/** Questions checked per sweep, and how often one question's condition is asked again. */
+const BATCH = 20;
+const RECHECK_MS = 60_000;
+
+export class Questions {
+  readonly #checked = new Map<string, number>();
+  constructor(readonly deps: QuestionsDeps) {}
+
+  /** An issue closed or a PR merged: questions waiting on it are answered. */
+  async onClosed(repo: string, number: number, merged: boolean): Promise<number> {
+    const tasks = await this.deps.db.task.findMany({ where: { state: { in: ["claimed", "blocked"] } }, select: { id: true, repo: true } });
+    const repoOf = new Map(tasks.map((t) => [t.id, t.repo]));
+    const open = await this.#open(tasks.map((t) => t.id));
+    let met = 0;
+    for (const q of open) {
+      const c = parseCondition(q.condition!);
+      const hit = c?.kind === "issue-closed" ? repoOf.get(q.taskId) === repo && c.number === number : c?.kind === "pr-merged" ? merged && c.repo === repo && c.number === number : false;
+      if (hit && (await this.#met(q.taskId, q.id, q.condition!))) met++;
+    }
+    return met;
+  }
+
+  /** Sweep: expired questions get their one comment; conditions are asked again, a few at a time. */
+  async sweep(): Promise<{ expired: number; met: number }> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    let expired = 0;
+    const stale = await db.decision.findMany({ where: { kind: "question", answeredAt: null, expiresAt: { lt: now } }, take: BATCH });
+    for (const q of stale) {
+      const r = await this.deps.tasks.raise({ taskId: q.taskId }, { kind: "question-expired", decisionId: q.id, question: q.body });
+      if (r.outcome !== "refused") expired++;
+    }
+    const waiting = (await db.decision.findMany({ where: { kind: "question", answeredAt: null, condition: { not: null } }, orderBy: { createdAt: "asc" }, take: 200 })).filter(
+      (q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS,
+    );
+    let met = 0;
+    for (const q of waiting.slice(0, BATCH)) {
+      this.#checked.set(q.id, now.getTime());
+      try {
+        if ((await this.#holds(q.taskId, q.condition!)) && (await this.#met(q.taskId, q.id, q.condition!))) met++;
+      } catch (err) {
+        this.deps.log.warn({ question: q.id, condition: q.condition, err: errorText(err) }, "could not check a question's condition; the next sweep asks again");
+      }
+    }
+    return { expired, met };
+  }
+
+  async #open(taskIds: string[]) {
+    return this.deps.db.decision.findMany({ where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, condition: { not: null } } });
+  }
+
+  async #met(taskId: string, decisionId: string, condition: string): Promise<boolean> {
+    const r = await this.deps.tasks.raise({ taskId }, { kind: "condition-met", decisionId, condition });
+    return r.outcome !== "refused";
+  }
+
+  /** Asks GitHub or the registry whether the condition holds now. */
+  async #holds(taskId: string, text: string): Promise<boolean> {
+    const c = parseCondition(text);
+    if (!c) return false;
+    const task = await this.deps.db.task.findUnique({ where: { id: taskId } });
+    if (!task) return false;
+    if (c.kind === "npm-version") {
+      const res = await (this.deps.fetch ?? fetch)(`${this.deps.npmRegistry.replace(/\/$/, "")}/${c.pkg.replace("/", "%2F")}`, { headers: { accept: "application/vnd.npm.install-v1+json" }, signal: AbortSignal.timeout(15_000) });
+      if (res.status === 404) return false;
+      if (!res.ok) throw new Error(`npm registry answered ${res.status} for ${c.pkg}`);
+      const doc = (await res.json()) as { versions?: Record<string, unknown> };
+      return npmSatisfied(Object.keys(doc.versions ?? {}), c.range);
+    }
+    const gh: Pick<GitHub, "getIssue" | "getPull"> = await this.deps.githubFor(task.installationId);
+    if (c.kind === "issue-closed") return (await gh.getIssue(repoRef(task.repo), c.number))?.state === "closed";
+    return (await gh.getPull(repoRef(c.repo), c.number))?.merged === true;
+  }
+}
