@@ -51,10 +51,11 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "review-submitted": "· · · queued · · · ·",
   command: "✗illegal ✗illegal ✗illegal ✗illegal ✗illegal queued queued ✗illegal",
   correction: "· ·+ ·+ ·+ · ·+ ·+ ·",
+  "decision-receipted": "· ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   "decision-requested": "✗superseded ✗superseded blocked ✗superseded ✗superseded ✗superseded ✗superseded ✗superseded",
-  "question-answered": "· · · · · queued · ·",
-  "condition-met": "· · · · · queued · ·",
-  "question-expired": "· · · · · ·+ · ·",
+  "question-answered": "· · ·+ · · queued · ·",
+  "condition-met": "· · ·+ · · queued · ·",
+  "question-expired": "· · ·+ · · ·+ · ·",
   drift: "· ·+ ·+ ·+ ·+ ·+ ·+ ·+",
 };
 
