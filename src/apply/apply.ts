@@ -83,8 +83,8 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
     // Same subject, or the same source and its edits (`comment:7` and `comment:7:…`, never `comment:70`).
     const [clause, args] = "subject" in x.supersedes ? [`"subject" = ?`, [x.supersedes.subject]] : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
     steps.push({
-      sql: `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND ${clause} AND "supersededAt" IS NULL AND "source" <> ? AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
-      args: [now, taskId, ...args, x.source, x.source],
+      sql: `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND "kind" = ? AND ${clause} AND "supersededAt" IS NULL AND "source" <> ? AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
+      args: [now, taskId, x.kind, ...args, x.source, x.source],
     });
   }
   return steps;

@@ -11,6 +11,13 @@ import type { Tasks } from "../apply/tasks.js";
 export class Rewrites {
   constructor(readonly deps: { db: Db; tasks: Tasks }) {}
 
+  /** Any push to a task's branch: the task follows its head. */
+  async onPush(repo: string, branch: string, after: string): Promise<void> {
+    if (/^0+$/.test(after)) return;
+    const task = await this.deps.db.task.findFirst({ where: { repo, branch } });
+    if (task) await this.deps.tasks.raise({ taskId: task.id }, { kind: "branch-pushed", branch, headSha: after });
+  }
+
   async onForcedPush(github: Pick<GitHub, "compare">, repo: string, branch: string, before: string, after: string, pusher: string): Promise<boolean> {
     if (/^0+$/.test(before) || /^0+$/.test(after)) return false; // created or deleted
     const task = await this.deps.db.task.findFirst({ where: { repo, branch } });

@@ -42,6 +42,7 @@ export class SubmissionHandlers {
     const prefix = await this.deps.branchPrefixOf(ctx.installationId, repository.full_name);
     if (prefix && branch.startsWith(prefix)) {
       if (ctx.payload.forced) await this.deps.rewrites.onForcedPush(await ctx.github(), repository.full_name, branch, ctx.payload.before, ctx.payload.after, ctx.payload.sender?.login ?? "someone");
+      await this.deps.rewrites.onPush(repository.full_name, branch, ctx.payload.after);
       return;
     }
     await this.deps.base.onPush(await ctx.github(), ctx.installationId, repository.full_name, branch);

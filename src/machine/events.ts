@@ -106,6 +106,8 @@ export type TaskEvent =
     }
   | { kind: "base-moved"; pr: PullFact; mergeable: "behind" | "conflicting"; baseSha: string }
   | { kind: "pr-synchronized"; pr: PullFact }
+  /** A push moved the task's branch: sign-offs given for an older head are stale now. */
+  | { kind: "branch-pushed"; branch: string; headSha: string }
   /** A forced push to the task's branch dropped commits that were on it. */
   | { kind: "branch-rewritten"; branch: string; before: string; after: string; dropped: number; pusher: string }
   | {
@@ -169,6 +171,7 @@ export const EVENT_KINDS = [
   "pr-merged",
   "pr-closed",
   "pr-synchronized",
+  "branch-pushed",
   "branch-rewritten",
   "check-failed",
   "base-moved",

@@ -58,6 +58,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   },
   "base-moved": { kind: "base-moved", pr: PR, mergeable: "conflicting", baseSha: "b".repeat(40) },
   "pr-synchronized": { kind: "pr-synchronized", pr: { number: 7, headSha: "i".repeat(40) } },
+  "branch-pushed": { kind: "branch-pushed", branch: "agent/issue-12", headSha: "j".repeat(40) },
   "branch-rewritten": { kind: "branch-rewritten", branch: "agent/issue-12", before: "b".repeat(40), after: "a".repeat(40), dropped: 2, pusher: "agent-bot" },
   "review-submitted": { kind: "review-submitted", pr: PR, review: "changes_requested", reviewId: 5, author: "alice", body: "Rename it", comments: [] },
   command: { kind: "command", command: "retry", author: "alice", commentId: 42 },

@@ -13,7 +13,7 @@ import { runExited } from "./rows/exits.js";
 import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
-import { baseMoved, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
+import { baseMoved, branchPushed, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
 import { commandRows, correction, decisionReceipted, drift } from "./rows/human.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
@@ -42,6 +42,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "pr-merged": prMerged,
   "pr-closed": prClosed,
   "pr-synchronized": prSynchronized,
+  "branch-pushed": branchPushed,
   "branch-rewritten": branchRewritten,
   "check-failed": checkFailed,
   "base-moved": baseMoved,
@@ -82,6 +83,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "pr-merged": "`pull_request.closed` merged",
   "pr-closed": "`pull_request.closed` without merging",
   "pr-synchronized": "`pull_request.synchronize`: the PR's head moved",
+  "branch-pushed": "a `push` to the task's branch",
   "branch-rewritten": "a forced `push` to the task's branch dropped commits",
   "check-failed": "a check on the PR head failed, classified",
   "base-moved": "the base branch moved under the PR",

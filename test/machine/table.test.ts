@@ -45,6 +45,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "pr-merged": "· done done done done done done done",
   "pr-closed": "· · · blocked · · · ·",
   "pr-synchronized": "· · · review · · · ·",
+  "branch-pushed": "· queued claimed review · blocked failed ·",
   "branch-rewritten": "· blocked ·+ blocked · · · ·",
   "check-failed": "· · · queued · · · ·",
   "base-moved": "· · · queued · · · ·",

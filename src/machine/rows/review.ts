@@ -95,6 +95,14 @@ export const prSynchronized: EventRows<"pr-synchronized"> = everyState(ignore("n
   return move(ctx, task.state, { summary: `pull request #${e.pr.number} head moved to ${e.pr.headSha.slice(0, 12)}`, task: { headSha: e.pr.headSha } });
 });
 
+/** A push to the task's branch: the head Orchestra follows (and sign-offs are checked against) moves. */
+export const branchPushed: EventRows<"branch-pushed"> = everyState(ignore("not a task"), (ctx, e) => {
+  const task = taskOf(ctx);
+  if (task.branch !== e.branch || task.headSha === e.headSha) return unchanged("already at this head");
+  if (task.state === "done" || task.state === "cancelled") return unchanged("the task is finished");
+  return move(ctx, task.state, { summary: `${e.branch} moved to ${e.headSha.slice(0, 12)}`, task: { headSha: e.headSha } });
+});
+
 /**
  * A forced push to the task's branch dropped commits that were on it: work
  * someone pushed may be lost, which no mechanical recovery can judge. A task
