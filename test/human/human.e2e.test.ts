@@ -5,6 +5,8 @@
  * signed webhooks into the real App, the fake GitHub behind it.
  */
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
@@ -169,5 +171,48 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const view = await decisions(5);
     expect(view.find((d) => d.kind === "verify")).toMatchObject({ subject: "verify:plan", headSha: head, stale: true });
     expect(view.find((d) => d.kind === "question")).not.toHaveProperty("supersededAt");
+  });
+
+  test("a plain question is answered by the next trusted reply; an npm-version condition is met through the registry; an unreceipted correction is flagged", async () => {
+    // A registry on 127.0.0.1 that knows one package.
+    const versions: Record<string, unknown> = { "1.0.0": {} };
+    const registry = createServer((req, res) => {
+      if (req.url === "/left-pad") res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ name: "left-pad", versions }));
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    const port = (registry.address() as AddressInfo).port;
+    try {
+      rig = await startRig({ provider, env: { ORCHESTRA_NPM_REGISTRY: `http://127.0.0.1:${port}` } });
+      w = await rig.worker();
+      await rig.queue(6);
+      const run = (await w.claim()).body.run;
+      await w.call("POST", `/api/v1/runs/${run.id}/decision-requests`, { leaseEpoch: run.leaseEpoch, question: "Postgres or SQLite?" });
+      expect((await rig.task(6)).task.state).toBe("blocked");
+      await comment(6, "eve", "SQLite!"); // not trusted: no answer
+      expect((await rig.task(6)).task.state).toBe("blocked");
+      await comment(6, "alice", "PostgreSQL, please.");
+      expect((await rig.task(6)).task.state).toBe("queued");
+      const next = (await w.claim()).body;
+      expect(next.decisions).toEqual([expect.objectContaining({ kind: "answer", body: "PostgreSQL, please.", author: "alice" })]);
+
+      // A question waiting on a release: not met at 1.0.0, met once 1.1.0 is published.
+      await w.call("POST", `/api/v1/runs/${next.run.id}/decision-requests`, { leaseEpoch: next.run.leaseEpoch, question: "Wait for left-pad 1.1?", condition: "npm-version:left-pad@>=1.1.0" });
+      await rig.sweep();
+      expect((await rig.task(6)).task.state).toBe("blocked");
+      versions["1.1.0"] = {};
+      rig.clock.offsetMs += 61_000;
+      expect((await rig.sweep()).questions).toBe(1);
+      const third = (await w.claim()).body;
+      expect(third.decisions.map((d: { body: string }) => d.body)).toContain("condition met: npm-version:left-pad@>=1.1.0");
+
+      // Handed out three times without a receipt: flagged in the task view.
+      await comment(6, "alice", "Remember the migration.");
+      for (let i = 0; i < 3; i++) await beat(third.run);
+      const flagged = (await decisions(6)).find((d) => d.kind === "correction");
+      expect(flagged).toMatchObject({ unreceipted: true });
+    } finally {
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
   });
 });
