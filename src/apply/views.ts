@@ -78,6 +78,7 @@ export function taskFromSql(r: Record<string, unknown>): Task {
     id: String(r["id"]),
     installationId: num(r["installationId"]),
     repo: String(r["repo"]),
+    repoId: r["repoId"] === null || r["repoId"] === undefined ? null : num(r["repoId"]),
     issue: num(r["issue"]),
     title: String(r["title"]),
     body: String(r["body"]),
