@@ -2,8 +2,8 @@
  * GitHub's answers (REST items, GraphQL nodes) mapped to the port's domain
  * types. Pure functions: the adapter (octokit.ts) fetches, these translate.
  */
-import { GitHubError, type BlockerInfo, type CheckRunInfo, type PullInfo, type PullMergeability, type ReviewCommentInfo } from "./port.js";
-import type { ClosingPullNode, OpenPullNode } from "./queries.js";
+import { GitHubError, type BlockerInfo, type CheckRunInfo, type LabelledIssue, type PullInfo, type PullMergeability, type ReviewCommentInfo } from "./port.js";
+import type { ClosingPullNode, IssuesLabelledQuery, OpenPullNode } from "./queries.js";
 
 export type RawPull = {
   number: number;
@@ -134,4 +134,27 @@ export function logTail(text: string, lines: number): string {
   while (all.length && all[all.length - 1]!.trim() === "") all.pop();
   const tail = lines > 0 ? all.slice(-Math.floor(lines)).join("\n") : "";
   return tail.length > LOG_TAIL_MAX_CHARS ? tail.slice(-LOG_TAIL_MAX_CHARS) : tail;
+}
+
+type LabelledNode = NonNullable<NonNullable<NonNullable<IssuesLabelledQuery["repository"]>["issues"]["nodes"]>[number]>;
+
+/** An issue from the reconcile query; `asked`: the labels whose last adder is kept. */
+export function toLabelledIssue(n: LabelledNode, asked: string[]): LabelledIssue {
+  const wanted = new Set(asked.map((l) => l.toLowerCase()));
+  const labelledBy = new Map<string, LabelledIssue["labelledBy"][number]>();
+  for (const e of n.timelineItems.nodes ?? []) {
+    if (!e?.label || !e.actor || !wanted.has(e.label.name.toLowerCase())) continue;
+    labelledBy.set(e.label.name.toLowerCase(), { label: e.label.name, actor: e.actor.login, actorType: e.actor.__typename as LabelledIssue["labelledBy"][number]["actorType"], at: e.createdAt ?? "" });
+  }
+  return {
+    number: n.number,
+    state: n.state === "OPEN" ? "open" : "closed",
+    isPullRequest: false,
+    title: n.title,
+    body: n.body,
+    labels: (n.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
+    labelledBy: [...labelledBy.values()],
+    subIssues: (n.subIssues.nodes ?? []).flatMap((s) => (s ? [{ repo: s.repository.nameWithOwner, number: s.number, state: s.state === "OPEN" ? ("open" as const) : ("closed" as const) }] : [])),
+    subIssuesTotal: n.subIssues.totalCount,
+  };
 }

@@ -4,10 +4,10 @@
  * queries.ts; mappers.ts turns GitHub's answers into the port's types.
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type GitHub, type Permission, type PullMergeability, type RepoRef } from "./port.js";
+import { GitHubError, type GitHub, type LabelledIssue, type Permission, type PullMergeability, type RepoRef } from "./port.js";
 import { call, maybe } from "./errors.js";
-import { closingPullToPull, logTail, toBlocker, toCheckRun, toMergeability, toPull, toReviewComment, type RawBlocker, type RawPull } from "./mappers.js";
-import { CLOSING_PULLS, OPEN_PULLS_INTO, type ClosingPullsQuery, type OpenPullsIntoQuery } from "./queries.js";
+import { closingPullToPull, logTail, toBlocker, toCheckRun, toLabelledIssue, toMergeability, toPull, toReviewComment, type RawBlocker, type RawPull } from "./mappers.js";
+import { CLOSING_PULLS, ISSUES_LABELLED, OPEN_PULLS_INTO, type ClosingPullsQuery, type IssuesLabelledQuery, type OpenPullsIntoQuery } from "./queries.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -96,6 +96,20 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
         octokit.paginate(rest.pulls.listCommentsForReview, { ...r, pull_number: pull, review_id: reviewId, per_page: 100, ...read() }),
       );
       return items.map(toReviewComment);
+    },
+    async issuesLabelled(r, labels) {
+      const out: LabelledIssue[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const after: string | null = cursor;
+        const data: IssuesLabelledQuery = await call("issues by label", () => octokit.graphql<IssuesLabelledQuery>(ISSUES_LABELLED, { owner: r.owner, repo: r.repo, labels, cursor: after, ...read() }));
+        if (!data.repository) throw new GitHubError("issues by label", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        const page = data.repository.issues;
+        for (const n of page.nodes ?? []) if (n) out.push(toLabelledIssue(n, labels));
+        if (!page.pageInfo.hasNextPage) return out;
+        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after) throw new GitHubError("issues by label", undefined, "a next page without a new cursor", false);
+        cursor = page.pageInfo.endCursor;
+      }
     },
     async openPullsInto(r, base) {
       const out: PullMergeability[] = [];

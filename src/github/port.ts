@@ -128,6 +128,21 @@ export interface PullMergeability {
   checks: string | null;
 }
 
+/** An issue carrying one of the labels asked for, as the reconcile sweep reads it. */
+export interface LabelledIssue {
+  number: number;
+  state: "open" | "closed";
+  isPullRequest: false;
+  title: string;
+  body: string;
+  labels: string[];
+  /** Who last added each of the labels asked for, and when (from the issue's timeline). */
+  labelledBy: Array<{ label: string; actor: string; actorType: "User" | "Bot" | "Organization" | "Mannequin" | "EnterpriseUserAccount"; at: string }>;
+  /** Its sub-issues, open or closed (the first 50), and how many it has in all. */
+  subIssues: Array<{ repo: string; number: number; state: "open" | "closed" }>;
+  subIssuesTotal: number;
+}
+
 export interface GitHub {
   getIssue(r: RepoRef, number: number): Promise<IssueInfo | null>;
   /** The issue's labels; null when the issue does not exist (any more). */
@@ -162,6 +177,12 @@ export interface GitHub {
   pullsForCommit(r: RepoRef, sha: string): Promise<PullInfo[]>;
   /** A review's inline comments (every page). */
   reviewComments(r: RepoRef, pull: number, reviewId: number): Promise<ReviewCommentInfo[]>;
+  /**
+   * Issues (not PRs) of the repository carrying any of `labels`, open and
+   * closed, with their labels, who added the asked-for labels, and their
+   * sub-issues: one GraphQL query per 100 issues (all pages).
+   */
+  issuesLabelled(r: RepoRef, labels: string[]): Promise<LabelledIssue[]>;
   /** Open pull requests into `base` with their mergeability, merge state, review decision and checks: one GraphQL query per 100. */
   openPullsInto(r: RepoRef, base: string): Promise<PullMergeability[]>;
 

@@ -73,3 +73,34 @@ export interface OpenPullsIntoQuery {
     };
   } | null;
 }
+
+export const ISSUES_LABELLED = `query IssuesLabelled($owner: String!, $repo: String!, $labels: [String!], $cursor: String) {
+  repository(owner: $owner, name: $repo) {
+    issues(labels: $labels, states: [OPEN, CLOSED], first: 100, after: $cursor, orderBy: {field: CREATED_AT, direction: ASC}) {
+      nodes {
+        number state title body
+        labels(first: 20) { nodes { name } }
+        timelineItems(itemTypes: [LABELED_EVENT], last: 20) { nodes { ... on LabeledEvent { createdAt label { name } actor { __typename login } } } }
+        subIssues(first: 50) { totalCount nodes { number state repository { nameWithOwner } } }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+export interface IssuesLabelledQuery {
+  repository: {
+    issues: {
+      nodes: Array<{
+        number: number;
+        state: "OPEN" | "CLOSED";
+        title: string;
+        body: string;
+        labels: { nodes: Array<{ name: string } | null> | null } | null;
+        timelineItems: { nodes: Array<{ createdAt?: string; label?: { name: string } | null; actor?: { __typename: string; login: string } | null } | null> | null };
+        subIssues: { totalCount: number; nodes: Array<{ number: number; state: "OPEN" | "CLOSED"; repository: { nameWithOwner: string } } | null> | null };
+      } | null> | null;
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+  } | null;
+}
