@@ -140,7 +140,11 @@ export type TaskEvent =
   | { kind: "condition-met"; decisionId: string; condition: string }
   | { kind: "question-expired"; decisionId: string; question: string }
   // --- reconciliation
-  | { kind: "drift"; labels: string[] };
+  | { kind: "drift"; labels: string[] }
+  /** A failed task whose sub-issues are all closed: superseded by them. */
+  | { kind: "sub-issues-closed"; subIssues: string[] }
+  /** The App was uninstalled or suspended, or the repository removed from the installation. */
+  | { kind: "installation-removed"; why: string };
 
 export type EventKind = TaskEvent["kind"];
 export type EventOf<K extends EventKind> = Extract<TaskEvent, { kind: K }>;
@@ -184,6 +188,8 @@ export const EVENT_KINDS = [
   "condition-met",
   "question-expired",
   "drift",
+  "sub-issues-closed",
+  "installation-removed",
 ] as const satisfies readonly EventKind[];
 
 /** The run an event is about, when it names one. */

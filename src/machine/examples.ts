@@ -69,6 +69,8 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "condition-met": { kind: "condition-met", decisionId: "q1", condition: "issue-closed:3" },
   "question-expired": { kind: "question-expired", decisionId: "q1", question: "Keep the old API?" },
   drift: { kind: "drift", labels: ["agent:queued", "agent:failed"] },
+  "sub-issues-closed": { kind: "sub-issues-closed", subIssues: ["acme/app#13", "acme/app#14"] },
+  "installation-removed": { kind: "installation-removed", why: "the App was uninstalled" },
 };
 
 /** Events about a run that already ended: the example claimed task holds an ended run for them. */

@@ -14,7 +14,7 @@ import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { baseMoved, branchPushed, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
-import { commandRows, correction, decisionReceipted, drift } from "./rows/human.js";
+import { commandRows, correction, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
@@ -55,6 +55,8 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "condition-met": conditionMet,
   "question-expired": questionExpired,
   drift,
+  "sub-issues-closed": subIssuesClosed,
+  "installation-removed": installationRemoved,
 };
 
 /** What raises each event, for the generated table in docs/design.md. */
@@ -96,6 +98,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "condition-met": "a question's condition came true",
   "question-expired": "a question stayed unanswered for 7 days",
   drift: "reconciliation found GitHub's labels differ from the task",
+  "sub-issues-closed": "reconciliation or `sub_issues`: every sub-issue of a failed parent is closed",
+  "installation-removed": "`installation.deleted`/`suspend`, or the repository removed from the installation",
 };
 
 export function decide(ctx: Context, e: TaskEvent): Decision {

@@ -34,6 +34,14 @@ export const texts = {
     return `Pull request #${prNumber} was closed without merging, so this task is now blocked. To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
   },
 
+  driftRestored(found: string[], want: string | null, state: string): string {
+    return `The agent labels on this issue were changed by hand (${found.length ? found.map((l) => `\`${l}\``).join(", ") : "none"}); Orchestra put back ${want ? `\`${want}\`` : "no label"}, because the task is ${state}. The labels show what Orchestra is doing, so they follow the task: to change the task, comment \`orchestra hold\`, \`orchestra retry\`, \`orchestra resume\` or \`orchestra cancel\` (\`orchestra help\` lists them).`;
+  },
+
+  superseded(subIssues: string[]): string {
+    return `Every sub-issue of this issue is closed (${subIssues.join(", ")}), so the agents' failure here no longer stands in the way: Orchestra removed its label and considers the task done. If the sub-issues cover everything this issue asked for, close it.`;
+  },
+
   breakerOpened(repo: string, klass: string, runs: string[], until: Date): string {
     return `Orchestra stopped claiming work in ${repo}: ${runs.length} runs in a row ended \`${klass}\`, which usually means something outside the agents is broken (a provider outage, a broken runner, a bad base branch).\n\nRuns: ${runs.map((r) => `\`${r}\``).join(", ")}\n\nClaims resume at ${until.toISOString()} with one probe run; if it ends \`${klass}\` again the pause starts over, otherwise claiming goes back to normal. Queued tasks show \`waitingFor: breaker\` in the operator API meanwhile. Runs that died of infrastructure failures did not use up their tasks' attempts.`;
   },

@@ -57,7 +57,9 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "question-answered": "· · ·+ · · queued · ·",
   "condition-met": "· · ·+ · · queued · ·",
   "question-expired": "· · ·+ · · ·+ · ·",
-  drift: "· ·+ ·+ ·+ ·+ ·+ ·+ ·+",
+  drift: "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
+  "sub-issues-closed": "· · · · · · done ·",
+  "installation-removed": "· cancelled cancelled cancelled · cancelled cancelled ·",
 };
 
 function token(d: Decision): string {

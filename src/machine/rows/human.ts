@@ -9,7 +9,8 @@ import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, NewDecision } from "../decision.js";
 import type { CommandName, EventOf } from "../events.js";
 import type { State, TaskState } from "../model.js";
-import { effect, everyState, ignore, labelEffect, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+import { effect, everyState, ignore, labelEffect, labelsOf, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+import { stateLabelsOf } from "../model.js";
 
 export const react = (commentId: number, content: "rocket" | "confused" | "eyes" | "+1") => effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
 
@@ -108,13 +109,48 @@ export const decisionReceipted: EventRows<"decision-receipted"> = everyState(ign
   e.commentId === null ? unchanged("receipt recorded") : unchanged(`decision ${e.decisionId} receipted by run ${e.runId}`, [react(e.commentId, "+1")]),
 );
 
-/** Labels on GitHub that disagree with the task: its truth is written back. */
+/**
+ * Labels on GitHub that disagree with the task: the task's truth is written
+ * back, with one comment per change that says how to change a task instead
+ * (a hand-edited state label is restored, never adopted: commands are the
+ * way to steer). The queue label is the exception — adding it is handled as
+ * queueing when it happens.
+ */
 const restore = (ctx: Context, e: EventOf<"drift">): Decision => {
   const task = taskOf(ctx);
   const want = task.label;
   const wrong = e.labels.filter((l) => l !== want);
   if (wrong.length === 0 && (want === null || e.labels.includes(want))) return unchanged("labels already match");
-  return unchanged(`labels on GitHub (${e.labels.join(", ") || "none"}) restored to ${want ?? "none"}`, [{ ...labelEffect(ctx, task.id, task.version, want), key: `drift:${task.id}:v${task.version}:${e.labels.join(",")}` }]);
+  const key = `drift:${task.id}:v${task.version}:${e.labels.join(",")}`;
+  const explain = effect("comment", `drift-explained:${task.id}:v${task.version}`, { issue: task.issue, body: texts.driftRestored(e.labels, want, task.state) });
+  const open = task.state !== "done" && task.state !== "cancelled";
+  return unchanged(`labels on GitHub (${e.labels.join(", ") || "none"}) restored to ${want ?? "none"}`, [{ ...labelEffect(ctx, task.id, task.version, want), key }, ...(open ? [explain] : [])]);
 };
 
-export const drift: EventRows<"drift"> = everyState(ignore("not a task"), restore);
+/** An issue Orchestra has no task for carries agent:* labels (a closed one, or a label with nothing behind it): they go. */
+const clear = (ctx: Context, e: EventOf<"drift">): Decision => {
+  const labels = labelsOf(ctx);
+  const stray = e.labels.filter((l) => stateLabelsOf(labels).includes(l));
+  if (stray.length === 0) return unchanged("no agent labels");
+  return unchanged(`agent labels with no task removed: ${stray.join(", ")}`, [
+    effect("label", `drift:none:${ctx.subject.repo}#${ctx.subject.issue}:${stray.join(",")}`, { issue: ctx.subject.issue, label: null, others: stray }),
+  ]);
+};
+
+export const drift: EventRows<"drift"> = everyState(clear, restore);
+
+/** A failed parent whose sub-issues are all closed is done: the label goes, with one comment proposing to close it. */
+export const subIssuesClosed: EventRows<"sub-issues-closed"> = everyState(ignore("not a task"), ignore("only a failed parent is superseded"), {
+  failed: (ctx, e) =>
+    move(ctx, "done", {
+      summary: `superseded: its sub-issues ${e.subIssues.join(", ")} are all closed`,
+      effects: [effect("comment", `superseded:${taskOf(ctx).id}`, { issue: taskOf(ctx).issue, body: texts.superseded(e.subIssues) })],
+    }),
+});
+
+/** The App lost access: work there stops (history kept), a live lease is revoked. */
+export const installationRemoved: EventRows<"installation-removed"> = everyState(ignore("not a task"), (ctx, e) => {
+  const task = taskOf(ctx);
+  if (task.state === "done" || task.state === "cancelled") return unchanged("already finished");
+  return move(ctx, "cancelled", { summary: `cancelled: ${e.why}`, task: { ...NO_LEASE }, ...revokeLive(ctx, e.why) });
+});
