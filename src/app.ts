@@ -35,6 +35,7 @@ import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
+import { Retention } from "./reconcile/retention.js";
 import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { IssueHandlers } from "./webhooks/issues.js";
@@ -160,7 +161,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, installations, configs, clock, log });
+  const retention = new Retention({ database, policy: env.retention, clock, log });
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, retention, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {

@@ -8,6 +8,7 @@ import { ConfigError, parseEnv } from "../config/env.js";
 import { openDatabase } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { classifyArgs, classifyCommand, readAll } from "./classify.js";
+import { pruneArgs, pruneCommand } from "./prune.js";
 
 const USAGE = `usage: orchestra <command>
 
@@ -19,6 +20,8 @@ commands:
                                GitHub writes Orchestra recorded: pending, running, done, dropped,
                                dry-run (would have done) or parked (gave up; see its errors)
   effects replay <effect-id>   put a parked effect back in the queue once its cause is fixed
+  prune [--dry-run] [--json]   delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL);
+                               --dry-run: count them, delete nothing
   classify [--batch]           what Orchestra would do with a run: reads the facts document (JSON) on stdin
                                and prints {class, recovery, evidence}; --batch: an array in, an array out
 
@@ -117,6 +120,12 @@ async function main(argv: string[]): Promise<void> {
         const why = e.state === "parked" || e.state === "pending" ? (last ? `  last error: ${last}` : "") : e.note ? `  ${e.note}` : "";
         process.stdout.write(`${e.id}  ${e.kind}  ${e.state}  attempts=${e.attempts}  task=${e.task ?? "-"}${why}\n`);
       }
+      return;
+    }
+    case "prune": {
+      const args = pruneArgs(rest);
+      if ("error" in args) die(2, args.error);
+      process.exitCode = await pruneCommand(args.flags, { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
       return;
     }
     case "classify": {

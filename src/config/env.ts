@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { DEFAULT_RETENTION, GITHUB_REDELIVERY_DAYS, MIN_DELIVERIES_DAYS, type RetentionPolicy } from "../reconcile/retention.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
@@ -20,6 +21,17 @@ const pem = z
   .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
     message: "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
   });
+
+/** A whole number of `unit` between `min` and `max`, defaulting to `fallback`; `why` explains the minimum. */
+function whole(unit: string, min: number, max: number, fallback: number, why = "") {
+  return z
+    .string()
+    .regex(/^[0-9]+$/, `must be a whole number of ${unit}, e.g. ${fallback}`)
+    .transform(Number)
+    .refine((n) => n >= min, `must be at least ${min} ${min === 1 ? unit.replace(/s$/, "") : unit}${why}`)
+    .refine((n) => n <= max, `must be at most ${max} ${unit}`)
+    .default(fallback);
+}
 
 const schema = z.object({
   APP_ID: z
@@ -55,6 +67,18 @@ const schema = z.object({
   NODE_ENV: z.string().optional(),
   ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
   ORCHESTRA_NPM_REGISTRY: z.string().url("must be an http(s) URL, e.g. https://registry.npmjs.org").default("https://registry.npmjs.org"),
+  ORCHESTRA_RETENTION_DELIVERIES_DAYS: whole(
+    "days",
+    MIN_DELIVERIES_DAYS,
+    36_500,
+    DEFAULT_RETENTION.deliveriesDays,
+    `: GitHub redelivers a delivery with the same id for ${GITHUB_REDELIVERY_DAYS} days, and the inbox recognises the redelivery as a duplicate only while its row is kept`,
+  ),
+  ORCHESTRA_RETENTION_EFFECTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.effectsDays),
+  ORCHESTRA_RETENTION_IDEMPOTENCY_HOURS: whole("hours", 1, 876_000, DEFAULT_RETENTION.idempotencyHours),
+  ORCHESTRA_RETENTION_SWEEP_REPORTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.sweepReportsDays),
+  ORCHESTRA_RETENTION_AUDIT_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.auditDays),
+  ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole("minutes", 0, 525_600, DEFAULT_RETENTION.intervalMinutes, " (0 turns scheduled pruning off)"),
 });
 
 export interface Credentials {
@@ -76,6 +100,8 @@ export interface Env {
   dryRun: boolean;
   /** Where `npm-version:` question conditions are checked (ORCHESTRA_NPM_REGISTRY). */
   npmRegistry: string;
+  /** How long old rows are kept, and how often the service prunes (ORCHESTRA_RETENTION_*). */
+  retention: RetentionPolicy;
   /** Present when the App is registered; absent means Probot's setup page runs. */
   credentials: Credentials | undefined;
 }
@@ -125,5 +151,13 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
   }
   const baseUrl = e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : undefined;
   const dryRun = e.ORCHESTRA_DRY_RUN === "true" || e.ORCHESTRA_DRY_RUN === "1";
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, credentials };
+  const retention: RetentionPolicy = {
+    deliveriesDays: e.ORCHESTRA_RETENTION_DELIVERIES_DAYS,
+    effectsDays: e.ORCHESTRA_RETENTION_EFFECTS_DAYS,
+    idempotencyHours: e.ORCHESTRA_RETENTION_IDEMPOTENCY_HOURS,
+    sweepReportsDays: e.ORCHESTRA_RETENTION_SWEEP_REPORTS_DAYS,
+    auditDays: e.ORCHESTRA_RETENTION_AUDIT_DAYS,
+    intervalMinutes: e.ORCHESTRA_RETENTION_INTERVAL_MINUTES,
+  };
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, credentials };
 }

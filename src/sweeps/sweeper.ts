@@ -19,6 +19,7 @@ import type { Claims } from "../claims/claims.js";
 import type { Blockers } from "../blockers/blockers.js";
 import type { Breaker } from "../gates/breaker.js";
 import type { Questions } from "../human/conditions.js";
+import { totalOf, type Retention } from "../reconcile/retention.js";
 
 export interface SweepReport {
   expired: number;
@@ -33,6 +34,8 @@ export interface SweepReport {
   breakers: number;
   /** Questions expired, or answered by a condition that came true. */
   questions: number;
+  /** Old rows retention deleted (it runs at most once an interval). */
+  pruned: number;
 }
 
 export interface SweeperDeps {
@@ -43,6 +46,8 @@ export interface SweeperDeps {
   blockers: Pick<Blockers, "sweep">;
   breaker: Pick<Breaker, "sweep">;
   questions: Pick<Questions, "sweep">;
+  /** Retention: prunes old rows when due (optional). */
+  retention?: Pick<Retention, "sweep">;
   installations: Installations;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
@@ -63,7 +68,7 @@ export class Sweeper {
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
-    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0 };
+    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0, pruned: 0 };
 
     const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
     for (const task of expired) {
@@ -105,6 +110,12 @@ export class Sweeper {
     const breaker = await this.deps.breaker.sweep();
     out.breakers = breaker.closed + breaker.reopened;
     out.dispatched = await this.#dispatch(notHeld, out);
+    const pruned = await this.deps.retention?.sweep().catch((err: unknown) => {
+      out.errors++;
+      this.deps.log.warn({ err: errText(err) }, "sweep: retention could not prune old rows; it tries again after its interval");
+      return null;
+    });
+    out.pruned = pruned ? totalOf(pruned.counts) : 0;
     return out;
   }
 

@@ -1,0 +1,143 @@
+/**
+ * `orchestra prune [--dry-run] [--json]`: deletes now what the service's
+ * retention would delete on its schedule (the ORCHESTRA_RETENTION_* settings
+ * of the environment), in batches until nothing older is left. It changes
+ * the database, so like `migrate` it opens it directly (DATABASE_URL) rather
+ * than asking a running service.
+ */
+import { existsSync } from "node:fs";
+import { ConfigError, parseEnv } from "../config/env.js";
+import { openDatabase, providerOf, redact, sqlitePath, type Database } from "../store/db.js";
+import { select } from "../store/sql.js";
+import { PRUNED_KINDS, prune, totalOf, type PrunedKind, type PruneResult, type RetentionPolicy } from "../reconcile/retention.js";
+
+export interface PruneFlags {
+  dryRun: boolean;
+  json: boolean;
+}
+
+const USAGE = "usage: orchestra prune [--dry-run] [--json]";
+
+export function pruneArgs(args: string[]): { flags: PruneFlags } | { error: string } {
+  const flags: PruneFlags = { dryRun: false, json: false };
+  for (const a of args) {
+    if (a === "--dry-run") flags.dryRun = true;
+    else if (a === "--json") flags.json = true;
+    else return { error: `prune: unknown argument "${a}"; ${USAGE}` };
+  }
+  return { flags };
+}
+
+export interface PruneIo {
+  env: NodeJS.ProcessEnv;
+  out(text: string): void;
+  err(text: string): void;
+  /** For progress lines (default Date.now). */
+  now?(): number;
+}
+
+const LABEL: Record<PrunedKind, string> = {
+  deliveries: "deliveries (done, ignored)",
+  effects: "effects (done, dropped, dry-run)",
+  idempotency: "idempotency keys",
+  sweepReports: "sweep reports",
+  audit: "audit entries",
+};
+
+/** Why a database call failed, in one line: the driver adapter's error kind and its details, or the message. */
+function reason(err: unknown): string {
+  const cause = (err as { cause?: unknown } | null)?.cause;
+  if (cause && typeof cause === "object" && typeof (cause as { kind?: unknown }).kind === "string") {
+    const { kind, ...rest } = cause as Record<string, unknown>;
+    const details = Object.entries(rest)
+      .filter(([, v]) => typeof v === "string" || typeof v === "number")
+      .map(([k, v]) => `${k} ${String(v)}`)
+      .join(", ");
+    return details ? `${String(kind)}: ${details}` : String(kind);
+  }
+  return (err instanceof Error ? err.message : String(err)).split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "unknown error";
+}
+
+/** Runs the command; answers the exit code (0 done, 1 database trouble, 2 bad settings). */
+export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<number> {
+  const fail = (code: number, message: string) => {
+    io.err(`orchestra: ${message}\n`);
+    return code;
+  };
+  const settings = Object.fromEntries(Object.entries(io.env).filter(([k]) => k === "DATABASE_URL" || k.startsWith("ORCHESTRA_RETENTION_")));
+  let url: string | undefined;
+  let policy: RetentionPolicy;
+  try {
+    const env = parseEnv(settings);
+    url = env.databaseUrl;
+    policy = env.retention;
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(2, err.lines.join("; "));
+    throw err;
+  }
+  // Opening a SQLite file that is not there would create an empty one: say where to look instead.
+  if (providerOf(url) === "sqlite") {
+    const path = sqlitePath(url);
+    if (path !== ":memory:" && !existsSync(path)) {
+      return fail(1, `no database at ${path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`);
+    }
+  }
+  const unreachable = (err: unknown, where: string) =>
+    fail(1, `database unreachable at ${where} (${reason(err)}); check DATABASE_URL and that the database server is running, then run orchestra prune again`);
+  let database: Database;
+  try {
+    database = await openDatabase(url, { poolSize: 1 });
+  } catch (err) {
+    return unreachable(err, url ? redact(url) : "the default ./data/orchestra.db");
+  }
+  try {
+    try {
+      // The PostgreSQL pool connects on first use: ask before saying anything else.
+      await select(database, "SELECT 1 AS ok");
+    } catch (err) {
+      return unreachable(err, database.where);
+    }
+    const now = io.now ?? Date.now;
+    let lastShown = now();
+    let result: PruneResult;
+    try {
+      result = await prune(database, policy, new Date(), {
+        dryRun: flags.dryRun,
+        onProgress: (kind, deleted) => {
+          // A long run says how far it got about once a second, on stderr (stdout stays the answer).
+          if (now() - lastShown < 1000) return;
+          lastShown = now();
+          io.err(`prune: ${LABEL[kind]}: ${deleted} deleted so far…\n`);
+        },
+      });
+    } catch (err) {
+      const why = reason(err);
+      if (/no such table|does not exist|TableDoesNotExist/i.test(why)) return fail(1, `the database at ${database.where} has no Orchestra tables (${why}); run orchestra migrate first`);
+      return fail(1, `prune stopped (${why}); what was deleted before stays deleted; run orchestra prune again`);
+    }
+    const total = totalOf(result.counts);
+    if (flags.json) {
+      io.out(
+        `${JSON.stringify(
+          {
+            dryRun: result.dryRun,
+            counts: result.counts,
+            total,
+            cutoffs: Object.fromEntries(PRUNED_KINDS.map((k) => [k, result.cutoffs[k].toISOString()])),
+            retention: policy,
+            database: { provider: database.provider, where: database.where },
+          },
+          null,
+          2,
+        )}\n`,
+      );
+      return 0;
+    }
+    io.out(result.dryRun ? `dry run: nothing deleted; would delete ${total} row(s) (${database.provider}, ${database.where})\n` : `deleted ${total} row(s) (${database.provider}, ${database.where})\n`);
+    for (const k of PRUNED_KINDS) io.out(`  ${LABEL[k].padEnd(34)} ${String(result.counts[k]).padStart(8)}  older than ${result.cutoffs[k].toISOString()}\n`);
+    io.out("kept: parked deliveries and effects, unfinished work, and task history (tasks, runs, decisions, receipts)\n");
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
