@@ -45,6 +45,7 @@ export type {
   WorkflowRun,
 } from "./state.js";
 export { FakeState, Repo } from "./state.js";
+export type { HookDelivery, NewHookDelivery } from "./routes/hooks.js";
 export type { DependencySummary, IssueAt } from "./dependencies.js";
 export { GraphQLFieldError, connection, type GraphQLHandler, type GraphQLContext } from "./graphql/index.js";
 
@@ -92,6 +93,8 @@ export interface FakeGitHub {
   chaos(opts: ChaosOptions | null): void;
   /** counters of the latest chaos run */
   chaosStats(): ChaosStats;
+  /** Where webhook deliveries (sent and redelivered, see routes/hooks.ts) go, signed with `secret`. */
+  setWebhookTarget(url: string, secret: string): void;
   /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
   beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
   /** requests for one operation (`issues/add-labels`, `graphql:PullRequestMergeState`) */
@@ -128,6 +131,9 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     inject: (rule) => server.inject(rule),
     chaos: (opts) => server.chaos(opts),
     chaosStats: () => server.chaosStats(),
+    setWebhookTarget: (target, secret) => {
+      state.hookDeliveries.target = { url: target, secret };
+    },
     beforeHandle: (hook) => {
       server.beforeHandle = hook;
     },

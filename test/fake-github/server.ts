@@ -31,6 +31,7 @@ import { checkRoutes } from "./routes/checks.js";
 import { dependencyRoutes } from "./routes/dependencies.js";
 import { download } from "./routes/downloads.js";
 import { gitRoutes } from "./routes/git.js";
+import { hookRoutes } from "./routes/hooks.js";
 import { issueRoutes } from "./routes/issues.js";
 import { pullRoutes } from "./routes/pulls.js";
 import { repoRoutes } from "./routes/repos.js";
@@ -42,6 +43,7 @@ export type { RecordedRequest } from "./http.js";
 
 const ROUTES: RouteTable = {
   ...appRoutes,
+  ...hookRoutes,
   ...issueRoutes,
   ...dependencyRoutes,
   ...pullRoutes,

@@ -12,6 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { Dependencies, type IssueAt } from "./dependencies.js";
 import { createFork, crossHead, headRepoOf, pullsFromBranch, shareCommits } from "./forks.js";
 import { reviewDecision, type NewReviewComment, type ReviewComment } from "./pull-reads.js";
+import { HookDeliveries } from "./routes/hooks.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type CheckStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
@@ -345,6 +346,8 @@ export class FakeState {
   readonly reruns: Rerun[] = [];
   /** issue dependencies ("blocked by"), across repositories */
   readonly dependencies = new Dependencies(() => this.repos.values());
+  /** the App's webhook deliveries, one item per attempt (routes/hooks.ts) */
+  readonly hookDeliveries = new HookDeliveries(() => this.now());
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
   private seq = 1_000_000;
