@@ -49,6 +49,8 @@ import { Rewrites } from "./checks/rewrites.js";
 import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
 import { Questions } from "./human/conditions.js";
+import { MissedDeliveries } from "./reconcile/deliveries.js";
+import { octokitAppHooks } from "./github/app-hooks.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -76,6 +78,8 @@ export interface OrchestraOptions {
   lifecycle?: boolean;
   /** Lease expiry, classification and dispatch sweep interval (default 5 s). */
   sweepMs?: number;
+  /** Missed-deliveries sweep interval (default 60 s): each reads GitHub's delivery log. */
+  deliveriesEveryMs?: number;
   /** The executor; `spacingMs` is the minimum time between two writes of one installation (default 1000). */
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   clock?: Clock;
@@ -90,6 +94,8 @@ export interface Orchestra {
   outbox: Outbox;
   executor: Executor;
   sweeper: Sweeper;
+  /** Missed webhook deliveries: redelivery, and the installations still waiting for one. */
+  deliveries: MissedDeliveries;
   githubFor: GitHubFor;
   start(): Promise<{ port: number }>;
   /** Waits for a sweep under way (the one at start-up included). */
@@ -162,7 +168,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, retention, installations, configs, clock, log });
+  // The App's delivery log is read as the App itself (its JWT), not as an installation.
+  const appHooks = octokitAppHooks(async () => {
+    if (!probot) throw new Error("server not loaded");
+    return probot.auth();
+  });
+  const deliveries = new MissedDeliveries({ db, hooks: appHooks, clock, log, dryRun: env.dryRun });
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {
@@ -218,6 +230,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     outbox,
     executor,
     sweeper,
+    deliveries,
     githubFor,
     async start() {
       if (database.provider === "sqlite") {

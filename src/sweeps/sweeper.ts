@@ -19,6 +19,7 @@ import type { Claims } from "../claims/claims.js";
 import type { Blockers } from "../blockers/blockers.js";
 import type { Breaker } from "../gates/breaker.js";
 import type { Questions } from "../human/conditions.js";
+import type { DeliveriesReport } from "../reconcile/deliveries.js";
 import { totalOf, type Retention } from "../reconcile/retention.js";
 
 export interface SweepReport {
@@ -34,6 +35,8 @@ export interface SweepReport {
   breakers: number;
   /** Questions expired, or answered by a condition that came true. */
   questions: number;
+  /** Missed webhook deliveries GitHub was asked to deliver again. */
+  redelivered: number;
   /** Old rows retention deleted (it runs at most once an interval). */
   pruned: number;
 }
@@ -46,6 +49,9 @@ export interface SweeperDeps {
   blockers: Pick<Blockers, "sweep">;
   breaker: Pick<Breaker, "sweep">;
   questions: Pick<Questions, "sweep">;
+  /** Missed deliveries (src/reconcile/deliveries.ts), swept at most every `deliveriesEveryMs` (default 60 s) of `clock`. */
+  deliveries?: { sweep(): Promise<DeliveriesReport> };
+  deliveriesEveryMs?: number;
   /** Retention: prunes old rows when due (optional). */
   retention?: Pick<Retention, "sweep">;
   installations: Installations;
@@ -61,6 +67,7 @@ const BATCH = { expired: 50, owed: 20, dispatch: 25 };
 const ITEM_BACKOFF_MS = 60_000;
 
 export class Sweeper {
+  #deliveriesAt: number | undefined;
   constructor(readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
@@ -68,7 +75,7 @@ export class Sweeper {
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
-    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0, pruned: 0 };
+    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0, redelivered: 0, pruned: 0 };
 
     const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
     for (const task of expired) {
@@ -110,6 +117,7 @@ export class Sweeper {
     const breaker = await this.deps.breaker.sweep();
     out.breakers = breaker.closed + breaker.reopened;
     out.dispatched = await this.#dispatch(notHeld, out);
+    await this.#deliveries(now, out);
     const pruned = await this.deps.retention?.sweep().catch((err: unknown) => {
       out.errors++;
       this.deps.log.warn({ err: errText(err) }, "sweep: retention could not prune old rows; it tries again after its interval");
@@ -150,6 +158,19 @@ export class Sweeper {
     return dispatched;
   }
 
+  /** Missed deliveries, at most every `deliveriesEveryMs` of the clock: each sweep reads GitHub's delivery log. */
+  async #deliveries(now: Date, out: SweepReport): Promise<void> {
+    const { deliveries, deliveriesEveryMs = 60_000 } = this.deps;
+    if (!deliveries || (this.#deliveriesAt !== undefined && now.getTime() - this.#deliveriesAt < deliveriesEveryMs)) return;
+    this.#deliveriesAt = now.getTime();
+    const r = await deliveries.sweep().catch((err: unknown) => {
+      this.deps.log.warn({ err: errText(err) }, "sweep: missed deliveries could not be checked; the next sweep retries");
+      return { errors: 1, redelivered: 0 };
+    });
+    out.errors += r.errors;
+    out.redelivered = r.redelivered;
+  }
+
   /** Counts a failed item; a token GitHub will not mint pauses the whole installation. */
   async #failed(out: SweepReport, installationId: number | undefined, err: unknown): Promise<void> {
     out.errors++;
@@ -169,7 +190,7 @@ export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { 
     running = sweeper
       .sweep()
       .then((r) => {
-        if (r.expired || r.dispatched || r.errors || r.classified || r.blockersRead || r.breakers) log.info(r, "sweep");
+        if (r.expired || r.dispatched || r.errors || r.classified || r.blockersRead || r.breakers || r.redelivered) log.info(r, "sweep");
       })
       .catch((err: unknown) => log.error({ err: errText(err) }, "sweep failed; next one retries"))
       .finally(() => {
