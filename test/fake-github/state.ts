@@ -13,6 +13,7 @@ import { Dependencies, type IssueAt } from "./dependencies.js";
 import { createFork, crossHead, headRepoOf, pullsFromBranch, shareCommits } from "./forks.js";
 import { reviewDecision, type NewReviewComment, type ReviewComment } from "./pull-reads.js";
 import { HookDeliveries } from "./routes/hooks.js";
+import { SubIssues } from "./sub-issues.js";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 export type CheckStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
@@ -81,6 +82,19 @@ export interface Issue {
   closedBy: string | null;
   /** true when this issue number is a pull request */
   isPull: boolean;
+}
+
+/** A label added to an issue or pull request (GraphQL's `LabeledEvent` on its timeline). */
+export interface LabelEvent {
+  id: number;
+  issueNumber: number;
+  /** the repository label's id (its current name is the event's label name, as after a rename on GitHub) */
+  labelId: number;
+  /** the name it had when added, should the label be deleted since */
+  labelName: string;
+  /** who added it */
+  actor: string;
+  createdAt: Date;
 }
 
 export interface Comment {
@@ -250,6 +264,8 @@ export class Repo {
   readonly pulls = new Map<number, Pull>();
   readonly comments = new Map<number, Comment>();
   readonly reactions: Reaction[] = [];
+  /** every label added to an issue or pull request, in order (see FakeState.applyLabels) */
+  readonly labelEvents: LabelEvent[] = [];
   readonly reviews: Review[] = [];
   readonly reviewComments: ReviewComment[] = [];
   /** base branches whose pull requests need an approving review (see FakeState.requireReviews) */
@@ -348,6 +364,8 @@ export class FakeState {
   readonly dependencies = new Dependencies(() => this.repos.values());
   /** the App's webhook deliveries, one item per attempt (routes/hooks.ts) */
   readonly hookDeliveries = new HookDeliveries(() => this.now());
+  /** sub-issues (parent → children), across repositories */
+  readonly subIssues = new SubIssues(() => this.repos.values());
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
   private seq = 1_000_000;
@@ -531,15 +549,39 @@ export class FakeState {
     return label;
   }
 
-  /** Label names resolve case-insensitively to the repo label; missing ones are created. */
-  applyLabels(repo: Repo, issue: Issue, names: string[], replace: boolean): void {
+  /**
+   * Label names resolve case-insensitively to the repo label; missing ones are
+   * created. Each label the issue did not carry before is a labeled event by
+   * `by`: by default the App's bot, the actor of every REST write (the routes
+   * authenticate installation tokens only).
+   */
+  applyLabels(repo: Repo, issue: Issue, names: string[], replace: boolean, by: string = this.botLogin, at: Date = this.now()): void {
+    const before = new Set(issue.labels.map((n) => n.toLowerCase()));
     const next = replace ? [] : [...issue.labels];
     for (const raw of names) {
       const label = this.addLabel(repo.fullName, raw);
       if (!next.some((n) => n.toLowerCase() === label.name.toLowerCase())) next.push(label.name);
     }
+    const actor = this.user(by).login;
+    for (const name of next) {
+      if (before.has(name.toLowerCase())) continue;
+      const label = repo.labels.get(name.toLowerCase())!;
+      repo.labelEvents.push({ id: this.nextId(), issueNumber: issue.number, labelId: label.id, labelName: label.name, actor, createdAt: at });
+    }
     issue.labels = next;
     issue.updatedAt = this.now();
+  }
+
+  /** Adds `label` to an issue (or pull request) as `by`, recording who added it and when; no event when it is already there. */
+  labelIssue(repoName: string, number: number, label: string, by: string): Issue {
+    const issue = this.issue(repoName, number);
+    this.applyLabels(this.repo(repoName), issue, [label], false, by);
+    return issue;
+  }
+
+  /** The labels added to an issue or pull request, oldest first: who added each and when. */
+  labelEventsOf(repoName: string, number: number): LabelEvent[] {
+    return this.repo(repoName).labelEvents.filter((e) => e.issueNumber === number);
   }
 
   addIssue(
@@ -553,6 +595,8 @@ export class FakeState {
       user?: string;
       assignees?: string[];
       createdAt?: Date;
+      /** who added `labels` (default: the author), at `createdAt` */
+      labelledBy?: string;
     } = {},
   ): Issue {
     const repo = this.repo(repoName);
@@ -576,7 +620,7 @@ export class FakeState {
       isPull: false,
     };
     repo.issues.set(number, issue);
-    this.applyLabels(repo, issue, opts.labels ?? [], true);
+    this.applyLabels(repo, issue, opts.labels ?? [], true, opts.labelledBy ?? issue.user, at);
     issue.updatedAt = at;
     return issue;
   }
@@ -635,6 +679,21 @@ export class FakeState {
   /** The issues `repoName#number` is blocked by, open or closed, oldest edge first. */
   blockersOf(repoName: string, number: number): IssueAt[] {
     return this.dependencies.blockersOf(this.issue(repoName, number));
+  }
+
+  /**
+   * Make `childRepo#child` a sub-issue of `repoName#parent` (GitHub's
+   * sub-issues; the child may live in another repository). Idempotent. An
+   * issue has one parent at most, a parent 100 sub-issues; pull requests
+   * cannot take part.
+   */
+  addSubIssue(repoName: string, parent: number, childRepo: string, child: number): void {
+    this.subIssues.add(this.issue(repoName, parent), this.issue(childRepo, child));
+  }
+
+  /** The sub-issues of `repoName#number`, open or closed, in the order they were added. */
+  subIssuesOf(repoName: string, number: number): IssueAt[] {
+    return this.subIssues.childrenOf(this.issue(repoName, number));
   }
 
   private dependencyPair(repoName: string, number: number, blockerRepo: string, blockerNumber: number): [Issue, Issue] {

@@ -33,8 +33,11 @@ export class GraphQLFieldError extends Error {
   }
 }
 
-/** The query is valid on GitHub but asks for something the fake does not model. */
-class NotServed extends Error {}
+/**
+ * The query is valid on GitHub but asks for something the fake does not model
+ * (a resolver may throw it for an argument value it does not serve).
+ */
+export class NotServed extends Error {}
 
 type Resolver = ((args: Record<string, unknown>) => unknown) & { servedArgs?: readonly string[] };
 

@@ -4,14 +4,14 @@
  * cyclic links (PR → closing issues → closing PRs) are functions, so a query
  * only computes what it selects. `served([...], fn)` lists the arguments a
  * function honours: any other one in a query is reported as not served.
- * Polymorphic values (Actor, IssueOrPullRequest, GitObject) carry
- * `__typename` so graphql-js can pick their type.
+ * Polymorphic values (Actor, IssueOrPullRequest, GitObject, timeline
+ * items) carry `__typename` so graphql-js can pick their type.
  */
 import { nodeId, ts, type Serializer } from "../json.js";
 import { headRepoOf } from "../forks.js";
 import { reviewDecision } from "../pull-reads.js";
-import type { FakeState, Issue, Pull, Repo } from "../state.js";
-import { GraphQLFieldError, served } from "./execute.js";
+import type { FakeState, Issue, Label, LabelEvent, Pull, Repo } from "../state.js";
+import { GraphQLFieldError, NotServed, served } from "./execute.js";
 
 export interface GraphQLContext {
   state: FakeState;
@@ -49,26 +49,67 @@ export function connection<T>(items: T[], args: Page): Node {
   };
 }
 
+/**
+ * An Actor. GraphQL names a bot by its App's slug (`orchestra-test`), not by
+ * the `orchestra-test[bot]` of REST and webhooks; only `viewer` keeps the
+ * suffix (see githubRoot).
+ */
 function actor(ctx: GraphQLContext, login: string): Node {
   const u = ctx.state.user(login);
+  const bot = u.type === "Bot";
+  const name = bot ? u.login.replace(/\[bot\]$/i, "") : u.login;
   return {
-    __typename: u.type === "Bot" ? "Bot" : u.type === "Organization" ? "Organization" : "User",
-    login: u.login,
-    id: nodeId(u.type === "Bot" ? "BOT" : "U", u.id),
-    url: `${ctx.json.urls.web}/${u.login}`,
+    __typename: bot ? "Bot" : u.type === "Organization" ? "Organization" : "User",
+    login: name,
+    id: nodeId(bot ? "BOT" : "U", u.id),
+    url: bot ? `${ctx.json.urls.web}/apps/${name}` : `${ctx.json.urls.web}/${u.login}`,
   };
+}
+
+function labelNode(l: Pick<Label, "id" | "name" | "color" | "description">): Node {
+  return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description };
 }
 
 function labels(ctx: GraphQLContext, repo: Repo, issue: Issue) {
   return served(PAGE, (args: Page) =>
     connection(
-      issue.labels.map((n) => {
-        const l = repo.labels.get(n.toLowerCase())!;
-        return { __typename: "Label", id: nodeId("LA", l.id), name: l.name, color: l.color, description: l.description };
-      }),
+      issue.labels.map((n) => labelNode(repo.labels.get(n.toLowerCase())!)),
       args,
     ),
   );
+}
+
+/** A label added to the issue: its label as it is now (renamed or not), or as it was if since deleted. */
+function labeledEvent(ctx: GraphQLContext, repo: Repo, issue: Issue, e: LabelEvent): Node {
+  const label = [...repo.labels.values()].find((l) => l.id === e.labelId) ?? { id: e.labelId, name: e.labelName, color: "ededed", description: null };
+  return {
+    __typename: "LabeledEvent",
+    id: nodeId("LE", e.id),
+    createdAt: ts(e.createdAt),
+    label: labelNode(label),
+    actor: actor(ctx, e.actor),
+    labelable: () => {
+      const pr = repo.pulls.get(issue.number);
+      return pr ? pullNode(ctx, repo, pr) : issueNode(ctx, repo, issue);
+    },
+  };
+}
+
+type TimelineArgs = Page & { itemTypes?: string[] | null };
+
+/** The fake records labeled events only: a timeline read must ask for LABELED_EVENT items and no others. */
+function labelTimeline(ctx: GraphQLContext, repo: Repo, issue: Issue) {
+  return served([...PAGE, "itemTypes"], (args: TimelineArgs) => {
+    const types = args.itemTypes ?? [];
+    const others = types.filter((t) => t !== "LABELED_EVENT");
+    if (!types.length || others.length) {
+      throw new NotServed(`the fake GitHub serves only LABELED_EVENT items of timelineItems (asked for ${types.length ? others.join(", ") : "every item type"})`);
+    }
+    return connection(
+      repo.labelEvents.filter((e) => e.issueNumber === issue.number).map((e) => labeledEvent(ctx, repo, issue, e)),
+      args,
+    );
+  });
 }
 
 export function pullNode(ctx: GraphQLContext, repo: Repo, pr: Pull): Node {
@@ -162,6 +203,14 @@ export function issueNode(ctx: GraphQLContext, repo: Repo, issue: Issue): Node {
     author: actor(ctx, issue.user),
     repository: () => repoNode(ctx, repo),
     labels: labels(ctx, repo, issue),
+    timelineItems: labelTimeline(ctx, repo, issue),
+    // open or closed, in the order they were added; they may live in other repositories
+    subIssues: served(PAGE, (args: Page) =>
+      connection(
+        state.subIssues.childrenOf(issue).map((c) => issueNode(ctx, c.repo, c.issue)),
+        args,
+      ),
+    ),
     // Without includeClosedPrs, closed-unmerged PRs are left out; merged ones stay.
     closedByPullRequestsReferences: served([...PAGE, "includeClosedPrs"], (args: Page & { includeClosedPrs?: boolean }) =>
       connection(
@@ -201,6 +250,12 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
     pullRequests: served([...PAGE, "states", "baseRefName", "headRefName", "orderBy"], (args: PullRequestsArgs) =>
       connection(
         pullsOf(repo, args).map((pr) => pullNode(ctx, repo, pr)),
+        args,
+      ),
+    ),
+    issues: served([...PAGE, "labels", "states", "orderBy"], (args: IssuesArgs) =>
+      connection(
+        issuesOf(repo, args).map((i) => issueNode(ctx, repo, i)),
         args,
       ),
     ),
@@ -259,7 +314,33 @@ export function githubRoot(ctx: GraphQLContext): Node {
       }
       return repoNode(ctx, repo);
     }),
-    viewer: actor(ctx, ctx.state.botLogin),
+    // the one place GraphQL names the App's bot with its `[bot]` suffix
+    viewer: { ...actor(ctx, ctx.state.botLogin), login: ctx.state.botLogin },
     rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(Date.now() + 3600_000)), used: 1 },
   };
+}
+
+type IssuesArgs = Page & {
+  labels?: string[] | null;
+  states?: string[] | null;
+  orderBy?: { field: "CREATED_AT" | "UPDATED_AT" | "COMMENTS"; direction: "ASC" | "DESC" } | null;
+};
+
+/**
+ * `Repository.issues`: issues only (never pull requests), carrying any of
+ * `labels` (names matched case-insensitively), in `states`; oldest first
+ * unless `orderBy` says otherwise.
+ */
+function issuesOf(repo: Repo, args: IssuesArgs): Issue[] {
+  const wanted = args.labels?.length ? new Set(args.labels.map((l) => l.toLowerCase())) : null;
+  const at = (i: Issue) => {
+    if (args.orderBy?.field === "COMMENTS") return [...repo.comments.values()].filter((c) => c.issueNumber === i.number).length;
+    return (args.orderBy?.field === "UPDATED_AT" ? i.updatedAt : i.createdAt).getTime();
+  };
+  const dir = args.orderBy?.direction === "DESC" ? -1 : 1;
+  return [...repo.issues.values()]
+    .filter((i) => !i.isPull)
+    .filter((i) => !args.states || args.states.includes(i.state === "open" ? "OPEN" : "CLOSED"))
+    .filter((i) => !wanted || i.labels.some((l) => wanted.has(l.toLowerCase())))
+    .sort((a, b) => (args.orderBy ? (at(a) - at(b)) * dir : 0) || (a.number - b.number) * dir);
 }
