@@ -49,8 +49,10 @@ import { Rewrites } from "./checks/rewrites.js";
 import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
 import { Questions } from "./human/conditions.js";
+import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
+import { InstallationHandlers } from "./reconcile/installations.js";
 import { MissedDeliveries } from "./reconcile/deliveries.js";
-import { octokitAppHooks } from "./github/app-hooks.js";
+import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -76,6 +78,8 @@ export interface OrchestraOptions {
   capabilities?: Capability[];
   /** Register the task capabilities (default true); inbox tests run without them. */
   lifecycle?: boolean;
+  /** How often the sweep loop runs drift repair (default 5 minutes). */
+  reconcileEveryMs?: number;
   /** Lease expiry, classification and dispatch sweep interval (default 5 s). */
   sweepMs?: number;
   /** Missed-deliveries sweep interval (default 60 s): each reads GitHub's delivery log. */
@@ -174,12 +178,30 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     return probot.auth();
   });
   const deliveries = new MissedDeliveries({ db, hooks: appHooks, clock, log, dryRun: env.dryRun });
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
+  const permissions = new PermissionCache();
+  const reconciler = new Reconciler({
+    db,
+    tasks,
+    githubFor,
+    configs,
+    permissions,
+    installations: octokitAppInstallations(async () => {
+      if (!probot) throw new Error("server not loaded");
+      return probot.auth();
+    }),
+    clock,
+    log,
+  });
+  const reconcile = new ReconcileSchedule(reconciler, clock, o.reconcileEveryMs ?? 5 * 60_000);
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {
-    const permissions = new PermissionCache();
     registerWebhooks(events, {
+      installations: new InstallationHandlers({ db, tasks, clock, log }),
+      reconcileRepo: async (installationId, repo) => {
+        await reconciler.repo(installationId, repo, emptyCounts());
+      },
       issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit }),
       pulls: new PullHandlers({ db, tasks, clock }),
       reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit }),

@@ -103,7 +103,7 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     if (d.create) {
       taskId = d.create.id;
       steps.push({
-        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","blockedBy","blockersAt","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","blockedBy","blockersAt","repoId","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         args: [
           d.create.id,
           subject.installationId,
@@ -119,6 +119,7 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
           d.label,
           d.create.blockedBy && d.create.blockedBy.length ? JSON.stringify(d.create.blockedBy) : null,
           d.create.blockersAt,
+          d.create.repoId,
           now,
           now,
         ],

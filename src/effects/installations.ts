@@ -88,10 +88,12 @@ export class Installations {
   /** Installations held back right now (rate limited or paused), with why and until when. */
   async held(): Promise<Map<number, InstallationHold>> {
     const now = this.clock.now();
-    const rows = await this.db.installation.findMany({ where: { OR: [{ rateLimitedUntil: { gt: now } }, { pausedUntil: { gt: now } }] } });
+    const rows = await this.db.installation.findMany({ where: { OR: [{ rateLimitedUntil: { gt: now } }, { pausedUntil: { gt: now } }, { deletedAt: { not: null } }, { suspendedAt: { not: null } }] } });
     const out = new Map<number, InstallationHold>();
     for (const r of rows) {
-      if (r.pausedUntil && r.pausedUntil > now) {
+      // Uninstalled or suspended: no sweep calls GitHub there until it comes back.
+      if (r.deletedAt || r.suspendedAt) out.set(r.id, { until: new Date(8.64e15), why: r.deletedAt ? "the App was uninstalled" : "the installation is suspended" });
+      else if (r.pausedUntil && r.pausedUntil > now) {
         out.set(r.id, { until: r.pausedUntil, why: r.pauseReason ?? "paused" });
         this.#troubled.add(r.id);
       } else if (r.rateLimitedUntil) out.set(r.id, { until: r.rateLimitedUntil, why: "rate limited by GitHub" });

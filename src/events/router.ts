@@ -24,6 +24,11 @@ export interface Payloads {
   "issues.unlabeled": P<"issues.unlabeled">;
   "issues.closed": P<"issues.closed">;
   issue_dependencies: P<"issue_dependencies">;
+  installation: P<"installation">;
+  installation_repositories: P<"installation_repositories">;
+  "repository.renamed": P<"repository.renamed">;
+  "repository.transferred": P<"repository.transferred">;
+  sub_issues: P<"sub_issues">;
   "issue_comment.created": P<"issue_comment.created">;
   "issue_comment.edited": P<"issue_comment.edited">;
   "pull_request.opened": P<"pull_request.opened">;

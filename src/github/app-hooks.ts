@@ -32,6 +32,17 @@ export interface AppHooks {
   redeliver(id: number): Promise<void>;
 }
 
+/** The App's installations (all pages), and which are suspended. */
+export type AppInstallations = () => Promise<Array<{ id: number; suspended: boolean }>>;
+
+export function octokitAppInstallations(app: () => Promise<Octokit>, timeoutMs = 30_000): AppInstallations {
+  return async () => {
+    const octokit = await app();
+    const items = await call("list installations", () => octokit.paginate(octokit.rest.apps.listInstallations, { per_page: 100, request: { signal: AbortSignal.timeout(timeoutMs) } }));
+    return (items as Array<{ id: number; suspended_at?: string | null }>).map((i) => ({ id: i.id, suspended: Boolean(i.suspended_at) }));
+  };
+}
+
 export interface AppHooksOptions {
   /** Items per page (GitHub's maximum is 100). */
   perPage?: number;

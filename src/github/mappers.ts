@@ -144,7 +144,10 @@ export function toLabelledIssue(n: LabelledNode, asked: string[]): LabelledIssue
   const labelledBy = new Map<string, LabelledIssue["labelledBy"][number]>();
   for (const e of n.timelineItems.nodes ?? []) {
     if (!e?.label || !e.actor || !wanted.has(e.label.name.toLowerCase())) continue;
-    labelledBy.set(e.label.name.toLowerCase(), { label: e.label.name, actor: e.actor.login, actorType: e.actor.__typename as LabelledIssue["labelledBy"][number]["actorType"], at: e.createdAt ?? "" });
+    // GraphQL names a bot by its App slug; REST, webhooks and trust.bots say `<slug>[bot]`.
+    const bot = e.actor.__typename === "Bot";
+    const actor = bot && !e.actor.login.endsWith("[bot]") ? `${e.actor.login}[bot]` : e.actor.login;
+    labelledBy.set(e.label.name.toLowerCase(), { label: e.label.name, actor, actorType: e.actor.__typename as LabelledIssue["labelledBy"][number]["actorType"], at: e.createdAt ?? "" });
   }
   return {
     number: n.number,

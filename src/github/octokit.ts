@@ -97,6 +97,10 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       );
       return items.map(toReviewComment);
     },
+    async installationRepos() {
+      const items = await call("list installation repositories", () => octokit.paginate(rest.apps.listReposAccessibleToInstallation, { per_page: 100, ...read() }));
+      return (items as unknown as Array<{ full_name: string }>).map((x) => x.full_name);
+    },
     async issuesLabelled(r, labels) {
       const out: LabelledIssue[] = [];
       let cursor: string | null = null;

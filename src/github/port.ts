@@ -183,6 +183,8 @@ export interface GitHub {
    * sub-issues: one GraphQL query per 100 issues (all pages).
    */
   issuesLabelled(r: RepoRef, labels: string[]): Promise<LabelledIssue[]>;
+  /** The repositories the installation may access ("owner/repo", all pages). */
+  installationRepos(): Promise<string[]>;
   /** Open pull requests into `base` with their mergeability, merge state, review decision and checks: one GraphQL query per 100. */
   openPullsInto(r: RepoRef, base: string): Promise<PullMergeability[]>;
 

@@ -146,6 +146,7 @@ export interface NewTask {
   /** Open blockers read at queue time, and when; null: not read yet (the sweep reads them). */
   blockedBy: string[] | null;
   blockersAt: Date | null;
+  repoId: number | null;
 }
 
 export interface NewRun {

@@ -61,6 +61,8 @@ export interface IssueFact {
   labels: string[];
   /** The open issues blocking it ("owner/repo#n"), when read; absent: not known yet. */
   blockedBy?: string[];
+  /** GitHub's repository id (a renamed repository keeps its tasks). */
+  repoId?: number;
 }
 
 export type CommandName = "retry" | "resume" | "hold" | "cancel" | "status" | "verify" | "help";

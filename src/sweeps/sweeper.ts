@@ -19,6 +19,7 @@ import type { Claims } from "../claims/claims.js";
 import type { Blockers } from "../blockers/blockers.js";
 import type { Breaker } from "../gates/breaker.js";
 import type { Questions } from "../human/conditions.js";
+import type { ReconcileCounts } from "../reconcile/drift.js";
 import type { DeliveriesReport } from "../reconcile/deliveries.js";
 import { totalOf, type Retention } from "../reconcile/retention.js";
 
@@ -35,6 +36,8 @@ export interface SweepReport {
   breakers: number;
   /** Questions expired, or answered by a condition that came true. */
   questions: number;
+  /** Differences reconcile repaired (when it ran). */
+  reconciled?: number;
   /** Missed webhook deliveries GitHub was asked to deliver again. */
   redelivered: number;
   /** Old rows retention deleted (it runs at most once an interval). */
@@ -49,6 +52,8 @@ export interface SweeperDeps {
   blockers: Pick<Blockers, "sweep">;
   breaker: Pick<Breaker, "sweep">;
   questions: Pick<Questions, "sweep">;
+  /** Drift repair: compares GitHub's agent labels with the tasks when due (optional). */
+  reconcile?: { sweep(held: ReadonlySet<number>): Promise<ReconcileCounts | null> };
   /** Missed deliveries (src/reconcile/deliveries.ts), swept at most every `deliveriesEveryMs` (default 60 s) of `clock`. */
   deliveries?: { sweep(): Promise<DeliveriesReport> };
   deliveriesEveryMs?: number;
@@ -116,6 +121,15 @@ export class Sweeper {
     out.questions = asked.expired + asked.met;
     const breaker = await this.deps.breaker.sweep();
     out.breakers = breaker.closed + breaker.reopened;
+    const reconciled = await this.deps.reconcile?.sweep(new Set(held.keys())).catch((err: unknown) => {
+      out.errors++;
+      this.deps.log.warn({ err: errText(err) }, "sweep: reconcile failed; it runs again after its interval");
+      return null;
+    });
+    if (reconciled) {
+      out.reconciled = reconciled.queued + reconciled.untrusted + reconciled.closed + reconciled.cleared + reconciled.restored + reconciled.superseded;
+      out.errors += reconciled.errors;
+    }
     out.dispatched = await this.#dispatch(notHeld, out);
     await this.#deliveries(now, out);
     const pruned = await this.deps.retention?.sweep().catch((err: unknown) => {

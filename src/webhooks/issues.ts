@@ -56,7 +56,7 @@ export class IssueHandlers {
       ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login }, "untrusted queue label reverted");
       return;
     }
-    const issue = { title: p.issue.title, body: p.issue.body ?? "", labels: (p.issue.labels ?? []).map((l) => l.name), ...(await this.#blockers(ctx, github)) };
+    const issue = { title: p.issue.title, body: p.issue.body ?? "", labels: (p.issue.labels ?? []).map((l) => l.name), repoId: p.repository.id, ...(await this.#blockers(ctx, github)) };
     const r = await this.deps.tasks.raise({ subject }, { kind: "queue-label", actor: actor.login, issue });
     if (config.dispatch && r.outcome === "applied" && r.decision.to === "queued") {
       const task = await this.deps.db.task.findUnique({ where: { id: r.taskId } });

@@ -8,6 +8,7 @@ import type { ReviewHandlers } from "./reviews.js";
 import type { SubmissionHandlers } from "../checks/webhooks.js";
 import type { CommentHandlers } from "../human/comments.js";
 import type { Questions } from "../human/conditions.js";
+import type { InstallationHandlers } from "../reconcile/installations.js";
 
 export function registerWebhooks(
   events: EventRouter,
@@ -18,6 +19,9 @@ export function registerWebhooks(
     comments: CommentHandlers;
     submission: SubmissionHandlers;
     questions: Pick<Questions, "onClosed">;
+    installations: InstallationHandlers;
+    /** Reads one repository's labelled issues again (a sub-issue changed). */
+    reconcileRepo(installationId: number, repo: string): Promise<void>;
     dispatcher: Dispatcher;
     invalidateConfig(repo: string): void;
   },
@@ -29,6 +33,11 @@ export function registerWebhooks(
   events.on("issues.closed", (ctx) => h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.issue.number, false).then(() => undefined));
   events.on("pull_request.closed", (ctx) => (ctx.payload.pull_request.merged ? h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.pull_request.number, true).then(() => undefined) : Promise.resolve()));
   events.on("issue_comment.created", (ctx) => h.comments.created(ctx));
+  events.on("installation", (ctx) => h.installations.installation(ctx));
+  events.on("installation_repositories", (ctx) => h.installations.repositories(ctx));
+  events.onEach(["repository.renamed", "repository.transferred"], (ctx) => h.installations.renamed(ctx));
+  // A sub-issue added, removed or closed: its parent may be superseded now.
+  events.on("sub_issues", (ctx) => (ctx.installationId && ctx.payload.repository ? h.reconcileRepo(ctx.installationId, ctx.payload.repository.full_name) : Promise.resolve()));
   events.on("issue_comment.edited", (ctx) => h.comments.edited(ctx));
   events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
   events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));

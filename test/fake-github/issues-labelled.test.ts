@@ -98,7 +98,7 @@ test("issues carrying any of the labels, open and closed, never a pull request; 
       labelledBy: [{ label: "Agent:Failed", actor: "bob", actorType: "User", at: iso(2) }],
     }),
     // GraphQL names a bot by its App's slug, without REST's `[bot]`
-    issue({ number: 5, labels: ["agent:in-progress"], labelledBy: [{ label: "agent:in-progress", actor: "orchestra-test", actorType: "Bot", at: iso(10) }] }),
+    issue({ number: 5, labels: ["agent:in-progress"], labelledBy: [{ label: "agent:in-progress", actor: "orchestra-test[bot]", actorType: "Bot", at: iso(10) }] }),
     // labelled, unlabelled, labelled again: the latest labeled event counts
     issue({ number: 6, labels: ["bug", "agent:review"], labelledBy: [{ label: "agent:review", actor: "frank", actorType: "User", at: iso(13) }] }),
   ]);

@@ -55,6 +55,7 @@ export const queueLabel: EventRows<"queue-label"> = {
             priority: priorityOf(ctx.config, e.issue.labels),
             branch: branchFor(ctx.config, ctx.subject.issue),
             ...blockersOf(ctx, e),
+            repoId: e.issue.repoId ?? null,
           },
         })
       : unchanged("the repository's config is invalid: nothing is queued"),
