@@ -51,6 +51,7 @@ import { Audit } from "./human/audit.js";
 import { Questions } from "./human/conditions.js";
 import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
 import { InstallationHandlers } from "./reconcile/installations.js";
+import { cachedFor } from "./gates/waiting.js";
 import { MissedDeliveries } from "./reconcile/deliveries.js";
 import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
 import { registerApi } from "./api/index.js";
@@ -162,7 +163,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
   const workers = new Workers(db, clock);
   const decisions = new Decisions(db, database, clock);
-  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock });
+  // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
+  let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
+  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock, deliveriesWaiting: () => deliveriesWaiting() });
   const leases = new Leases({ db, tasks, workers, decisions });
   const breaker = new Breaker({ db, database, tasks, configs, clock, log });
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
@@ -178,6 +181,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     return probot.auth();
   });
   const deliveries = new MissedDeliveries({ db, hooks: appHooks, clock, log, dryRun: env.dryRun });
+  deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
   const permissions = new PermissionCache();
   const reconciler = new Reconciler({
     db,
@@ -223,7 +227,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

@@ -17,6 +17,7 @@ export interface ApiDeps extends WorkerApiDeps {
   outbox: Outbox;
   ledger: Ledger;
   gates: RepoGates;
+  deliveriesWaiting?: () => Promise<Set<number>>;
   audit: Audit;
   clock: { now(): Date };
   pokeInbox(): void;
@@ -30,5 +31,5 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
-  taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock });
+  taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

@@ -13,7 +13,7 @@ const STATES = new Set<string>(TASK_STATES);
 
 const parse = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
 
-export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledger: Ledger; adminToken: string; clock: { now(): Date } }): void {
+export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledger: Ledger; adminToken: string; clock: { now(): Date }; deliveriesWaiting?: () => Promise<Set<number>> }): void {
   const { db } = deps;
 
   router.add("GET", "/api/v1/tasks", async ({ req, res, query }) => {
@@ -26,7 +26,7 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
       orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
       take: 500,
     });
-    const waiting = await waitingForAll(db, tasks, deps.clock.now());
+    const waiting = await waitingForAll(db, tasks, deps.clock.now(), await deps.deliveriesWaiting?.());
     sendJson(res, 200, {
       tasks: tasks.map((t) => {
         const w = waiting.get(t);
@@ -45,7 +45,7 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
       db.completionReceipt.findUnique({ where: { taskId: task.id } }),
       deps.outbox.list({ taskId: task.id, limit: 1000 }),
       deps.ledger.of(task.id),
-      waitingForAll(db, [task], deps.clock.now()),
+      deps.deliveriesWaiting ? deps.deliveriesWaiting().then((w) => waitingForAll(db, [task], deps.clock.now(), w)) : waitingForAll(db, [task], deps.clock.now()),
       db.decisionDelivery.findMany({ where: { decisionId: { in: (await db.decision.findMany({ where: { taskId: task.id }, select: { id: true } })).map((d) => d.id) } } }),
     ]);
     const waitingFor = waiting.get(task) ?? null;

@@ -50,6 +50,8 @@ export interface ClaimsDeps {
   decisions: Decisions;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
+  /** Installations whose webhook deliveries failed and are not recovered yet: nothing is claimed there. */
+  deliveriesWaiting?: () => Promise<Set<number>>;
 }
 
 /** Candidates looked at per query, best first; a claim looks at a few windows at most. */
@@ -118,7 +120,9 @@ export class Claims {
   async next(mode: "worker" | "dispatch", repos: string[] | null, workerId: string | null): Promise<{ task: Task; run: Won } | null> {
     const { database, clock } = this.deps;
     const now = clock.now();
-    const turn = await installationsInTurn(database, await liveByInstallation(database));
+    // When that cannot be told, claims go on: the check is a guard, not a gate that fails closed.
+    const waiting = (await this.deps.deliveriesWaiting?.().catch(() => null)) ?? new Set<number>();
+    const turn = (await installationsInTurn(database, await liveByInstallation(database))).filter((i) => !waiting.has(i));
     const seen = new Set<string>();
     let lost = 0;
     for (const installationId of turn) {

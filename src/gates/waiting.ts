@@ -10,7 +10,7 @@ import type { Pause, Repo, Task } from "../store/generated/sqlite/client.js";
 import { parseJson } from "../apply/views.js";
 import { EVERYWHERE } from "./repos.js";
 
-export type Gate = "paused" | "config-invalid" | "config-unread" | "breaker" | "blocked-by" | "blockers-unread" | "backoff" | "no-worker" | "repo-limit" | "org-limit";
+export type Gate = "deliveries" | "paused" | "config-invalid" | "config-unread" | "breaker" | "blocked-by" | "blockers-unread" | "backoff" | "no-worker" | "repo-limit" | "org-limit";
 
 export interface WaitingFor {
   gate: Gate;
@@ -29,13 +29,16 @@ export interface GateFacts {
   liveInOrg: number;
   /** Some registered worker may claim in this repository. */
   workerCovers: boolean;
+  /** The installation's webhook deliveries failed and are being recovered. */
+  deliveriesFailing?: boolean;
 }
 
-type TaskGates = Pick<Task, "state" | "repo" | "backoffUntil" | "blockedBy" | "blockersAt" | "diagnostic">;
+type TaskGates = Pick<Task, "state" | "repo" | "backoffUntil" | "blockedBy" | "blockersAt" | "diagnostic"> & { installationId?: number };
 
 /** The first gate that keeps a queued task from being claimed, or null (claimable, or not queued). */
 export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
   if (task.state !== "queued") return null;
+  if (f.deliveriesFailing) return { gate: "deliveries", detail: "webhook deliveries to this installation failed and are being redelivered; claims wait so work is not handed out on stale input" };
   if (f.pause) return { gate: "paused", detail: `${f.pause.scope === EVERYWHERE ? "Orchestra is" : `${task.repo} is`} paused by ${f.pause.by}: ${f.pause.reason}` };
   const r = f.repo;
   if (!r) return { gate: "config-unread", detail: `${task.repo}'s .github/orchestra.yml has not been read yet; the next sweep reads it` };
@@ -59,7 +62,7 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
 }
 
 /** Reads the facts for a list of tasks in a few queries and answers each one's gate. */
-export async function waitingForAll(db: Db, tasks: TaskGates[], now: Date): Promise<Map<TaskGates, WaitingFor | null>> {
+export async function waitingForAll(db: Db, tasks: TaskGates[], now: Date, deliveriesWaiting: Set<number> = new Set()): Promise<Map<TaskGates, WaitingFor | null>> {
   const out = new Map<TaskGates, WaitingFor | null>();
   const queued = tasks.filter((t) => t.state === "queued");
   for (const t of tasks) out.set(t, null);
@@ -88,8 +91,26 @@ export async function waitingForAll(db: Db, tasks: TaskGates[], now: Date): Prom
         liveInRepo: liveRepo.get(t.repo) ?? 0,
         liveInOrg: liveOwner.get(owner) ?? 0,
         workerCovers: covered(t.repo),
+        deliveriesFailing: t.installationId !== undefined && deliveriesWaiting.has(t.installationId),
       }),
     );
   }
   return out;
+}
+
+/** A read reused for `ms` (the claim path asks on every claim). */
+export function cachedFor<T>(ms: number, clock: { now(): Date }, read: () => Promise<T>): () => Promise<T> {
+  let at = -Infinity;
+  let value: Promise<T> | null = null;
+  return () => {
+    const now = clock.now().getTime();
+    if (!value || now - at >= ms) {
+      at = now;
+      value = read().catch((err: unknown) => {
+        value = null;
+        throw err;
+      });
+    }
+    return value;
+  };
 }

@@ -27,6 +27,7 @@ const TASK = { state: "queued", repo: "acme/app", backoffUntil: null, blockedBy:
 describe("waitingFor: the first gate that holds a queued task", () => {
   test.each<[string, Partial<typeof TASK> | Record<string, unknown>, Partial<GateFacts> & { row?: Partial<typeof REPO_ROW> }, string | null]>([
     ["nothing holds it", {}, {}, null],
+    ["the installation's webhook deliveries are failing", {}, { deliveriesFailing: true }, "deliveries"],
     ["not queued", { state: "claimed" }, { row: { paused: true } }, null],
     ["an operator's service-wide pause", {}, { pause: { scope: "*", reason: "incident", by: "sam" } }, "paused"],
     ["configuration not read yet", {}, { repo: null }, "config-unread"],

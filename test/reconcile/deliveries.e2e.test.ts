@@ -93,6 +93,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await sweepLater()).redelivered).toBe(1);
     expect(rig.fake.state.hookDeliveries.of(guid).map((a) => a.status)).toEqual([502, 0]); // the redelivery failed too
     expect(await deliveries.waiting()).toEqual(new Set([INSTALLATION]));
+    // Claims there wait for the truth, and the task says why.
+    await rig.queue(9);
+    const w = await rig.worker();
+    expect((await w.claim()).status).toBe(204);
+    expect((await rig.task(9)).task.waitingFor).toMatchObject({ gate: "deliveries" });
 
     const within = await sweepLater();
     expect(within.report.counts).toMatchObject({ missing: 1, redelivered: 0, skipped: 1 });
@@ -103,9 +108,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await sweepLater(3_600_000)).redelivered).toBe(1);
     expect(asked()).toBe(2);
     await processed(guid);
-    expect(await tasks()).toBe(1);
+    expect(await tasks()).toBe(2); // the recovered one, and issue 9 queued meanwhile
     // The inbox row is the evidence: recovered before the next sweep reads the log.
     expect(await deliveries.waiting()).toEqual(new Set());
+    rig.clock.offsetMs += 6_000; // past the claims' 5 s cache of it
+    expect((await w.claim()).status).toBe(200);
     expect((await sweepLater()).report.counts).toMatchObject({ missing: 0, redelivered: 0 });
     expect(asked()).toBe(2);
   });
