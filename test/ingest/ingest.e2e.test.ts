@@ -107,9 +107,8 @@ describe.each(providers)("ingest on %s", (provider) => {
     expect(statuses.every((s) => s === 200 || s === 202)).toBe(true);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(await stored()).toBe(1);
-    await eventually(() => (seen.length > 0 ? true : undefined));
-    // Give any wrongly duplicated processing time to show up.
-    await new Promise((r) => setTimeout(r, 300));
+    // One row, processed to the end: once it is done nothing can process it again.
+    await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined), 10_000, `${id} done`);
     expect(seen).toEqual([id]);
     // The same delivery again later is still a no-op.
     const again = await sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id });

@@ -35,6 +35,7 @@ const orchestra = await createOrchestra({
         ({ events }) =>
           events.on("issues.labeled", async (ctx) => {
             appendFileSync(journal, `start ${ctx.deliveryId}\n`);
+            // A handler that is still running when the test kills the process (the test waits for "start" in the journal, not for time).
             await new Promise((r) => setTimeout(r, delay));
             appendFileSync(journal, `finish ${ctx.deliveryId}\n`);
           }),

@@ -131,6 +131,6 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     const v = await check();
     if (v !== undefined) return v;
     if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 25)); // the poll interval: the wait ends on the condition, not on time
   }
 }
