@@ -15,7 +15,7 @@ import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
 import { cleanupAllSync, makeTempDir, removeTempDir, sleep } from "../ingest/targets.js";
-import { root, stamp } from "./options.js";
+import { integerOption, root, stamp, UsageError } from "./options.js";
 import { buildWorld, claimQueries, CLAIM_INDEX, dropAllCreated, explain, queuedScan, release, runQuery, scenarios, type QueuedScan, type Scenario, type ScenarioName, type World } from "./backlog-world.js";
 
 const USAGE = `Usage: npm run bench:backlog -- [options]
@@ -46,7 +46,6 @@ interface Options {
   maxMinutes: number;
 }
 
-class UsageError extends Error {}
 
 function parseOptions(argv: string[]): Options {
   const { values: v } = parseArgs({
@@ -67,12 +66,7 @@ function parseOptions(argv: string[]): Options {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const num = (name: string, min: number): number => {
-    const raw = (v as Record<string, unknown>)[name];
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
-    return n;
-  };
+  const num = (name: string, min: number): number => integerOption(v, name, min);
   const providers = String(v.providers).split(",").map((s) => s.trim()) as Provider[];
   if (providers.length === 0 || providers.some((p) => p !== "sqlite" && p !== "postgresql")) throw new UsageError("--providers takes a comma list of sqlite,postgresql");
   const databaseUrl = v["database-url"] ?? process.env["BENCH_DATABASE_URL"] ?? null;

@@ -56,7 +56,16 @@ export interface Config {
   cpuProf: string | null;
 }
 
-class UsageError extends Error {}
+/** A command line the bench cannot run with; the message names the option. */
+export class UsageError extends Error {}
+
+/** An integer option of at least `min`, from parseArgs' values. */
+export function integerOption(values: object, name: string, min: number): number {
+  const raw = (values as Record<string, unknown>)[name];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
+  return n;
+}
 
 export function parseConfig(argv: string[]): Config {
   const str = (d?: string) => ({ type: "string" as const, ...(d === undefined ? {} : { default: d }) });
@@ -86,12 +95,7 @@ export function parseConfig(argv: string[]): Config {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const num = (name: string, min: number): number => {
-    const raw = (v as Record<string, unknown>)[name];
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
-    return n;
-  };
+  const num = (name: string, min: number): number => integerOption(v, name, min);
   const configs = String(v.configs).split(",").map((s) => s.trim()) as Kind[];
   if (configs.length === 0 || configs.some((c) => !(c in KINDS))) throw new UsageError(`--configs takes a comma list of sqlite,pg1,pg2`);
   const databaseUrl = v["database-url"] ?? null;
