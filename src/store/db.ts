@@ -36,7 +36,8 @@ const modelsMatch: [
   Same<SqliteModels.Effect, PgModels.Effect>,
   Same<SqliteModels.Installation, PgModels.Installation>,
   Same<SqliteModels.TaskLedger, PgModels.TaskLedger>,
-] = [true, true, true, true, true, true, true, true, true, true];
+  Same<SqliteModels.Counter, PgModels.Counter>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
 void modelsMatch;
 
 export interface Database {
