@@ -51,6 +51,7 @@ import { Audit } from "./human/audit.js";
 import { Questions } from "./human/conditions.js";
 import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
 import { InstallationHandlers } from "./reconcile/installations.js";
+import { FailureStreaks } from "./reconcile/failing.js";
 import { cachedFor } from "./gates/waiting.js";
 import { MissedDeliveries } from "./reconcile/deliveries.js";
 import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
@@ -183,6 +184,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const deliveries = new MissedDeliveries({ db, hooks: appHooks, clock, log, dryRun: env.dryRun });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
   const permissions = new PermissionCache();
+  const streaks = new FailureStreaks(db, clock, log);
   const reconciler = new Reconciler({
     db,
     tasks,
@@ -195,6 +197,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     }),
     clock,
     log,
+    streaks,
+    dryRun: env.dryRun,
   });
   const reconcile = new ReconcileSchedule(reconciler, clock, o.reconcileEveryMs ?? 5 * 60_000);
   const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
@@ -227,7 +231,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

@@ -11,6 +11,8 @@ import { pauseRoutes } from "./pause.js";
 import type { RepoGates } from "../gates/repos.js";
 import type { Audit } from "../human/audit.js";
 import { auditRoutes } from "./audit.js";
+import { sweepRoutes } from "./sweeps.js";
+import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
@@ -19,6 +21,7 @@ export interface ApiDeps extends WorkerApiDeps {
   gates: RepoGates;
   deliveriesWaiting?: () => Promise<Set<number>>;
   audit: Audit;
+  streaks: Pick<FailureStreaks, "current">;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -31,5 +34,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
+  sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

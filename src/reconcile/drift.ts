@@ -29,6 +29,7 @@ import { stateLabelsOf } from "../machine/model.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import { judge } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
+import type { FailureStreaks, RunOutcome } from "./failing.js";
 
 export type ReconcileGitHub = Pick<GitHub, "issuesLabelled" | "permission" | "installationRepos">;
 
@@ -42,6 +43,10 @@ export interface ReconcileDeps {
   installations?: () => Promise<Array<{ id: number; suspended: boolean }>>;
   clock: { now(): Date };
   log: Logger;
+  /** The service-wide dry run (ORCHESTRA_DRY_RUN); a repository's own is in its config. */
+  dryRun?: boolean;
+  /** Escalates a repository or installation that fails run after run (once per streak). */
+  streaks?: FailureStreaks;
 }
 
 /** What one reconcile did, per action. */
@@ -62,6 +67,7 @@ export class Reconciler {
   async run(skip: ReadonlySet<number> = new Set()): Promise<ReconcileCounts> {
     const { db } = this.deps;
     const counts = emptyCounts();
+    const outcome: RunOutcome = new Map();
     const gone = new Set((await db.installation.findMany({ where: { OR: [{ deletedAt: { not: null } }, { suspendedAt: { not: null } }] }, select: { id: true } })).map((i) => i.id));
     const repos = new Map<string, number>();
     for (const r of await db.repo.findMany({ select: { id: true, installationId: true } })) repos.set(r.id, r.installationId);
@@ -77,8 +83,10 @@ export class Reconciler {
       try {
         const gh: ReconcileGitHub = await this.deps.githubFor(inst.id);
         for (const repo of await gh.installationRepos()) if (!repos.has(repo)) repos.set(repo, inst.id);
+        outcome.set(`installation ${inst.id}`, null);
       } catch (err) {
         counts.errors++;
+        outcome.set(`installation ${inst.id}`, errorText(err));
         this.deps.log.warn({ installationId: inst.id, err: errorText(err) }, "reconcile: could not list the installation's repositories");
       }
     }
@@ -86,12 +94,15 @@ export class Reconciler {
       if (skip.has(installationId) || gone.has(installationId)) continue;
       try {
         await this.repo(installationId, repo, counts);
+        outcome.set(repo, null);
       } catch (err) {
         counts.errors++;
+        outcome.set(repo, errorText(err));
         this.deps.log.warn({ repo, err: errorText(err) }, "reconcile: could not read the repository's labelled issues; nothing changed there, the next run tries again");
       }
     }
     await db.sweepReport.create({ data: { kind: "reconcile", at: this.deps.clock.now(), counts: JSON.stringify(counts) } });
+    await this.deps.streaks?.record(outcome);
     const acted = counts.queued + counts.untrusted + counts.closed + counts.cleared + counts.restored + counts.superseded;
     if (acted > 0 || counts.errors > 0) this.deps.log.info(counts, "reconcile");
     return counts;
@@ -109,13 +120,13 @@ export class Reconciler {
     counts.issues += issues.length;
     const tasks = await this.deps.db.task.findMany({ where: { repo } });
     const byIssue = new Map(tasks.map((t) => [t.issue, t]));
-    // A label write still in the outbox: GitHub is behind the task, not drifted from it.
-    const writing = new Set((await this.deps.db.effect.findMany({ where: { repo, kind: "label", state: { in: ["pending", "running"] } }, select: { taskId: true } })).map((e) => e.taskId));
+    const writing = await this.#labelsInHand(repo, this.deps.dryRun === true || config.dryRun);
     const seen = new Set<number>();
     for (const issue of issues) {
       seen.add(issue.number);
       const task = byIssue.get(issue.number) ?? null;
-      if (task && writing.has(task.id) && issue.state === "open") continue;
+      // A close is news even while a label write is in hand; a finished task's labels are not.
+      if (task && writing.has(task.id) && (issue.state === "open" || FINISHED.has(task.state))) continue;
       await this.#issue(installationId, repo, issue, task, labels, config.labels.queued, gh, config, counts);
     }
     // A task that shows a label but whose issue carries none any more: the label was removed by hand.
@@ -124,6 +135,23 @@ export class Reconciler {
       const r = await this.deps.tasks.raise({ taskId: t.id }, { kind: "drift", labels: [] });
       if (r.outcome === "unchanged" && r.stepsRan) counts.restored++;
     }
+  }
+
+  /**
+   * Tasks whose latest label write is not settled on GitHub yet, so GitHub is
+   * behind the task rather than drifted from it: still in the outbox, parked
+   * (an operator replays it; raising it again would only park another), or,
+   * in dry run, recorded as the plan (it never reaches GitHub, and planning
+   * it again each run would pile up the same plan).
+   */
+  async #labelsInHand(repo: string, dryRun: boolean): Promise<Set<string | null>> {
+    const { db } = this.deps;
+    const latest = await db.effect.groupBy({ by: ["taskId"], where: { repo, kind: "label", taskId: { not: null } }, _max: { seq: true } });
+    const seqs = latest.map((l) => l._max.seq).filter((n): n is number => n !== null);
+    if (seqs.length === 0) return new Set();
+    const unsettled = ["pending", "running", "parked", ...(dryRun ? ["dry-run"] : [])];
+    const rows = await db.effect.findMany({ where: { seq: { in: seqs }, state: { in: unsettled } }, select: { taskId: true } });
+    return new Set(rows.map((r) => r.taskId));
   }
 
   async #issue(installationId: number, repo: string, issue: LabelledIssue, task: Task | null, stateLabels: string[], queued: string, gh: ReconcileGitHub, config: NonNullable<Extract<ConfigResult, { ok: true }>["config"]>, counts: ReconcileCounts): Promise<void> {
