@@ -52,6 +52,7 @@ import { Questions } from "./human/conditions.js";
 import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
 import { InstallationHandlers } from "./reconcile/installations.js";
 import { FailureStreaks } from "./reconcile/failing.js";
+import { StaleBranches } from "./reconcile/branches.js";
 import { cachedFor } from "./gates/waiting.js";
 import { MissedDeliveries } from "./reconcile/deliveries.js";
 import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
@@ -231,7 +232,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches: new StaleBranches({ db, githubFor, configs, clock }), clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

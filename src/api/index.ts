@@ -12,6 +12,8 @@ import type { RepoGates } from "../gates/repos.js";
 import type { Audit } from "../human/audit.js";
 import { auditRoutes } from "./audit.js";
 import { sweepRoutes } from "./sweeps.js";
+import { branchRoutes } from "./branches.js";
+import type { StaleBranches } from "../reconcile/branches.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface ApiDeps extends WorkerApiDeps {
@@ -22,6 +24,7 @@ export interface ApiDeps extends WorkerApiDeps {
   deliveriesWaiting?: () => Promise<Set<number>>;
   audit: Audit;
   streaks: Pick<FailureStreaks, "current">;
+  branches: Pick<StaleBranches, "list">;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -35,5 +38,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
   sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
+  branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

@@ -4,10 +4,10 @@
  * queries.ts; mappers.ts turns GitHub's answers into the port's types.
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type GitHub, type LabelledIssue, type Permission, type PullMergeability, type RepoRef } from "./port.js";
+import { GitHubError, type BranchListing, type GitHub, type LabelledIssue, type Permission, type PullMergeability, type RepoRef } from "./port.js";
 import { call, maybe } from "./errors.js";
 import { closingPullToPull, logTail, toBlocker, toCheckRun, toLabelledIssue, toMergeability, toPull, toReviewComment, type RawBlocker, type RawPull } from "./mappers.js";
-import { CLOSING_PULLS, ISSUES_LABELLED, OPEN_PULLS_INTO, type ClosingPullsQuery, type IssuesLabelledQuery, type OpenPullsIntoQuery } from "./queries.js";
+import { BRANCHES, CLOSING_PULLS, ISSUES_LABELLED, OPEN_PULLS_INTO, type BranchesQuery, type ClosingPullsQuery, type IssuesLabelledQuery, type OpenPullsIntoQuery } from "./queries.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -145,6 +145,27 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     async defaultBranch(r) {
       const { data } = await call("get repository", () => rest.repos.get({ ...r, ...read() }));
       return data.default_branch;
+    },
+    async deletesMergedBranches(r) {
+      const { data } = await call("get repository", () => rest.repos.get({ ...r, ...read() }));
+      return data.delete_branch_on_merge === true;
+    },
+    async branchesWithPrefix(r, prefix) {
+      const out: BranchListing[] = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const after: string | null = cursor;
+        const data: BranchesQuery = await call("branches", () => octokit.graphql<BranchesQuery>(BRANCHES, { owner: r.owner, repo: r.repo, ...(prefix ? { filter: prefix } : {}), cursor: after, ...read() }));
+        const page = data.repository?.refs;
+        if (!page) throw new GitHubError("branches", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        for (const n of page.nodes ?? []) {
+          if (!n?.target || !n.name.startsWith(prefix)) continue;
+          out.push({ name: n.name, sha: n.target.oid, committedAt: n.target.committedDate ? new Date(n.target.committedDate) : null, pullRequests: n.associatedPullRequests.totalCount });
+        }
+        if (!page.pageInfo.hasNextPage) return out;
+        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after) throw new GitHubError("branches", undefined, "a next page without a new cursor", false);
+        cursor = page.pageInfo.endCursor;
+      }
     },
     async getBranch(r, branch) {
       const res = await maybe("get branch ref", () => rest.git.getRef({ ...r, ref: `heads/${branch}`, ...read() }));

@@ -129,6 +129,14 @@ export interface PullMergeability {
 }
 
 /** An issue carrying one of the labels asked for, as the reconcile sweep reads it. */
+export interface BranchListing {
+  name: string;
+  sha: string;
+  committedAt: Date | null;
+  /** Pull requests from this branch, open, closed or merged. */
+  pullRequests: number;
+}
+
 export interface LabelledIssue {
   number: number;
   state: "open" | "closed";
@@ -167,6 +175,10 @@ export interface GitHub {
   updatePullBranch(r: RepoRef, number: number, expectedHeadSha?: string): Promise<void>;
 
   defaultBranch(r: RepoRef): Promise<string>;
+  /** The repository deletes a pull request's head branch itself when it merges ("Automatically delete head branches"). */
+  deletesMergedBranches(r: RepoRef): Promise<boolean>;
+  /** Branches whose names start with `prefix` (one GraphQL query per 100): head commit, its date, and pull requests of any state from each. */
+  branchesWithPrefix(r: RepoRef, prefix: string): Promise<BranchListing[]>;
   getBranch(r: RepoRef, branch: string): Promise<BranchInfo | null>;
   /** Deletes a branch; false when it was already gone. */
   deleteBranch(r: RepoRef, branch: string): Promise<boolean>;

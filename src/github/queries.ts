@@ -104,3 +104,26 @@ export interface IssuesLabelledQuery {
     };
   } | null;
 }
+
+/** Branches by name: `query` narrows on GitHub's side, the caller keeps exact prefix matches. */
+export const BRANCHES = `query Branches($owner: String!, $repo: String!, $filter: String, $cursor: String) {
+  repository(owner: $owner, name: $repo) {
+    refs(refPrefix: "refs/heads/", query: $filter, first: 100, after: $cursor) {
+      nodes {
+        name
+        target { oid ... on Commit { committedDate } }
+        associatedPullRequests(states: [OPEN, CLOSED, MERGED], first: 1) { totalCount }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+}`;
+
+export interface BranchesQuery {
+  repository: {
+    refs: {
+      nodes: Array<{ name: string; target: { oid: string; committedDate?: string | null } | null; associatedPullRequests: { totalCount: number } } | null> | null;
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    } | null;
+  } | null;
+}

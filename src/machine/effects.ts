@@ -14,6 +14,12 @@ export interface EffectPayloads {
   reaction: { commentId: number; content: "+1" | "-1" | "laugh" | "confused" | "heart" | "hooray" | "rocket" | "eyes" };
   /** Guarded: deleted only while it has no commits ahead and no open or merged PR. Dropped once a newer run started. */
   "delete-branch": { branch: string; attempt: number };
+  /**
+   * The task branch of a merged pull request. Guarded: left alone when the
+   * repository deletes merged branches itself, and kept when the branch has
+   * moved past the merged head (commits no pull request has).
+   */
+  "delete-merged-branch": { branch: string; pr: number; headSha: string };
   /** Guarded: head checks re-verified green right before opening. Answers pr-published / publish-refused. */
   "create-pull": { branch: string; title: string; body: string; issue: number };
   /** Guarded: skipped when `headSha` is no longer the PR's head. */
@@ -55,6 +61,8 @@ export function describeEffect(e: EffectSpec): string {
       return `react ${e.payload.content} to comment ${e.payload.commentId}`;
     case "delete-branch":
       return `delete branch ${e.payload.branch} (only if it holds no commits ahead and no PR)`;
+    case "delete-merged-branch":
+      return `delete branch ${e.payload.branch} of merged pull request #${e.payload.pr} (only while it is still at the merged head)`;
     case "create-pull":
       return `open a pull request from ${e.payload.branch} for #${e.payload.issue} (only if its head checks are green)`;
     case "rerun-failed-jobs":

@@ -207,7 +207,7 @@ export class Serializer {
       allow_squash_merge: true,
       allow_merge_commit: true,
       allow_auto_merge: false,
-      delete_branch_on_merge: false,
+      delete_branch_on_merge: r.deleteBranchOnMerge,
       allow_forking: true,
       web_commit_signoff_required: false,
       license: null,

@@ -284,6 +284,8 @@ export class Repo {
   /** job id → its log's text; null when the log has expired (see FakeState.setJobLog) */
   readonly jobLogs = new Map<number, string | null>();
   lastNumber = 0;
+  /** GitHub's "Automatically delete head branches": a merge deletes the pull request's branch */
+  deleteBranchOnMerge = false;
   /** set on a fork: the repository it was forked from (see forks.ts) */
   parent: Repo | null = null;
 
@@ -1045,6 +1047,7 @@ export class FakeState {
     pr.mergeCommitSha = c.sha;
     this.setIssueState(issue, "closed", by, null);
     issue.stateReason = null;
+    if (repo.deleteBranchOnMerge && headRepoOf(this, repo, pr) === repo && repo.branches.get(pr.headRef) === pr.headSha) repo.branches.delete(pr.headRef);
     if (pr.baseRef === repo.defaultBranch) {
       for (const n of this.closingIssues(repo, pr)) {
         const target = repo.issues.get(n);

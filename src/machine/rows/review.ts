@@ -49,8 +49,11 @@ function merged(ctx: Context, e: EventOf<"pr-merged">): Decision {
   const m = e.merge;
   const submitter = [...ctx.runs].reverse().find((r) => r.prNumber === m.prNumber) ?? null;
   const live = ctx.run && ctx.run.id === task.runId && ctx.run.state === "live" ? ctx.run : null;
+  // The task's branch has done its job; the executor deletes it only while it is still at the merged head.
+  const branch = submitter?.branch ?? null;
   return move(ctx, "done", {
     summary: `pull request #${m.prNumber} merged: done`,
+    ...(branch ? { effects: [effect("delete-merged-branch", `delete-merged-branch:${task.id}:${m.prNumber}`, { branch, pr: m.prNumber, headSha: m.headSha })] } : {}),
     task: { ...NO_LEASE, prNumber: m.prNumber },
     ...(live ? { run: { id: live.id, from: ["live"], patch: { state: "exited", endedAt: ctx.now, endReason: `pull request #${m.prNumber} merged` } } } : {}),
     receipt: ctx.hasReceipt ? undefined : { runId: submitter?.id ?? null, ...m },

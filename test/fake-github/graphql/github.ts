@@ -253,6 +253,7 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
         args,
       ),
     ),
+    refs: served([...PAGE, "refPrefix", "query"], (args: RefsArgs) => connection(refsOf(ctx, repo, args), args)),
     issues: served([...PAGE, "labels", "states", "orderBy"], (args: IssuesArgs) =>
       connection(
         issuesOf(repo, args).map((i) => issueNode(ctx, repo, i)),
@@ -278,6 +279,38 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
       return pr ? pullNode(ctx, repo, pr) : issueNode(ctx, repo, issue);
     }),
   };
+}
+
+type RefsArgs = Page & { refPrefix?: string | null; query?: string | null };
+
+/**
+ * `Repository.refs`: branches under `refPrefix` (only `refs/heads/…` is
+ * modelled), named without the prefix, sorted by name like GitHub's
+ * default; `query` keeps the names containing it.
+ */
+function refsOf(ctx: GraphQLContext, repo: Repo, args: RefsArgs): Node[] {
+  const prefix = args.refPrefix ?? "";
+  if (!prefix.startsWith("refs/heads/")) return [];
+  return [...repo.branches.entries()]
+    .map(([branch, sha]) => ({ full: `refs/heads/${branch}`, sha }))
+    .filter((r) => r.full.startsWith(prefix) && (!args.query || r.full.slice(prefix.length).includes(args.query)))
+    .sort((a, b) => (a.full < b.full ? -1 : a.full > b.full ? 1 : 0))
+    .map(({ full, sha }) => {
+      const branch = full.slice("refs/heads/".length);
+      const commit = repo.commits.get(sha);
+      return {
+        __typename: "Ref",
+        name: full.slice(prefix.length),
+        prefix,
+        target: { __typename: "Commit", oid: sha, committedDate: commit ? ts(commit.date) : null },
+        associatedPullRequests: served([...PAGE, "states"], (a: Page & { states?: string[] | null }) =>
+          connection(
+            pullsOf(repo, { headRefName: branch, states: a.states ?? null }).map((pr) => pullNode(ctx, repo, pr)),
+            a,
+          ),
+        ),
+      };
+    });
 }
 
 type PullRequestsArgs = Page & {
