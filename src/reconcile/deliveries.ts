@@ -13,76 +13,10 @@
  * deliveries within GitHub's 3-day redelivery window. A listing that fails
  * changes nothing. In dry run the plan is recorded and nothing is asked.
  */
-import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
-import type { AppHooks, HookDelivery } from "../github/app-hooks.js";
+import type { HookDelivery } from "../github/app-hooks.js";
 import { GitHubError } from "../github/port.js";
 import { errorText } from "../github/errors.js";
-
-export const CHECKPOINT = "hook-deliveries";
-/** GitHub redelivers deliveries of the past 3 days. */
-export const WINDOW_MS = 3 * 24 * 3_600_000;
-/** A guid is asked for at most once an hour. */
-export const ASK_EVERY_MS = 3_600_000;
-
-export interface DeliveriesLimits {
-  /** Listing pages read per sweep. */
-  pages: number;
-  /** Redeliveries requested per sweep. */
-  redeliveries: number;
-  /** Failed guids held at once; reading pauses (and resumes from its cursor) beyond it. */
-  pending: number;
-}
-export const DEFAULT_LIMITS: DeliveriesLimits = { pages: 10, redeliveries: 50, pending: 2_000 };
-
-export interface DeliveriesReport {
-  /** Delivery attempts read from the listing. */
-  read: number;
-  /** Guids without a successful attempt and not in the inbox, within the window. */
-  missing: number;
-  /** Redeliveries GitHub accepted. */
-  redelivered: number;
-  /** Missing guids not asked for: older than the window, or asked within the hour. */
-  skipped: number;
-  /** Missing guids left for the next sweep by the per-sweep bound. */
-  deferred: number;
-  errors: number;
-  /** Dry run: redeliveries that would have been requested. */
-  wouldRedeliver?: number;
-}
-
-/** A guid with failed attempts and no successful one: redelivered by its newest attempt. */
-export interface Pending {
-  /** The newest failed attempt. */
-  id: number;
-  /** When the first failed attempt seen was made: GitHub's window is counted from it. */
-  first: string;
-  event: string;
-  installationId: number | null;
-}
-
-/** The checkpoint: the newest attempt examined, an unfinished older range, the failed guids. */
-export interface State {
-  newest: number | null;
-  backlog: { cursor: string; floor: number | null } | null;
-  pending: Record<string, Pending>;
-}
-
-export interface DeliveriesDeps {
-  db: Db;
-  hooks: AppHooks;
-  clock: { now(): Date };
-  log: Logger;
-  dryRun: boolean;
-  limits?: Partial<DeliveriesLimits>;
-}
-
-/** What one sweep saw of a guid: a successful attempt, its newest failed one, its first failure. */
-interface Seen {
-  ok: boolean;
-  failed: HookDelivery | null;
-  first: Date;
-}
+import { ASK_EVERY_MS, CHECKPOINT, DEFAULT_LIMITS, WINDOW_MS, type DeliveriesDeps, type DeliveriesLimits, type DeliveriesReport, type Seen, type State } from "./deliveries-model.js";
 
 const ok = (d: HookDelivery) => d.statusCode >= 200 && d.statusCode < 300;
 

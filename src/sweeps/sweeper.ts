@@ -20,7 +20,7 @@ import type { Blockers } from "../blockers/blockers.js";
 import type { Breaker } from "../gates/breaker.js";
 import type { Questions } from "../human/conditions.js";
 import type { ReconcileCounts } from "../reconcile/drift.js";
-import type { DeliveriesReport } from "../reconcile/deliveries.js";
+import type { DeliveriesReport } from "../reconcile/deliveries-model.js";
 import { totalOf, type Retention } from "../reconcile/retention.js";
 
 export interface SweepReport {

@@ -6,7 +6,8 @@
 import { pino } from "pino";
 import { GitHubError } from "../../src/github/port.js";
 import { nextCursor, toHookDelivery, type AppHooks, type HookDelivery } from "../../src/github/app-hooks.js";
-import { CHECKPOINT, MissedDeliveries, type DeliveriesLimits } from "../../src/reconcile/deliveries.js";
+import { MissedDeliveries } from "../../src/reconcile/deliveries.js";
+import { CHECKPOINT, type DeliveriesLimits } from "../../src/reconcile/deliveries-model.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
