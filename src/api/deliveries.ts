@@ -10,7 +10,7 @@ import { sendJson } from "../http/respond.js";
 
 const STATES = new Set<string>(LISTED_STATES);
 
-export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken: string; poke(): void }): void {
+export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken: string; clock: { now(): Date }; poke(): void }): void {
   router.add("GET", "/api/v1/deliveries", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const { state, limit } = listQuery(query, STATES);
@@ -21,7 +21,7 @@ export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken:
   router.add("POST", "/api/v1/deliveries/:id/replay", async ({ req, res, params }) => {
     requireAdmin(req, deps.adminToken);
     const id = params["id"]!;
-    if (!(await deps.inbox.replay(id))) {
+    if (!(await deps.inbox.replay(id, deps.clock.now()))) {
       throw new HttpError(409, `delivery ${id} is not parked (or does not exist); only parked deliveries can be replayed`);
     }
     deps.poke();
