@@ -155,7 +155,7 @@ export class Processor {
       const message = err instanceof Error ? err.message : String(err);
       const failure = failureOf(err);
       try {
-        const out = await this.inbox.fail(d, this.owner, { failure, class: errorClass(err, err instanceof Error ? err.name : "Error"), message }, this.#clock.now());
+        const out = await this.inbox.fail(d, this.owner, { failure, class: failure.class === "rate-limit" ? "rate-limit" : errorClass(err, err instanceof Error ? err.name : "Error"), message }, this.#clock.now());
         const fields = { delivery: d.deliveryId, event: d.event, attempt: d.attempts, failure: failure.class, firstFailedAt: out.firstFailedAt.toISOString(), error: message };
         if (out.state === "parked") {
           this.log.error(fields, `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`);

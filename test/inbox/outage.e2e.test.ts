@@ -3,8 +3,9 @@
  * processor against the fake GitHub, the clock moved forward to each retry
  * instead of waiting for it. A delivery whose handler fails on 502 keeps
  * retrying through six hours of outage, at most ten minutes apart, and is
- * handled once GitHub is back; one refused with a 404 or 422 is parked after
- * a few attempts, saying why and how to replay it.
+ * handled once GitHub is back; a rate limit's retry-after is honoured; one
+ * refused with a 404 or 422 is parked after a few attempts, saying why and
+ * how to replay it.
  */
 import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
@@ -129,6 +130,22 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     expect(await summary()).toMatchObject({ retrying: 0, parked: 1 });
     const listed = await cli("deliveries", "--state", "parked");
     expect(listed.stdout).toContain(`orchestra replay ${id}`);
+  });
+
+  test("a delivery hitting a secondary rate limit (403 + retry-after) waits as long as GitHub says, then is handled", async () => {
+    rig = await startRig({ provider });
+    const message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.";
+    rig.fake.inject({ method: "GET", path: "repos/get-collaborator-permission-level", status: 403, body: { message }, headers: { "retry-after": "120" }, times: 1 });
+    const id = await sendQueued(8);
+    const r = await attemptRecorded(id, 1);
+    expect(r.state).toBe("pending");
+    const ring = JSON.parse(r.errors) as Array<{ at: string; class: string }>;
+    expect(ring[0]!.class).toBe("rate-limit");
+    // Honoured: not the 2 s backoff of a first failure, but the 120 s GitHub asked for.
+    expect(r.nextAttemptAt.getTime() - Date.parse(ring[0]!.at)).toBeGreaterThanOrEqual(119_000);
+    await toNextAttempt(id);
+    await eventually(async () => ((await row(id)).state === "done" ? true : undefined), 10_000, "the delivery handled");
+    expect((await rig.task(8)).task).toMatchObject({ state: "queued" });
   });
 
   test.each([404, 422])("a delivery failing on a deterministic %i is parked after 5 attempts within a minute", async (status) => {
