@@ -261,8 +261,8 @@ export class Executor {
       return "go";
     }
     if (failure.class === "rate-limit") {
-      // The whole installation waits, not only this effect; the wait is not the effect's fault and costs no attempt.
-      await installations.rateLimited(e.installationId, decision.retryAt);
+      // The whole installation waits until GitHub's reset, not this effect's backoff; the wait is not the effect's fault and costs no attempt.
+      await installations.rateLimited(e.installationId, failure.retryAfter ?? decision.retryAt);
       await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: false, maybeSent: false }, now);
       log.warn({ installationId: e.installationId, until: decision.retryAt.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
       return "stop";
