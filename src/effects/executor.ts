@@ -6,8 +6,8 @@
  * Failures retry on the same schedule as deliveries (retry/schedule.ts):
  * through a GitHub outage for the retry window, a deterministic refusal only
  * a few times; then the effect is parked with its error ring, and one whose
- * outcome the task waits for (a dispatch) tells the task. Nothing here waits on behalf of a caller: the
- * worker API and the inbox only write rows.
+ * outcome the task waits for (a dispatch) tells the task. Nothing here waits
+ * on behalf of a caller: the worker API and the inbox only write rows.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";

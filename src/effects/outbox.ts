@@ -169,10 +169,8 @@ export class Outbox {
   }
 
   /** The fields of an effect given up: its note says why (the retry schedule's reason) and what to do. */
-  parked(e: OutboxEffect, error: { class: string; message: string; windowFrom?: string }, maybeSent: boolean, now: Date, why?: string) {
-    const note = why
-      ? `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`
-      : `parked after ${e.attempts} attempt(s): ${error.message}`;
+  parked(e: OutboxEffect, error: { class: string; message: string; windowFrom?: string }, maybeSent: boolean, now: Date, why: string) {
+    const note = `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`;
     return { note, errors: pushError(e.errors, { at: now.toISOString(), ...error }), maybeSent: e.maybeSent || maybeSent };
   }
 
