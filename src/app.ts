@@ -11,7 +11,7 @@ import type { Credentials, Env } from "./config/env.js";
 import type { Database } from "./store/db.js";
 import { Inbox } from "./inbox/store.js";
 import { Processor, type ProcessorOptions } from "./inbox/processor.js";
-import type { RetryPolicy } from "./inbox/backoff.js";
+import type { RetryPolicy } from "./retry/schedule.js";
 import { webhookHandler } from "./ingest/webhook.js";
 import { EventRouter } from "./events/router.js";
 import { Router } from "./http/router.js";
@@ -77,7 +77,8 @@ export interface OrchestraOptions {
   /** Octokit class; tests pass one with retries off. */
   Octokit?: typeof ProbotOctokit;
   processor?: ProcessorOptions;
-  retry?: RetryPolicy;
+  /** The retry schedule of deliveries and effects; the window defaults to env.retryWindowHours. */
+  retry?: Partial<RetryPolicy>;
   capabilities?: Capability[];
   /** Register the task capabilities (default true); inbox tests run without them. */
   lifecycle?: boolean;
@@ -122,7 +123,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const { credentials } = env;
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
-  const inbox = new Inbox(database, o.retry);
+  const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
+  const inbox = new Inbox(database, retry);
   const events = new EventRouter();
   const api = new Router();
 
@@ -150,7 +152,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     botLogin.catch(() => (botLogin = undefined));
     return actor.login.toLowerCase() === (await botLogin).toLowerCase();
   };
-  const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, o.processor);
+  const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, { clock, ...o.processor });
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
@@ -162,7 +164,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const outbox = new Outbox(db, database);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
-  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, o.effects);
+  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, { windowMs: retry.windowMs!, ...o.effects });
   const workers = new Workers(db, clock);
   const decisions = new Decisions(db, database, clock);
   // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.

@@ -31,7 +31,7 @@ export interface ApiDeps extends WorkerApiDeps {
 }
 
 export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {
-  deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, poke: deps.pokeInbox });
+  deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeInbox });
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
   if (!opts.tasks) return;
   workerRoutes(router, deps);

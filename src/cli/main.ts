@@ -9,12 +9,14 @@ import { openDatabase } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { classifyArgs, classifyCommand, readAll } from "./classify.js";
 import { pruneArgs, pruneCommand } from "./prune.js";
+import { deliveriesText, type DeliveriesAnswer } from "./deliveries.js";
 
 const USAGE = `usage: orchestra <command>
 
 commands:
   migrate                      apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)
-  deliveries [--state STATE]   list received webhook deliveries (pending, processing, done, ignored, parked)
+  deliveries [--state STATE]   received webhook deliveries: how many in each state, and the latest ones
+                               (pending, retrying after a failure, processing, done, ignored, parked)
   replay <delivery-id>         put a parked delivery back in the queue
   effects [--state STATE] [--task ID] [--json]
                                GitHub writes Orchestra recorded: pending, running, done, dropped,
@@ -71,15 +73,8 @@ async function main(argv: string[]): Promise<void> {
     case "deliveries": {
       const i = rest.indexOf("--state");
       const state = i >= 0 ? rest[i + 1] : undefined;
-      const body = (await api(`/api/v1/deliveries${state ? `?state=${encodeURIComponent(state)}` : ""}`)) as {
-        counts: Record<string, number>;
-        deliveries: Array<{ deliveryId: string; event: string; action: string | null; state: string; attempts: number; errors: Array<{ message: string }> }>;
-      };
-      process.stdout.write(`counts: ${Object.entries(body.counts).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}\n`);
-      for (const d of body.deliveries) {
-        const last = d.errors[d.errors.length - 1]?.message;
-        process.stdout.write(`${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  attempts=${d.attempts}${last ? `  last error: ${last}` : ""}\n`);
-      }
+      const body = (await api(`/api/v1/deliveries${state ? `?state=${encodeURIComponent(state)}` : ""}`)) as DeliveriesAnswer;
+      process.stdout.write(deliveriesText(body));
       return;
     }
     case "replay": {

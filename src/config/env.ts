@@ -78,6 +78,7 @@ const schema = z.object({
   ORCHESTRA_RETENTION_IDEMPOTENCY_HOURS: whole("hours", 1, 876_000, DEFAULT_RETENTION.idempotencyHours),
   ORCHESTRA_RETENTION_SWEEP_REPORTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.sweepReportsDays),
   ORCHESTRA_RETENTION_AUDIT_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.auditDays),
+  ORCHESTRA_RETRY_WINDOW_HOURS: whole("hours", 1, 168, 6, ": a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage"),
   ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole("minutes", 0, 525_600, DEFAULT_RETENTION.intervalMinutes, " (0 turns scheduled pruning off)"),
 });
 
@@ -102,6 +103,8 @@ export interface Env {
   npmRegistry: string;
   /** How long old rows are kept, and how often the service prunes (ORCHESTRA_RETENTION_*). */
   retention: RetentionPolicy;
+  /** How long a delivery or GitHub write failing on a GitHub outage (5xx, no answer, rate limit) is retried before it is parked (ORCHESTRA_RETRY_WINDOW_HOURS). */
+  retryWindowHours: number;
   /** Present when the App is registered; absent means Probot's setup page runs. */
   credentials: Credentials | undefined;
 }
@@ -159,5 +162,5 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     auditDays: e.ORCHESTRA_RETENTION_AUDIT_DAYS,
     intervalMinutes: e.ORCHESTRA_RETENTION_INTERVAL_MINUTES,
   };
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, credentials };
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, credentials };
 }

@@ -3,17 +3,20 @@
  * are worked in parallel, each one's effects one at a time (oldest first),
  * writes spaced by the installation's pacer. A rate limit holds back only its
  * installation; a token GitHub will not mint pauses only its installation.
- * Failures retry with backoff and jitter; an effect that keeps failing is
- * parked with its error ring, and one whose outcome the task waits for (a
- * dispatch) tells the task. Nothing here waits on behalf of a caller: the
- * worker API and the inbox only write rows.
+ * Failures retry on the same schedule as deliveries (retry/schedule.ts):
+ * through a GitHub outage for the retry window, a deterministic refusal only
+ * a few times; then the effect is parked with its error ring, and one whose
+ * outcome the task waits for (a dispatch) tells the task. Nothing here waits
+ * on behalf of a caller: the worker API and the inbox only write rows.
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
 import { GitHubError, type GitHubFor } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
-import { errorClass, errorText as errText } from "../github/errors.js";
+import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
+import { DEFAULT_RETRY, retryDecision } from "../retry/schedule.js";
+import { windowFromOf } from "../store/error-ring.js";
 import { describeEffect } from "../machine/effects.js";
 import type { Tasks } from "../apply/tasks.js";
 import { runView, taskView } from "../apply/views.js";
@@ -31,9 +34,9 @@ export interface ExecutorOptions {
   pollMs?: number;
   /** How long a claim on an effect lasts; a dead performer's effects are taken over after it. */
   leaseMs?: number;
-  /** Attempts for failures worth retrying (5xx, timeouts, network) before parking (default 10). */
-  maxAttempts?: number;
-  /** Retry delay: base doubling per attempt, capped, ±25% jitter (default 2 s to 10 min). */
+  /** How long failures worth retrying (5xx, no answer, rate limits) are retried, from the first, before parking (default 6 h). */
+  windowMs?: number;
+  /** Retry delay: base doubling per attempt, ±25% jitter, capped (default 2 s to 10 min). */
   backoff?: { baseMs: number; capMs: number };
   /** Pokes closer together than this are answered by one look (default 100 ms): a burst of claims is one query, not hundreds. */
   pokeGapMs?: number;
@@ -49,11 +52,6 @@ export interface ExecutorDeps {
   ledger: Ledger;
   log: Logger;
   clock: { now(): Date };
-}
-
-export function retryDelayMs(attempt: number, backoff: { baseMs: number; capMs: number }, random = Math.random): number {
-  const raw = Math.min(backoff.capMs, backoff.baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(raw * (0.75 + random() * 0.5));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -81,8 +79,8 @@ export class Executor {
       concurrency: opts.concurrency ?? 4,
       pollMs: opts.pollMs ?? 1_000,
       leaseMs: opts.leaseMs ?? 60_000,
-      maxAttempts: opts.maxAttempts ?? 10,
-      backoff: opts.backoff ?? { baseMs: 2_000, capMs: 600_000 },
+      windowMs: opts.windowMs ?? DEFAULT_RETRY.windowMs,
+      backoff: opts.backoff ?? { baseMs: DEFAULT_RETRY.baseMs, capMs: DEFAULT_RETRY.capMs },
       pokeGapMs: opts.pokeGapMs ?? 100,
     };
   }
@@ -248,25 +246,29 @@ export class Executor {
       log.warn({ installationId: e.installationId, until: until.toISOString(), err: message }, "effects: GitHub would not mint the installation's token; installation paused (is the App still installed?)");
       return "stop";
     }
-    if (err instanceof GitHubError && err.rateLimitedUntil) {
-      await installations.rateLimited(e.installationId, err.rateLimitedUntil);
-      await outbox.retryAt(e, this.owner, err.rateLimitedUntil, { class: "rate-limit", message }, { countAttempt: false, maybeSent: false }, now);
-      log.warn({ installationId: e.installationId, until: err.rateLimitedUntil.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
-      return "stop";
-    }
-    const retryable = err instanceof GitHubError ? err.retryable : true;
-    const maybeSent = counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
-    const klass = errorClass(err, "error");
-    const limit = retryable ? this.#o.maxAttempts : (performer.deterministicAttempts ?? 3);
-    if (e.attempts >= limit) {
-      log.error({ effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, err: message }, "effects: parked; see GET /api/v1/effects?state=parked and replay it once the cause is fixed");
+    const failure = failureOf(err);
+    // A failure on the first attempt since the effect was recorded or replayed starts a new window.
+    const firstFailedAt = e.attempts <= 1 ? null : windowFromOf(e.errors);
+    const policy = { ...this.#o.backoff, maxAttempts: performer.deterministicAttempts ?? 3, windowMs: this.#o.windowMs };
+    const decision = retryDecision({ failure, attempts: e.attempts, firstFailedAt, now, policy });
+    const windowFrom = decision.firstFailedAt.toISOString();
+    const maybeSent = failure.class !== "rate-limit" && counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
+    const klass = failure.class === "rate-limit" ? "rate-limit" : errorClass(err, "error");
+    if ("park" in decision) {
+      log.error({ effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message }, `effects: parked after ${e.attempts} attempts (${decision.why}); fix the cause, then run: orchestra effects replay ${e.id}`);
       const event = performer.onGiveUp?.({ effect: e }, e.spec.payload as never, message);
-      await this.#settle(e, "parked", outbox.parked(e, { class: klass, message }, maybeSent, now), event ?? undefined);
+      await this.#settle(e, "parked", outbox.parked(e, { class: klass, message, windowFrom }, maybeSent, now, decision.why), event ?? undefined);
       return "go";
     }
-    const at = new Date(now.getTime() + retryDelayMs(e.attempts, this.#o.backoff));
-    await outbox.retryAt(e, this.owner, at, { class: klass, message }, { countAttempt: true, maybeSent }, now);
-    log.warn({ effect: e.id, kind: e.kind, attempt: e.attempts, retryAt: at.toISOString(), err: message }, "effects: failed; retrying with backoff");
+    if (failure.class === "rate-limit") {
+      // The whole installation waits until GitHub's reset, not this effect's backoff; the wait is not the effect's fault and costs no attempt.
+      await installations.rateLimited(e.installationId, failure.retryAfter ?? decision.retryAt);
+      await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: false, maybeSent: false }, now);
+      log.warn({ installationId: e.installationId, until: decision.retryAt.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
+      return "stop";
+    }
+    await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: true, maybeSent }, now);
+    log.warn({ effect: e.id, kind: e.kind, attempt: e.attempts, failure: failure.class, retryAt: decision.retryAt.toISOString(), err: message }, "effects: failed; retrying with backoff");
     return "go";
   }
 }

@@ -168,13 +168,14 @@ export class Outbox {
     }
   }
 
-  /** The fields of an effect given up after its attempts. */
-  parked(e: OutboxEffect, error: { class: string; message: string }, maybeSent: boolean, now: Date) {
-    return { note: `parked after ${e.attempts} attempt(s): ${error.message}`, errors: pushError(e.errors, { at: now.toISOString(), ...error }), maybeSent: e.maybeSent || maybeSent };
+  /** The fields of an effect given up: its note says why (the retry schedule's reason) and what to do. */
+  parked(e: OutboxEffect, error: { class: string; message: string; windowFrom?: string }, maybeSent: boolean, now: Date, why: string) {
+    const note = `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`;
+    return { note, errors: pushError(e.errors, { at: now.toISOString(), ...error }), maybeSent: e.maybeSent || maybeSent };
   }
 
   /** Back to pending at `at`; `countAttempt: false` for waits that are not the effect's fault (rate limits). */
-  async retryAt(e: OutboxEffect, owner: string, at: Date, error: { class: string; message: string }, opts: { countAttempt: boolean; maybeSent: boolean }, now: Date): Promise<void> {
+  async retryAt(e: OutboxEffect, owner: string, at: Date, error: { class: string; message: string; windowFrom?: string }, opts: { countAttempt: boolean; maybeSent: boolean }, now: Date): Promise<void> {
     await this.db.effect.updateMany({
       where: { seq: e.seq, state: "running", lockedBy: owner },
       data: {

@@ -5,6 +5,7 @@
  * came. Absence is only ever GitHub's own 404.
  */
 import { GitHubError } from "./port.js";
+import type { Failure } from "../retry/schedule.js";
 
 interface RequestErrorLike {
   status?: number;
@@ -73,4 +74,60 @@ export function errorText(e: unknown): string {
 /** The class an error ring records: `github-502`, `github-network` for GitHub's failures, else `other`. */
 export function errorClass(e: unknown, other: string): string {
   return e instanceof GitHubError ? `github-${e.status ?? "network"}` : other;
+}
+
+/** Codes of failures where no answer came (Node's sockets, undici) or the database was out of reach for a moment (Prisma, SQLite). */
+const NO_ANSWER_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "ENOTFOUND",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_SOCKET",
+  "SQLITE_BUSY",
+  "P1001", // can't reach the database server
+  "P1002", // the database server timed out
+  "P1008", // operations timed out
+  "P1017", // the server closed the connection
+  "P2024", // timed out waiting for a pooled connection
+  "P2034", // write conflict or deadlock: retry the transaction
+]);
+
+/**
+ * The one classifier of failures for retries (deliveries and effects): GitHub
+ * 5xx, no answer, rate limits (primary and secondary, with when they lift),
+ * or deterministic. A 403 counts as a rate limit only when GitHub says so
+ * (its headers or message); a 404 or 422 never does. Anything not known to be
+ * transient is deterministic: a bug retried for six hours is six hours late
+ * to be seen. Several handlers failing together (AggregateError) are as
+ * transient as the most transient of them: the retry runs them all again.
+ */
+export function failureOf(e: unknown): Failure {
+  if (e instanceof AggregateError && e.errors.length > 0) {
+    const all = e.errors.map(failureOf);
+    const limited = all.filter((f) => f.class === "rate-limit");
+    if (limited.length > 0) {
+      const latest = Math.max(...limited.map((f) => f.retryAfter?.getTime() ?? 0));
+      return { class: "rate-limit", ...(latest > 0 ? { retryAfter: new Date(latest) } : {}) };
+    }
+    return all.find((f) => f.class !== "deterministic") ?? { class: "deterministic" };
+  }
+  if (e instanceof GitHubError) {
+    if (e.rateLimitedUntil) return { class: "rate-limit", retryAfter: e.rateLimitedUntil };
+    if (e.status === undefined) return { class: "network" };
+    return e.status >= 500 ? { class: "github-5xx" } : { class: "deterministic" };
+  }
+  const err = e as { name?: unknown; code?: unknown; cause?: unknown } | null;
+  if (err && (err.name === "TimeoutError" || err.name === "AbortError" || err.name === "PrismaClientInitializationError")) return { class: "network" };
+  if (err && typeof err.code === "string" && NO_ANSWER_CODES.has(err.code)) return { class: "network" };
+  const cause = err?.cause as { code?: unknown } | undefined;
+  if (cause && typeof cause.code === "string" && NO_ANSWER_CODES.has(cause.code)) return { class: "network" };
+  return { class: "deterministic" };
 }

@@ -1,11 +1,14 @@
 /**
  * Drains the inbox: claims due deliveries at the head of their task key, hands
  * each to the dispatcher with bounded concurrency across keys, and records the
- * outcome. A delivery that keeps failing is retried with backoff and parked
- * after the policy's attempts, its errors kept; nothing is dropped silently and
- * nothing retries in a hot loop.
+ * outcome. A delivery that keeps failing is retried on the retry schedule
+ * (src/retry/schedule.ts): through a GitHub outage for the retry window, a
+ * deterministic failure only a few times; then it is parked with its errors
+ * and the reason. Nothing is dropped silently and nothing retries in a hot
+ * loop.
  */
 import { randomUUID } from "node:crypto";
+import { errorClass, failureOf } from "../github/errors.js";
 import type { ClaimedDelivery, Inbox } from "./store.js";
 
 export type DispatchResult = "done" | "ignored";
@@ -26,6 +29,8 @@ export interface ProcessorOptions {
   /** Poll interval when idle (deliveries stored by another replica, retries coming due). */
   pollMs?: number;
   owner?: string;
+  /** Time for claims, leases and retry times (tests move it forward to simulate hours). */
+  clock?: { now(): Date };
 }
 
 export class Processor {
@@ -33,6 +38,7 @@ export class Processor {
   readonly #concurrency: number;
   readonly #leaseMs: number;
   readonly #pollMs: number;
+  readonly #clock: { now(): Date };
   readonly #busy = new Set<string>();
   readonly #inflight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
@@ -52,6 +58,7 @@ export class Processor {
     this.#concurrency = opts.concurrency ?? 4;
     this.#leaseMs = opts.leaseMs ?? 60_000;
     this.#pollMs = opts.pollMs ?? 1_000;
+    this.#clock = opts.clock ?? { now: () => new Date() };
   }
 
   get processed(): number {
@@ -106,7 +113,7 @@ export class Processor {
       if (free <= 0) return;
       let claimed: ClaimedDelivery[];
       try {
-        claimed = await this.inbox.claim(this.owner, free, this.#leaseMs, this.#busy);
+        claimed = await this.inbox.claim(this.owner, free, this.#leaseMs, this.#busy, this.#clock.now());
       } catch (err) {
         this.log.error({ err: String(err) }, "inbox: could not claim deliveries (database unavailable?); retrying at the next poll");
         return;
@@ -128,7 +135,7 @@ export class Processor {
 
   async #run(d: ClaimedDelivery): Promise<void> {
     const renew = setInterval(() => {
-      this.inbox.renew(d.seq, this.owner, this.#leaseMs).then(
+      this.inbox.renew(d.seq, this.owner, this.#leaseMs, this.#clock.now()).then(
         (held) => {
           if (!held) this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running");
         },
@@ -139,21 +146,21 @@ export class Processor {
     try {
       const result = await this.dispatch(d);
       clearInterval(renew);
-      if (!(await this.inbox.complete(d.seq, this.owner, result))) {
+      if (!(await this.inbox.complete(d.seq, this.owner, result, this.#clock.now()))) {
         this.log.warn({ delivery: d.deliveryId }, "inbox: delivery finished after its claim expired; another processor may run it again");
       }
       this.#processed++;
     } catch (err) {
       clearInterval(renew);
       const message = err instanceof Error ? err.message : String(err);
-      const klass = err instanceof Error ? err.name : "Error";
+      const failure = failureOf(err);
       try {
-        const state = await this.inbox.fail(d, this.owner, { class: klass, message });
-        const fields = { delivery: d.deliveryId, event: d.event, attempt: d.attempts, error: message };
-        if (state === "parked") {
-          this.log.error(fields, `inbox: delivery parked after ${d.attempts} attempts; see GET /api/v1/deliveries?state=parked and replay it once the cause is fixed`);
+        const out = await this.inbox.fail(d, this.owner, { failure, class: failure.class === "rate-limit" ? "rate-limit" : errorClass(err, err instanceof Error ? err.name : "Error"), message }, this.#clock.now());
+        const fields = { delivery: d.deliveryId, event: d.event, attempt: d.attempts, failure: failure.class, firstFailedAt: out.firstFailedAt.toISOString(), error: message };
+        if (out.state === "parked") {
+          this.log.error(fields, `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`);
         } else {
-          this.log.warn(fields, "inbox: delivery failed; it will be retried with backoff");
+          this.log.warn({ ...fields, retryAt: out.retryAt.toISOString() }, "inbox: delivery failed; it will be retried with backoff");
         }
       } catch (recordErr) {
         // The claim stays; it expires and the delivery is retried then.

@@ -6,7 +6,10 @@
  */
 import type { Database, Db } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
-import { DEFAULT_RETRY, nextDelay, type RetryPolicy } from "./backoff.js";
+import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
+import { deliveryCounts, deliverySummary, listDeliveries, type DeliverySummary } from "./view.js";
+
+export type { DeliverySummary } from "./view.js";
 
 export type DeliveryState = "pending" | "processing" | "done" | "ignored" | "parked";
 
@@ -25,21 +28,19 @@ export interface ClaimedDelivery extends IncomingDelivery {
   seq: number;
   attempts: number;
   errors: ErrorEntry[];
+  /** Start of the current failure window; null until an attempt fails. */
+  firstFailedAt: Date | null;
 }
 
-export interface DeliverySummary {
-  seq: number;
-  deliveryId: string;
-  event: string;
-  action: string | null;
-  taskKey: string;
-  state: string;
-  attempts: number;
-  receivedAt: Date;
-  nextAttemptAt: Date;
-  processedAt: Date | null;
-  errors: ErrorEntry[];
+/** A failed attempt as the processor reports it: what the error means for a retry, and its text for the ring. */
+export interface FailedAttempt {
+  failure: Failure;
+  class: string;
+  message: string;
 }
+
+/** What became of a failed attempt: retried at a time, or parked with the reason (already in its error ring). */
+export type FailOutcome = { state: "pending"; retryAt: Date; firstFailedAt: Date } | { state: "parked"; why: string; firstFailedAt: Date };
 
 const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors", "processedAt"] as const;
 const MAX_BATCH = 200;
@@ -61,7 +62,10 @@ export class Inbox {
   #flushing = false;
   #scheduled = false;
 
-  constructor(database: Pick<Database, "db" | "raw" | "provider">, readonly retry: RetryPolicy = DEFAULT_RETRY) {
+  readonly retry: RetryPolicy;
+
+  constructor(database: Pick<Database, "db" | "raw" | "provider">, retry: Partial<RetryPolicy> = {}) {
+    this.retry = { ...DEFAULT_RETRY, ...retry };
     this.#db = database.db;
     this.#raw = database.raw;
     this.#provider = database.provider;
@@ -178,49 +182,56 @@ export class Inbox {
         payload: head.payload,
         attempts: head.attempts + 1,
         errors: parseRing(head.errors),
+        firstFailedAt: head.firstFailedAt,
       });
     }
     return claimed;
   }
 
   /** Extends the claim while a handler is still running. False when the claim was lost. */
-  async renew(seq: number, owner: string, leaseMs: number): Promise<boolean> {
+  async renew(seq: number, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
     const r = await this.#db.delivery.updateMany({
       where: { seq, state: "processing", lockedBy: owner },
-      data: { lockedUntil: new Date(Date.now() + leaseMs) },
+      data: { lockedUntil: new Date(now.getTime() + leaseMs) },
     });
     return r.count === 1;
   }
 
   /** Marks a claimed delivery finished. False when this owner no longer held it. */
-  async complete(seq: number, owner: string, state: "done" | "ignored"): Promise<boolean> {
+  async complete(seq: number, owner: string, state: "done" | "ignored", now = new Date()): Promise<boolean> {
     const r = await this.#db.delivery.updateMany({
       where: { seq, state: "processing", lockedBy: owner },
-      data: { state, processedAt: new Date(), lockedBy: null, lockedUntil: null },
+      data: { state, processedAt: now, lockedBy: null, lockedUntil: null },
     });
     return r.count === 1;
   }
 
   /**
-   * Records a failed attempt: back to pending with a backoff, or parked once
-   * the attempts are spent. Parked deliveries keep their error ring and stay
-   * until an operator replays them.
+   * Records a failed attempt: back to pending at the time the retry schedule
+   * says, or parked (a transient failure outlasting the retry window, a
+   * deterministic one after a few attempts) with an entry in its error ring
+   * that says why and how to replay it. Parked deliveries stay until an
+   * operator replays them.
    */
-  async fail(d: ClaimedDelivery, owner: string, error: { class: string; message: string }, now = new Date()): Promise<DeliveryState> {
-    const errors = pushError(d.errors, { at: now.toISOString(), ...error });
-    const delay = nextDelay(d.attempts, this.retry);
-    const state: DeliveryState = delay === null ? "parked" : "pending";
+  async fail(d: ClaimedDelivery, owner: string, attempt: FailedAttempt, now = new Date(), random?: () => number): Promise<FailOutcome> {
+    let errors = pushError(d.errors, { at: now.toISOString(), class: attempt.class, message: attempt.message });
+    const decision = retryDecision({ failure: attempt.failure, attempts: d.attempts, firstFailedAt: d.firstFailedAt, now, policy: this.retry, ...(random ? { random } : {}) });
+    const parked = "park" in decision;
+    if (parked) {
+      errors = pushError(errors, { at: now.toISOString(), class: "parked", message: `parked after ${decision.why}. Fix the cause, then run: orchestra replay ${d.deliveryId}` });
+    }
     await this.#db.delivery.updateMany({
       where: { seq: d.seq, state: "processing", lockedBy: owner },
       data: {
-        state,
+        state: parked ? "parked" : "pending",
         errors: JSON.stringify(errors),
         lockedBy: null,
         lockedUntil: null,
-        nextAttemptAt: new Date(now.getTime() + (delay ?? 0)),
+        nextAttemptAt: parked ? now : decision.retryAt,
+        firstFailedAt: decision.firstFailedAt,
       },
     });
-    return state;
+    return parked ? { state: "parked", why: decision.why, firstFailedAt: decision.firstFailedAt } : { state: "pending", retryAt: decision.retryAt, firstFailedAt: decision.firstFailedAt };
   }
 
   /**
@@ -236,39 +247,27 @@ export class Inbox {
     return r.count;
   }
 
-  /** Puts a parked delivery back in the queue with a fresh attempt budget; history is kept in its errors. */
-  async replay(deliveryId: string): Promise<boolean> {
+  /** Puts a parked delivery back in the queue with a fresh attempt budget and retry window; history is kept in its errors. */
+  async replay(deliveryId: string, now = new Date()): Promise<boolean> {
     const r = await this.#db.delivery.updateMany({
       where: { deliveryId, state: "parked" },
-      data: { state: "pending", attempts: 0, nextAttemptAt: new Date() },
+      data: { state: "pending", attempts: 0, nextAttemptAt: now, firstFailedAt: null },
     });
     return r.count === 1;
   }
 
-  async list(filter: { state?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
-    const rows = await this.#db.delivery.findMany({
-      where: filter.state ? { state: filter.state } : {},
-      orderBy: { seq: "desc" },
-      take: Math.min(filter.limit ?? 100, 1000),
-      omit: { payload: true },
-    });
-    return rows.map((r) => ({
-      seq: r.seq,
-      deliveryId: r.deliveryId,
-      event: r.event,
-      action: r.action,
-      taskKey: r.taskKey,
-      state: r.state,
-      attempts: r.attempts,
-      receivedAt: r.receivedAt,
-      nextAttemptAt: r.nextAttemptAt,
-      processedAt: r.processedAt,
-      errors: parseRing(r.errors),
-    }));
+  /** Deliveries, newest first; state "retrying" lists pending ones that have failed before. */
+  list(filter: { state?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
+    return listDeliveries(this.#db, filter);
   }
 
-  async counts(): Promise<Record<string, number>> {
-    const groups = await this.#db.delivery.groupBy({ by: ["state"], _count: { _all: true } });
-    return Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
+  /** Deliveries by stored state. */
+  counts(): Promise<Record<string, number>> {
+    return deliveryCounts(this.#db);
+  }
+
+  /** Deliveries by listed state: fresh pending apart from retrying, every state present. */
+  summary(): ReturnType<typeof deliverySummary> {
+    return deliverySummary(this.#db);
   }
 }

@@ -12,6 +12,8 @@ export interface ErrorEntry {
   /** How many times in a row this error was seen; `at` is the latest. */
   count?: number;
   firstAt?: string;
+  /** Start of the failure window the entry belongs to (effects, whose row has no column for it; see retry/schedule.ts). */
+  windowFrom?: string;
 }
 
 export const ERROR_RING_SIZE = 8;
@@ -23,9 +25,10 @@ export function pushError(ring: readonly ErrorEntry[], entry: ErrorEntry, size =
   const message = entry.message.length > MAX_MESSAGE ? `${entry.message.slice(0, MAX_MESSAGE)}…` : entry.message;
   const last = ring[ring.length - 1];
   if (last && last.class === entry.class && last.message === message) {
-    return [...ring.slice(0, -1), { ...last, at: entry.at, count: (last.count ?? 1) + 1, firstAt: last.firstAt ?? last.at }];
+    const window = entry.windowFrom ? { windowFrom: entry.windowFrom } : {};
+    return [...ring.slice(0, -1), { ...last, at: entry.at, count: (last.count ?? 1) + 1, firstAt: last.firstAt ?? last.at, ...window }];
   }
-  return [...ring, { at: entry.at, class: entry.class, message }].slice(-size);
+  return [...ring, { at: entry.at, class: entry.class, message, ...(entry.windowFrom ? { windowFrom: entry.windowFrom } : {}) }].slice(-size);
 }
 
 export function parseRing(text: string | null | undefined): ErrorEntry[] {
@@ -36,4 +39,16 @@ export function parseRing(text: string | null | undefined): ErrorEntry[] {
   } catch {
     return [];
   }
+}
+
+/** The start of the failure window recorded in a ring: the newest entry's that has one. */
+export function windowFromOf(ring: readonly ErrorEntry[]): Date | null {
+  for (let i = ring.length - 1; i >= 0; i--) {
+    const w = ring[i]!.windowFrom;
+    if (w) {
+      const d = new Date(w);
+      return Number.isNaN(d.getTime()) ? null : d;
+    }
+  }
+  return null;
 }

@@ -1,8 +1,8 @@
-import { retryDelayMs } from "../../src/effects/executor.js";
+import { backoffMs } from "../../src/retry/schedule.js";
 import { pauseMs } from "../../src/effects/installations.js";
 import { classifyBackoffMs } from "../../src/exits/settle.js";
 
-describe("an effect's retry delay: 2 s doubling to 10 min, ±25% jitter", () => {
+describe("an effect's retry delay: 2 s doubling to 10 min, ±25% jitter, never above the cap", () => {
   const policy = { baseMs: 2_000, capMs: 600_000 };
   test.each([
     [1, 2_000],
@@ -12,9 +12,9 @@ describe("an effect's retry delay: 2 s doubling to 10 min, ±25% jitter", () => 
     [10, 600_000],
     [30, 600_000],
   ])("attempt %i → %i ms before jitter", (attempt, ms) => {
-    expect(retryDelayMs(attempt, policy, () => 0.5)).toBe(ms);
-    expect(retryDelayMs(attempt, policy, () => 0)).toBe(Math.round(ms * 0.75));
-    expect(retryDelayMs(attempt, policy, () => 0.999999)).toBeLessThanOrEqual(ms * 1.25);
+    expect(backoffMs(attempt, policy, () => 0.5)).toBe(ms);
+    expect(backoffMs(attempt, policy, () => 0)).toBe(Math.round(ms * 0.75));
+    expect(backoffMs(attempt, policy, () => 0.999999)).toBeLessThanOrEqual(Math.min(ms * 1.25, policy.capMs));
   });
 });
 

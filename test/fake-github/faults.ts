@@ -31,6 +31,12 @@ export interface InjectRule {
   perform?: boolean;
 }
 
+/** Every request failing alike, as when GitHub is down (see Faults.outage). */
+export interface OutageOptions {
+  status: number;
+  headers?: Record<string, string>;
+}
+
 /**
  * Random faults for REST writes (POST, PATCH, PUT, DELETE). Never for GET,
  * GraphQL, or minting installation tokens; explicit `inject` rules come first.
@@ -73,9 +79,20 @@ export class Faults {
   private readonly rules: (InjectRule & { remaining: number })[] = [];
   private chaosConfig: (Required<ChaosOptions> & { random: () => number }) | null = null;
   private chaosCounters: ChaosStats = { writes: 0, failed502: 0, performed502: 0, rateLimited: 0 };
+  private down: OutageOptions | null = null;
 
   inject(rule: InjectRule): void {
     this.rules.push({ ...rule, remaining: rule.times ?? 1 });
+  }
+
+  /**
+   * GitHub is down: every request (REST, GraphQL, token minting) answers
+   * `status` without being handled, until `outage(null)`. `inject` rules wait
+   * until it is over.
+   */
+  outage(opts: OutageOptions | null): void {
+    if (opts && !(Number.isInteger(opts.status) && opts.status >= 400 && opts.status <= 599)) throw new Error(`fake GitHub outage: status must be an HTTP error status (400-599), got ${opts.status}`);
+    this.down = opts;
   }
 
   /**
@@ -133,6 +150,16 @@ export class Faults {
    * none. `graphqlName` is given (possibly null) for GraphQL requests only.
    */
   take(method: string, path: string, op: OperationSpec | null, graphqlName?: string | null): Injection | null {
+    const down = this.down;
+    if (down) {
+      return {
+        perform: false,
+        answer: (rec) => {
+          rec.injected = true;
+          return { status: down.status, body: errorBody(down.status, STATUS_CODES[down.status] ?? "Error", docsFor({ op })), headers: down.headers };
+        },
+      };
+    }
     const idx = this.rules.findIndex((r) => {
       if (r.remaining <= 0) return false;
       if (r.method && r.method.toUpperCase() !== method) return false;

@@ -14,10 +14,10 @@ import { takeAppKeys } from "./auth.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
 import { loadOpenApi } from "./openapi.js";
-import { FakeServer, type ChaosOptions, type ChaosStats, type InjectRule, type RecordedRequest } from "./server.js";
+import { FakeServer, type ChaosOptions, type ChaosStats, type InjectRule, type OutageOptions, type RecordedRequest } from "./server.js";
 import { FakeState } from "./state.js";
 
-export type { ChaosOptions, ChaosStats, InjectRule, RecordedRequest } from "./server.js";
+export type { ChaosOptions, ChaosStats, InjectRule, OutageOptions, RecordedRequest } from "./server.js";
 export type {
   AccessToken,
   AppIdentity,
@@ -91,6 +91,11 @@ export interface FakeGitHub {
    * and the counters.
    */
   chaos(opts: ChaosOptions | null): void;
+  /**
+   * GitHub is down: every request, token minting and GraphQL included,
+   * answers `status` (e.g. 502) until `outage(null)`.
+   */
+  outage(opts: OutageOptions | null): void;
   /** counters of the latest chaos run */
   chaosStats(): ChaosStats;
   /** Where webhook deliveries (sent and redelivered, see routes/hooks.ts) go, signed with `secret`. */
@@ -130,6 +135,7 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     graphql: server.graphql,
     inject: (rule) => server.inject(rule),
     chaos: (opts) => server.chaos(opts),
+    outage: (opts) => server.outage(opts),
     chaosStats: () => server.chaosStats(),
     setWebhookTarget: (target, secret) => {
       state.hookDeliveries.target = { url: target, secret };

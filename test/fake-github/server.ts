@@ -35,10 +35,10 @@ import { hookRoutes } from "./routes/hooks.js";
 import { issueRoutes } from "./routes/issues.js";
 import { pullRoutes } from "./routes/pulls.js";
 import { repoRoutes } from "./routes/repos.js";
-import type { ChaosOptions, ChaosStats, InjectRule } from "./faults.js";
+import type { ChaosOptions, ChaosStats, InjectRule, OutageOptions } from "./faults.js";
 import type { FakeState } from "./state.js";
 
-export type { ChaosOptions, ChaosStats, InjectRule } from "./faults.js";
+export type { ChaosOptions, ChaosStats, InjectRule, OutageOptions } from "./faults.js";
 export type { RecordedRequest } from "./http.js";
 
 const ROUTES: RouteTable = {
@@ -113,6 +113,11 @@ export class FakeServer {
   /** see FakeGitHub.inject and Faults */
   inject(rule: InjectRule): void {
     this.faults.inject(rule);
+  }
+
+  /** see Faults.outage */
+  outage(opts: OutageOptions | null): void {
+    this.faults.outage(opts);
   }
 
   /** see ChaosOptions and Faults.chaos */

@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { Inbox, type ClaimedDelivery } from "../../src/inbox/store.js";
 import { Processor } from "../../src/inbox/processor.js";
+import { durationText } from "../../src/retry/schedule.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
 import { examplePayload, sendWebhook } from "../support/webhooks.js";
@@ -27,7 +28,7 @@ describe.each(providers)("processor on %s", (provider) => {
     await db.drop();
   });
 
-  test("a failing delivery is retried with backoff and parked after N attempts with its errors listed", async () => {
+  test("a delivery failing deterministically is retried with backoff and parked after N attempts with its errors and the reason listed", async () => {
     const attemptsAt: number[] = [];
     const failing: Capability = ({ events }) =>
       events.on("issues.labeled", async () => {
@@ -49,7 +50,10 @@ describe.each(providers)("processor on %s", (provider) => {
       "GitHub answered 502 (attempt 1)",
       "GitHub answered 502 (attempt 2)",
       "GitHub answered 502 (attempt 3)",
+      `parked after a failure that retrying does not fix (a 4xx other than a rate limit, a validation or programming error): 3 attempts over ${durationText(Date.parse(parked.errors[2]!.at) - Date.parse(parked.errors[0]!.at))}. Fix the cause, then run: orchestra replay ${id}`,
     ]);
+    // A thrown Error is not known to be transient: no retry window for it.
+    expect(parked.errors.slice(0, 3).map((e) => e.class)).toEqual(["Error", "Error", "Error"]);
     expect(attemptsAt).toHaveLength(3);
     // Backoff, not a hot loop: each gap is at least the jittered base delay.
     expect(attemptsAt[1]! - attemptsAt[0]!).toBeGreaterThanOrEqual(150 * 0.75 - 5);

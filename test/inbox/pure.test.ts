@@ -1,5 +1,4 @@
 import { taskKeyOf } from "../../src/inbox/task-key.js";
-import { nextDelay } from "../../src/inbox/backoff.js";
 import { pushError, type ErrorEntry } from "../../src/store/error-ring.js";
 import { statements } from "../../src/store/migrate.js";
 
@@ -22,25 +21,6 @@ describe("taskKeyOf", () => {
     ["malformed number ignored", { ...inst, ...repo, issue: { number: "5" } }, "7/acme/app"],
   ])("%s", (_n, payload, key) => {
     expect(taskKeyOf(payload as Record<string, unknown>)).toBe(key);
-  });
-});
-
-describe("nextDelay", () => {
-  const policy = { maxAttempts: 4, baseMs: 1000, capMs: 5000 };
-  test.each([
-    [1, 1000],
-    [2, 2000],
-    [3, 4000],
-  ])("attempt %i failed → base delay %i ms (±25%% jitter)", (attempts, base) => {
-    expect(nextDelay(attempts, policy, () => 0)).toBe(base * 0.75);
-    expect(nextDelay(attempts, policy, () => 1)).toBe(base * 1.25);
-  });
-  test("capped", () => {
-    expect(nextDelay(3, { ...policy, capMs: 3000 }, () => 0.5)).toBe(3000);
-  });
-  test("parked when attempts are spent", () => {
-    expect(nextDelay(4, policy)).toBeNull();
-    expect(nextDelay(9, policy)).toBeNull();
   });
 });
 

@@ -13,7 +13,7 @@ import { migrate } from "../../src/store/migrate.js";
 import { createLogger } from "../../src/log.js";
 import type { ProcessorOptions } from "../../src/inbox/processor.js";
 import type { ExecutorOptions } from "../../src/effects/executor.js";
-import type { RetryPolicy } from "../../src/inbox/backoff.js";
+import type { RetryPolicy } from "../../src/retry/schedule.js";
 import type { TestDb } from "./databases.js";
 
 /**
@@ -60,7 +60,7 @@ export async function startOrchestra(opts: {
   github?: { host: string; appId: number; privateKey: string };
   capabilities?: Capability[];
   processor?: ProcessorOptions;
-  retry?: RetryPolicy;
+  retry?: Partial<RetryPolicy>;
   /** Register the task lifecycle (default true). */
   lifecycle?: boolean;
   sweepMs?: number;
