@@ -130,6 +130,12 @@ export function bearer(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
+/** Whether the request carries the admin token (for answers that only add detail for the operator). */
+export function hasAdminToken(req: IncomingMessage, adminToken: string | undefined): boolean {
+  const token = bearer(req);
+  return Boolean(token && adminToken && timingSafeEqual(digest(token), digest(adminToken)));
+}
+
 export function requireAdmin(req: IncomingMessage, adminToken: string): void {
   const token = bearer(req);
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <ORCHESTRA_ADMIN_TOKEN>");

@@ -17,7 +17,7 @@ import { startOrchestra, type Running } from "../support/orchestra.js";
 function registeredRoutes(): Array<{ method: string; path: string }> {
   const router = new Router();
   registerApi(router, {} as ApiDeps, { tasks: true });
-  healthRoutes(router, { database: {} as Database, mode: "app" });
+  healthRoutes(router, { database: { provider: "sqlite" } as Database, mode: "app" });
   return router.routes();
 }
 
