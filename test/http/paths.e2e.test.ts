@@ -114,6 +114,9 @@ describe.each(providers)("paths on %s", (provider) => {
     const task = await call("GET", `/api/v1/tasks/${segment}`, app.adminToken);
     expect(task.status).toBe(404);
     expect(task.body?.error).toBe(`no task ${decodeURIComponent(segment)}`);
+    const effect = await call("POST", `/api/v1/effects/${segment}/replay`, app.adminToken);
+    expect(effect.status).toBe(404);
+    expect(effect.body?.error).toBe(`no effect ${decodeURIComponent(segment)}; list them with orchestra effects --state parked`);
     const run = await call("POST", `/api/v1/runs/${segment}/exit`, workerToken);
     expect(run.status).toBe(404);
     expect(run.body?.error).toBe(`no run ${decodeURIComponent(segment)}`);
