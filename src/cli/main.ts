@@ -61,11 +61,13 @@ async function main(argv: string[]): Promise<void> {
         if (err instanceof ConfigError) die(2, err.lines.join("; "));
         throw err;
       }
-      const database = await openDatabase(url).catch((err: unknown) =>
-        die(1, `database unavailable at ${url ? maskUrl(url) : "./data/orchestra.db"} (${String(err).split("\n").pop()}); check DATABASE_URL and that the database server is running`),
-      );
+      const where = url ? maskUrl(url) : "./data/orchestra.db";
+      const failed = (what: string) => (err: unknown): never =>
+        die(1, `${what} ${where} (${(err instanceof Error ? err.message : String(err)).split("\n").filter(Boolean).pop()}); check DATABASE_URL and that the database server is running`);
+      const database = await openDatabase(url).catch(failed("database unavailable at"));
       try {
-        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`));
+        // The PostgreSQL pool connects on first use: a server that is not there shows up here.
+        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`)).catch(failed("migrations failed on"));
         process.stdout.write(`migrations: ${report.applied.length} applied, ${report.alreadyApplied} already applied (${database.provider}, ${database.where})\n`);
       } finally {
         await database.close();
