@@ -231,7 +231,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       invalidateConfig: (repo) => configs.invalidate(repo),
     });
   }
-  healthRoutes(api, { database, mode: "app" });
+  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock });
   registerApi(
     api,
     { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches: new StaleBranches({ db, githubFor, configs, clock }), clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },

@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import { createLogger } from "./log.js";
 import { run } from "probot";
 import { ConfigError, parseEnv, type Env } from "./config/env.js";
-import { openDatabase, type Database } from "./store/db.js";
+import { DEFAULT_SQLITE_PATH, openDatabase, type Database } from "./store/db.js";
+import { maskUrl, scrub, secretsOf } from "./config/redact.js";
 import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app.js";
 
@@ -14,8 +15,9 @@ import { createOrchestra } from "./app.js";
 const EXIT_CONFIG = 78;
 const EXIT_DATABASE = 69;
 
+/** Every start-up failure goes out through here: URLs' passwords masked, secret settings never echoed. */
 function fail(code: number, lines: string[]): never {
-  for (const line of lines) process.stderr.write(`orchestra: ${line}\n`);
+  for (const line of lines) process.stderr.write(`orchestra: ${scrub(line, secretsOf(process.env))}\n`);
   process.exit(code);
 }
 
@@ -38,7 +40,8 @@ async function main(): Promise<void> {
     log.info({ database: database.provider, where: database.where, applied: report.applied }, "database ready");
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n").filter(Boolean).pop() : String(err);
-    fail(EXIT_DATABASE, [`database unavailable (${why}); check DATABASE_URL and that the database server is running`]);
+    const where = env.databaseUrl ? maskUrl(env.databaseUrl) : DEFAULT_SQLITE_PATH;
+    fail(EXIT_DATABASE, [`database unavailable at ${where} (${why}); check DATABASE_URL and that the database server is running`]);
   }
 
   if (!env.credentials) {

@@ -22,7 +22,9 @@ export function effectRoutes(router: Router, deps: { outbox: Outbox; adminToken:
     requireAdmin(req, deps.adminToken);
     const id = params["id"]!;
     if (!(await deps.outbox.replay(id, deps.clock.now()))) {
-      throw new HttpError(409, `effect ${id} is not parked (or does not exist); only parked effects can be replayed`);
+      const found = await deps.outbox.db.effect.findUnique({ where: { id }, select: { state: true } });
+      if (!found) throw new HttpError(404, `no effect ${id}; list them with orchestra effects --state parked`);
+      throw new HttpError(409, `effect ${id} is ${found.state}, not parked; only parked effects can be replayed`);
     }
     deps.poke();
     sendJson(res, 200, { effect: id, state: "pending" });

@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, parseEnv } from "../config/env.js";
 import { openDatabase } from "../store/db.js";
+import { maskUrl, scrub, secretsOf } from "../config/redact.js";
 import { migrate } from "../store/migrate.js";
 import { classifyArgs, classifyCommand, readAll } from "./classify.js";
 import { pruneArgs, pruneCommand } from "./prune.js";
@@ -29,8 +30,9 @@ commands:
 
 API commands read ORCHESTRA_URL (default http://localhost:$PORT or :3000) and ORCHESTRA_ADMIN_TOKEN.`;
 
+/** Every failure goes out through here: URLs' passwords masked, secret settings never echoed. */
 function die(code: number, message: string): never {
-  process.stderr.write(`orchestra: ${message}\n`);
+  process.stderr.write(`orchestra: ${scrub(message, secretsOf(process.env))}\n`);
   process.exit(code);
 }
 
@@ -42,7 +44,7 @@ async function api(path: string, init: RequestInit = {}): Promise<unknown> {
   try {
     res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
   } catch (err) {
-    die(1, `cannot reach the service at ${base} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`);
+    die(1, `cannot reach the service at ${maskUrl(base)} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`);
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) die(1, `${init.method ?? "GET"} ${path} answered ${res.status}: ${(body as { error?: string } | null)?.error ?? res.statusText}`);
@@ -61,9 +63,13 @@ async function main(argv: string[]): Promise<void> {
         if (err instanceof ConfigError) die(2, err.lines.join("; "));
         throw err;
       }
-      const database = await openDatabase(url).catch((err: unknown) => die(1, `database unavailable: ${String(err).split("\n").pop()}`));
+      const where = url ? maskUrl(url) : "./data/orchestra.db";
+      const failed = (what: string) => (err: unknown): never =>
+        die(1, `${what} ${where} (${(err instanceof Error ? err.message : String(err)).split("\n").filter(Boolean).pop()}); check DATABASE_URL and that the database server is running`);
+      const database = await openDatabase(url).catch(failed("database unavailable at"));
       try {
-        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`));
+        // The PostgreSQL pool connects on first use: a server that is not there shows up here.
+        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`)).catch(failed("migrations failed on"));
         process.stdout.write(`migrations: ${report.applied.length} applied, ${report.alreadyApplied} already applied (${database.provider}, ${database.where})\n`);
       } finally {
         await database.close();
@@ -145,4 +151,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-await main(process.argv.slice(2));
+await main(process.argv.slice(2)).catch((err: unknown) => die(1, `failed: ${err instanceof Error ? err.message : String(err)}`));

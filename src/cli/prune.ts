@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { ConfigError, parseEnv } from "../config/env.js";
 import { openDatabase, providerOf, redact, sqlitePath, type Database } from "../store/db.js";
+import { scrub, secretsOf } from "../config/redact.js";
 import { select } from "../store/sql.js";
 import { PRUNED_KINDS, prune, totalOf, type PrunedKind, type PruneResult, type RetentionPolicy } from "../reconcile/retention.js";
 
@@ -61,7 +62,7 @@ function reason(err: unknown): string {
 /** Runs the command; answers the exit code (0 done, 1 database trouble, 2 bad settings). */
 export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<number> {
   const fail = (code: number, message: string) => {
-    io.err(`orchestra: ${message}\n`);
+    io.err(`orchestra: ${scrub(message, secretsOf(io.env))}\n`);
     return code;
   };
   const settings = Object.fromEntries(Object.entries(io.env).filter(([k]) => k === "DATABASE_URL" || k.startsWith("ORCHESTRA_RETENTION_")));

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { maskUrl, SECRET_SETTING } from "./redact.js";
 import { DEFAULT_RETENTION, GITHUB_REDELIVERY_DAYS, MIN_DELIVERIES_DAYS, type RetentionPolicy } from "../reconcile/retention.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
@@ -116,7 +117,12 @@ export class ConfigError extends Error {
   }
 }
 
-const shown = (v: string | undefined): string => (v === undefined ? "unset" : `"${v.length > 40 ? `${v.slice(0, 37)}...` : v}"`);
+/** A rejected value as it may be echoed: a URL's password masked first, then cut to 60 characters. */
+const shown = (v: string | undefined): string => {
+  if (v === undefined) return "unset";
+  const masked = maskUrl(v);
+  return `"${masked.length > 60 ? `${masked.slice(0, 57)}...` : masked}"`;
+};
 
 export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => string = (p) => readFileSync(p, "utf8")): Env {
   const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
@@ -125,7 +131,7 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
   if (!result.success) {
     for (const issue of result.error.issues) {
       const name = String(issue.path[0] ?? "environment");
-      const secret = /KEY|SECRET|TOKEN/.test(name);
+      const secret = /KEY|SECRET|TOKEN/.test(name) || SECRET_SETTING.test(name);
       lines.push(`${name} ${issue.message}${secret ? "" : ` (got ${shown(raw[name])})`}`);
     }
     throw new ConfigError(lines);

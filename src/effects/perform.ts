@@ -14,6 +14,7 @@ import type { EffectKind, EffectPayloads } from "../machine/effects.js";
 import type { TaskEvent } from "../machine/events.js";
 import type { OutboxEffect } from "./outbox.js";
 import { CHECK_RUN_NAME, type CheckRunView } from "../texts/check-run.js";
+import { fitted, GITHUB_CHECK_SUMMARY_LIMIT } from "../texts/limits.js";
 
 export interface PerformContext {
   effect: OutboxEffect;
@@ -39,6 +40,13 @@ export interface Performer<K extends EffectKind> {
 const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({ status: "done", ...(result !== undefined ? { result } : {}), ...(note ? { note } : {}), ...(event ? { event } : {}) });
 const dropped = (note: string, event?: TaskEvent): Performed => ({ status: "dropped", note, ...(event ? { event } : {}) });
 const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
+
+/** Where the operator finds the whole text of an effect that GitHub's limits cut: its payload in the operator API. */
+export function fullTextAt(effect: Pick<OutboxEffect, "id" | "taskId">): string {
+  return effect.taskId
+    ? `in effect ${effect.id} of task ${effect.taskId} in Orchestra's operator API (GET /api/v1/tasks/${effect.taskId}, or orchestra effects --task ${effect.taskId} --json)`
+    : `in effect ${effect.id} in Orchestra's operator API (GET /api/v1/effects, or orchestra effects --json)`;
+}
 
 /** A lost answer is looked for from a minute before the effect was recorded. */
 const lookBack = (e: OutboxEffect) => new Date(e.createdAt.getTime() - 60_000);
@@ -81,7 +89,7 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
         const found = (await github.listComments(r, p.issue, { since: lookBack(effect) })).find((c) => c.body.includes(marker));
         if (found) return done({ commentId: found.id, url: found.url }, "the comment was posted by an attempt whose answer was lost");
       }
-      const c = await github.createComment(r, p.issue, withMarker(p.body, effect.key));
+      const c = await github.createComment(r, p.issue, withMarker(p.body, effect.key, fullTextAt(effect)));
       return done({ commentId: c.id, url: c.url });
     },
   },
@@ -182,7 +190,8 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       if (!view) return dropped("no task to show");
       const r = repoRef(effect.repo);
       const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === CHECK_RUN_NAME);
-      const fields = { status: "completed" as const, conclusion: view.conclusion, title: view.title, summary: view.summary };
+      const summary = fitted(view.summary, GITHUB_CHECK_SUMMARY_LIMIT, `shown by the task view in Orchestra's operator API (GET /api/v1/tasks/${task.id})`);
+      const fields = { status: "completed" as const, conclusion: view.conclusion, title: view.title, summary };
       if (existing) await github.updateCheckRun(r, existing.id, fields);
       else await github.createCheckRun(r, { name: CHECK_RUN_NAME, headSha: p.headSha, ...fields });
       return done({ updated: Boolean(existing) });

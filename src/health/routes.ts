@@ -2,28 +2,50 @@
  * `/health` answers while the process is up; `/ready` only when the database
  * answers and every committed migration is applied, so a load balancer sends
  * no webhook to a replica that would answer it 503.
+ *
+ * `/ready` answers from a check at most a few seconds old (readiness.ts). Anyone
+ * sees the status and a generic reason; the details — the database's error
+ * text, where the database is, which migrations are missing — go only to a
+ * caller with the admin token, because error text and locations help an
+ * attacker more than a load balancer. A wrong token gets the public answer,
+ * not a 401: probes must not fail on credentials.
  */
 import type { Database } from "../store/db.js";
-import { pendingMigrations } from "../store/migrate.js";
-import type { Router } from "../http/router.js";
+import { hasAdminToken, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
+import { READY_CACHE_MS, Readiness } from "./readiness.js";
 
-export function healthRoutes(router: Router, deps: { database: Database; mode: "app" | "setup" }): void {
+export function healthRoutes(
+  router: Router,
+  deps: { database: Database; mode: "app" | "setup"; adminToken?: string; clock?: { now(): Date }; readiness?: Readiness },
+): void {
+  const clock = deps.clock ?? { now: () => new Date() };
+  const readiness = deps.readiness ?? Readiness.of(deps.database, clock);
+
   router.add("GET", "/health", async ({ res }) => {
     sendJson(res, 200, { status: "ok", mode: deps.mode });
   });
 
-  router.add("GET", "/ready", async ({ res }) => {
-    try {
-      await deps.database.db.$queryRawUnsafe("SELECT 1");
-      const pending = await pendingMigrations(deps.database);
-      if (pending.length > 0) {
-        sendJson(res, 503, { status: "not ready", reason: `migrations not applied: ${pending.join(", ")}`, database: deps.database.provider });
-        return;
-      }
-      sendJson(res, 200, { status: "ready", database: deps.database.provider, mode: deps.mode });
-    } catch (err) {
-      sendJson(res, 503, { status: "not ready", reason: `database unreachable: ${err instanceof Error ? err.message.split("\n").pop() : String(err)}`, database: deps.database.provider });
+  router.add("GET", "/ready", async ({ req, res }) => {
+    const c = await readiness.check();
+    const answer = c.ready
+      ? { status: "ready", database: deps.database.provider, mode: deps.mode }
+      : { status: "not ready", reason: c.reason, database: deps.database.provider };
+    if (!hasAdminToken(req, deps.adminToken)) {
+      sendJson(res, c.ready ? 200 : 503, answer);
+      return;
     }
+    const ageMs = Math.max(0, clock.now().getTime() - c.checkedAt.getTime());
+    sendJson(res, c.ready ? 200 : 503, {
+      ...answer,
+      detail: {
+        where: deps.database.where,
+        ...(c.error !== null ? { error: c.error } : {}),
+        ...(c.pending.length > 0 ? { pending: c.pending, hint: "run orchestra migrate, or restart a replica: each applies pending migrations at start-up" } : {}),
+        checkedAt: c.checkedAt,
+        ageMs,
+        cacheMs: READY_CACHE_MS,
+      },
+    });
   });
 }

@@ -28,6 +28,7 @@ type Handler = (r: Request) => Promise<void>;
 
 interface Route {
   method: string;
+  path: string;
   pattern: RegExp;
   keys: string[];
   handler: Handler;
@@ -44,8 +45,13 @@ export class Router {
         return "([^/]+)";
       })}/?$`,
     );
-    this.#routes.push({ method, pattern, keys, handler });
+    this.#routes.push({ method, path, pattern, keys, handler });
     return this;
+  }
+
+  /** Every registered route as `METHOD /path/:param` (tests walk them all). */
+  routes(): Array<{ method: string; path: string }> {
+    return this.#routes.map((r) => ({ method: r.method, path: r.path }));
   }
 
   /** A Probot server handler: true when this router answered. */
@@ -59,10 +65,8 @@ export class Router {
         sendError(res, 405, `${req.method} is not allowed here; use ${matching.map((r) => r.method).join(" or ")}`);
         return true;
       }
-      const m = route.pattern.exec(path)!;
-      const params = Object.fromEntries(route.keys.map((k, i) => [k, decodeURIComponent(m[i + 1]!)]));
-      const query = new URL(req.url ?? "/", "http://x").searchParams;
       try {
+        const { params, query } = parts(route, path, req.url ?? "/");
         await route.handler({ req, res, params, query });
       } catch (err) {
         if (err instanceof HttpError) {
@@ -77,6 +81,46 @@ export class Router {
   }
 }
 
+/**
+ * Why a decoded path segment or query value cannot name anything (null when
+ * it can): a control character. Like a `%` escape that is not valid UTF-8
+ * (`%zz`, `%E0%A4%A`), it is the caller's mistake (400), never a server
+ * error: PostgreSQL refuses a NUL in a text parameter, which used to surface
+ * as a 500.
+ */
+export function malformed(value: string): string | null {
+  const control = /[\u0000-\u001f\u007f]/.exec(value);
+  return control ? `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}` : null;
+}
+
+function decodeSegment(name: string, raw: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, `malformed path: the ${name} segment "${raw.slice(0, 100)}" has a % escape that is not valid UTF-8; escape a literal % as %25`);
+  }
+  const bad = malformed(value);
+  if (bad) throw new HttpError(400, `malformed path: the ${name} segment ${bad}`);
+  return value;
+}
+
+function parts(route: Route, path: string, url: string): { params: Record<string, string>; query: URLSearchParams } {
+  const m = route.pattern.exec(path)!;
+  const params = Object.fromEntries(route.keys.map((k, i) => [k, decodeSegment(k, m[i + 1]!)]));
+  let query: URLSearchParams;
+  try {
+    query = new URL(url, "http://x").searchParams;
+  } catch {
+    throw new HttpError(400, "malformed request target: not a path with an optional query");
+  }
+  for (const [name, value] of query) {
+    const bad = malformed(name) ?? malformed(value);
+    if (bad) throw new HttpError(400, `malformed query: the parameter ${JSON.stringify(name.slice(0, 50))} ${bad}`);
+  }
+  return { params, query };
+}
+
 const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
 
 /** Bearer token check in constant time. */
@@ -84,6 +128,12 @@ export function bearer(req: IncomingMessage): string | undefined {
   const h = req.headers.authorization;
   const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
   return m?.[1];
+}
+
+/** Whether the request carries the admin token (for answers that only add detail for the operator). */
+export function hasAdminToken(req: IncomingMessage, adminToken: string | undefined): boolean {
+  const token = bearer(req);
+  return Boolean(token && adminToken && timingSafeEqual(digest(token), digest(adminToken)));
 }
 
 export function requireAdmin(req: IncomingMessage, adminToken: string): void {

@@ -11,6 +11,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-a
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
 import { startCheckpointer } from "./checkpointer.js";
+import { maskUrl } from "../config/redact.js";
 import type * as SqliteModels from "./generated/sqlite/client.js";
 import type * as PgModels from "./generated/postgresql/client.js";
 
@@ -70,9 +71,8 @@ export function sqlitePath(url: string | undefined, cwd = process.cwd()): string
   return path === ":memory:" ? path : resolve(cwd, path);
 }
 
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, "//$1:***@");
-}
+/** The URL as it may be shown: its password masked (see config/redact.ts). */
+export const redact = maskUrl;
 
 export async function openDatabase(url: string | undefined, opts: { poolSize?: number } = {}): Promise<Database> {
   const provider = providerOf(url);

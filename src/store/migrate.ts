@@ -116,17 +116,31 @@ export async function migrate(database: Database, log: (line: string) => void = 
   return report;
 }
 
+/** Names of the committed migrations, without reading them (readiness lists them once, at start-up). */
+export function migrationNames(provider: Database["provider"]): string[] {
+  const dir = join(packageRoot(), "prisma", provider, "migrations");
+  if (!existsSync(dir)) throw new Error(`migrations folder missing: ${dir}`);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+}
+
 /** Names of committed migrations the database has not applied (empty when ready). */
 export async function pendingMigrations(database: Database): Promise<string[]> {
-  const all = listMigrations(database.provider);
+  return pendingOf(database, migrationNames(database.provider));
+}
+
+/** Which of `committed` the database has not applied: one query. */
+export async function pendingOf(database: Pick<Database, "db">, committed: readonly string[]): Promise<string[]> {
   let done: AppliedRow[];
   try {
     done = await applied(database.db);
   } catch (err) {
     // No bookkeeping table yet means nothing is applied; any other error is not "pending".
-    if (/_prisma_migrations|no such table|does not exist/i.test(String(err))) return all.map((m) => m.name);
+    if (/_prisma_migrations|no such table|does not exist/i.test(String(err))) return [...committed];
     throw err;
   }
   const finished = new Set(done.filter((r) => r.finished_at !== null).map((r) => r.migration_name));
-  return all.filter((m) => !finished.has(m.name)).map((m) => m.name);
+  return committed.filter((name) => !finished.has(name));
 }

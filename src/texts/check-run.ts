@@ -35,8 +35,6 @@ export interface CheckRunView {
 /** The check run's name on every agent PR head. */
 export const CHECK_RUN_NAME = "Orchestra";
 
-const MAX = 60_000;
-
 function why(evidence: string | null): string | null {
   if (!evidence) return null;
   try {
@@ -61,7 +59,7 @@ export function renderCheckRun(task: CheckRunTask, runs: CheckRunRun[], rerunsUs
   ];
   if (task.continuation && !done) lines.push("", `Waiting on continuation **${task.continuation.kind}**${task.continuation.reason ? `: ${task.continuation.reason}` : ""}.`);
   if (receipt) lines.push("", `Completion receipt: merged as \`${receipt.mergeSha}\`${receipt.runId ? `, submitted by run \`${receipt.runId}\`` : ""}.`);
-  let summary = lines.join("\n");
-  if (summary.length > MAX) summary = summary.slice(0, MAX) + "\n…(cut)";
+  // Cut to GitHub's limit where it is sent (effects/perform.ts), like every comment.
+  const summary = lines.join("\n");
   return { title, summary, conclusion: done ? "success" : "neutral" };
 }

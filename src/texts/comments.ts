@@ -1,19 +1,11 @@
 /**
  * Every comment Orchestra writes on GitHub, in one place. Each says what
  * happened and what a person can do about it. Bodies stay under GitHub's
- * comment limit: a long one is cut with a note rather than refused by GitHub
- * forever.
+ * comment limit: a long one is cut with a note (withMarker, texts/limits.ts)
+ * rather than refused by GitHub forever.
  */
 import type { Labels } from "../machine/model.js";
-
-/** GitHub refuses comment bodies over 65,536 characters; leave room for the hidden marker. */
-export const MAX_COMMENT = 65_000;
-
-export function bounded(body: string): string {
-  if (body.length <= MAX_COMMENT) return body;
-  const note = "\n\n…(cut: this comment was longer than GitHub allows; the full text is in the task view of Orchestra's operator API)";
-  return body.slice(0, MAX_COMMENT - note.length) + note;
-}
+import { fitted, GITHUB_COMMENT_LIMIT } from "./limits.js";
 
 const quote = (text: string) => `> ${text.split("\n").join("\n> ")}`;
 
@@ -102,6 +94,11 @@ export function commentMarker(key: string): string {
   return `<!-- orchestra:effect ${key} -->`;
 }
 
-export function withMarker(body: string, key: string): string {
-  return `${bounded(body)}\n\n${commentMarker(key)}`;
+/**
+ * The body as posted: cut to fit GitHub's limit together with the marker,
+ * the note naming `fullTextAt` (where the operator finds the whole text).
+ */
+export function withMarker(body: string, key: string, fullTextAt: string): string {
+  const marker = `\n\n${commentMarker(key)}`;
+  return fitted(body, GITHUB_COMMENT_LIMIT - marker.length, fullTextAt) + marker;
 }

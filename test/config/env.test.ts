@@ -44,6 +44,18 @@ describe("parseEnv", () => {
     expect(lines.join("\n")).not.toContain("tooshort-but-secret");
   });
 
+  test.each([
+    ["no database name", "postgresql://orchestra:hunter2-pw@127.0.0.1:5432", "postgresql://orchestra:***@127.0.0.1:5432"],
+    ["another scheme", "mysql://root:hunter2-pw@db/orchestra", "mysql://root:***@db/orchestra"],
+    ["one slash and a password holding @", "postgresql:/orchestra:hunter2-pw@x@h/db", "postgresql:/orchestra:***@h/db"],
+    ["no scheme at all", "orchestra:hunter2-pw@h/db", "orchestra:***@h/db"],
+  ])("a malformed DATABASE_URL (%s) is shown with its password masked", (_name, url, shown) => {
+    const lines = errorsOf({ ...full, DATABASE_URL: url });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`(got "${shown}")`);
+    expect(lines[0]).not.toContain("hunter2-pw");
+  });
+
   test("production without credentials names each missing setting on its own line", () => {
     expect(errorsOf({ NODE_ENV: "production" }).map((l) => l.split(" ")[0])).toEqual(["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET", "ORCHESTRA_ADMIN_TOKEN"]);
   });

@@ -1,4 +1,5 @@
 /** Check runs and check suites. */
+import { checkCheckOutput } from "../limits.js";
 import { created, fail, notFound, ok, paginate, type RouteContext, type RouteTable } from "../http.js";
 import type { CheckConclusion, CheckRun, CheckStatus, Repo } from "../state.js";
 
@@ -72,6 +73,7 @@ export const checkRoutes: RouteTable = {
       started_at?: string;
     };
     if (!repo.commits.has(b.head_sha)) throw fail(ctx, 422, `No commit found for SHA: ${b.head_sha}`);
+    checkCheckOutput(ctx, b.output);
     if (b.status === "completed" && !b.conclusion) {
       throw fail(ctx, 422, "Invalid request.\n\nconclusion is required when status is completed.");
     }
@@ -105,6 +107,7 @@ export const checkRoutes: RouteTable = {
       output?: { title?: string; summary?: string; text?: string };
       details_url?: string;
     };
+    checkCheckOutput(ctx, b.output);
     ctx.state.updateCheckRun(repo.fullName, run.id, {
       name: b.name,
       status: b.status,

@@ -13,6 +13,7 @@ import {
   type RouteTable,
 } from "../http.js";
 import { headRepoOf } from "../forks.js";
+import { checkCommentBody } from "../limits.js";
 import type { Comment, Issue, Reaction, Repo } from "../state.js";
 
 export function issueOr404(ctx: RouteContext, repo: Repo): Issue {
@@ -120,6 +121,7 @@ export const issueRoutes: RouteTable = {
     if (b.title === undefined || b.title === null || String(b.title) === "") {
       throw validationFailed(ctx, [{ resource: "Issue", code: "missing_field", field: "title" }]);
     }
+    checkCommentBody(ctx, "Issue", b.body);
     const issue = ctx.state.addIssue(repo.fullName, {
       title: String(b.title),
       body: b.body ?? null,
@@ -303,6 +305,7 @@ export const issueRoutes: RouteTable = {
     if (issue.locked) throw fail(ctx, 403, "Unable to create comment because issue is locked.");
     const body = (ctx.body as { body?: string })?.body;
     if (!body) throw validationFailed(ctx, [{ resource: "IssueComment", code: "missing_field", field: "body" }]);
+    checkCommentBody(ctx, "IssueComment", body);
     const c = ctx.state.addComment(repo.fullName, issue.number, { body, user: ctx.actor, viaApp: ctx.auth.kind === "installation" });
     issue.updatedAt = ctx.state.now();
     return created(ctx.json.comment(repo, c));
@@ -318,6 +321,7 @@ export const issueRoutes: RouteTable = {
     const c = commentOr404(ctx, repo);
     const body = (ctx.body as { body?: string })?.body;
     if (!body) throw validationFailed(ctx, [{ resource: "IssueComment", code: "missing_field", field: "body" }]);
+    checkCommentBody(ctx, "IssueComment", body);
     c.body = body;
     c.updatedAt = ctx.state.now();
     return ok(ctx.json.comment(repo, c));

@@ -4,6 +4,7 @@
  * `owner:branch`, the owner naming this repository or a fork in its network
  * (see forks.ts).
  */
+import { checkCommentBody } from "../limits.js";
 import {
   fail,
   noContent,
@@ -78,6 +79,7 @@ export const pullRoutes: RouteTable = {
       issue?: number;
       maintainer_can_modify?: boolean;
     };
+    checkCommentBody(ctx, "PullRequest", b.body);
     const errors = [];
     const head = b.head ? parseHead(ctx.state, repo, b.head) : null;
     if (!b.head) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "head" });
