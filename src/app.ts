@@ -25,6 +25,8 @@ import { Installations } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
 import { Ledger } from "./cost/ledger.js";
 import { Workers } from "./workers/workers.js";
+import { Credentials as WorkerCredentials } from "./workers/credentials.js";
+import { Idempotency } from "./api/idempotency.js";
 import { Decisions } from "./claims/decisions.js";
 import { Claims } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
@@ -227,7 +229,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    {
+      db,
+      adminToken: credentials.adminToken,
+      workers,
+      credentials: new WorkerCredentials({ db, workers, tasks }),
+      idempotency: new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 }),
+      claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
