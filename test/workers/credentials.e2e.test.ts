@@ -32,7 +32,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const tables =
       rig.app.database.provider === "sqlite"
         ? await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table'`)
-        : await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`);
+        : await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`);
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["Worker", "IdempotentResponse", "Run", "Task"]));
     let text = "";
     for (const { name } of tables) {
