@@ -17,7 +17,7 @@ const shownOnce = (id: string) =>
   `this is a replay of an earlier request with the same Idempotency-Key: a token is shown only once, in the first answer, and never stored; if it was lost, rotate it (POST /api/v1/workers/${id}/rotate, or orchestra workers rotate ${id}) for a new one`;
 
 export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
-  const { workers, credentials, idempotency } = deps;
+  const { workers, tokens, idempotency } = deps;
 
   router.add("POST", "/api/v1/workers", async ({ req, res }) => {
     requireAdmin(req, deps.adminToken);
@@ -30,7 +30,7 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
 
   router.add("GET", "/api/v1/workers", async ({ req, res }) => {
     requireAdmin(req, deps.adminToken);
-    sendJson(res, 200, { workers: await credentials.list() });
+    sendJson(res, 200, { workers: await tokens.list() });
   });
 
   router.add("DELETE", "/api/v1/workers/:id", async ({ req, res, params }) => {
@@ -38,7 +38,7 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
     const id = params["id"]!;
     let revoked;
     try {
-      revoked = await credentials.revoke(id);
+      revoked = await tokens.revoke(id);
     } catch (err) {
       if (!(err instanceof Busy)) throw err;
       throw new HttpError(409, `worker ${id} is revoked, but a lease of it could not be released yet (its task kept changing); send the revoke again to release it`, { reason: "busy", retryable: true });

@@ -11,7 +11,7 @@ import { bearer, HttpError, type Router } from "../http/router.js";
 import { jsonRequest } from "../http/body.js";
 import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
-import type { Credentials } from "../workers/credentials.js";
+import type { WorkerTokens } from "../workers/tokens.js";
 import type { Claims } from "../claims/claims.js";
 import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
@@ -122,7 +122,7 @@ export interface WorkerApiDeps {
   db: Db;
   adminToken: string;
   workers: Workers;
-  credentials: Credentials;
+  tokens: WorkerTokens;
   idempotency: Idempotency;
   claims: Claims;
   leases: Leases;

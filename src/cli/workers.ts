@@ -4,7 +4,7 @@
  * `--json` for scripts. A rotated token is printed once, here; Orchestra
  * keeps only its hash.
  */
-import type { WorkerListing } from "../workers/credentials.js";
+import type { WorkerListing } from "../workers/tokens.js";
 
 export interface WorkersIo {
   /** An admin API call; it reports the failure and exits on an error answer. */

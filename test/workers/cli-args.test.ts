@@ -1,6 +1,6 @@
 /** The `orchestra workers` argument parser and table, table-driven (the verbs themselves run end to end in credentials.e2e). */
 import { table, workersArgs } from "../../src/cli/workers.js";
-import type { WorkerListing } from "../../src/workers/credentials.js";
+import type { WorkerListing } from "../../src/workers/tokens.js";
 
 describe("workersArgs", () => {
   test.each([

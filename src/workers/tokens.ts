@@ -1,6 +1,6 @@
 /**
- * The operator's side of worker tokens: list them (never the secret), revoke
- * a worker, rotate its token. Revoking releases the worker's live leases
+ * The operator's side of worker tokens: list them (never the secret) and
+ * revoke a worker (rotation is Workers.rotate). Revoking releases the worker's live leases
  * through the state machine (`worker-revoked`): the run ends as `revoked` and
  * the next sweep classifies it like any run that ended without a PR, so its
  * task goes back to the queue (or wherever its class sends it).
@@ -22,7 +22,7 @@ export interface WorkerListing {
   liveLeases: number;
 }
 
-export interface CredentialsDeps {
+export interface WorkerTokensDeps {
   db: Db;
   workers: Workers;
   tasks: { raise(ref: TaskRef, event: TaskEvent): Promise<RaiseResult> };
@@ -34,8 +34,8 @@ export interface CredentialsDeps {
  */
 const RELEASE_ROUNDS = 3;
 
-export class Credentials {
-  constructor(readonly deps: CredentialsDeps) {}
+export class WorkerTokens {
+  constructor(readonly deps: WorkerTokensDeps) {}
 
   async list(): Promise<WorkerListing[]> {
     const { db } = this.deps;
