@@ -25,6 +25,8 @@ import { Installations } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
 import { Ledger } from "./cost/ledger.js";
 import { Workers } from "./workers/workers.js";
+import { WorkerTokens } from "./workers/tokens.js";
+import { Idempotency } from "./api/idempotency.js";
 import { Decisions } from "./claims/decisions.js";
 import { Claims } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
@@ -166,6 +168,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, { windowMs: retry.windowMs!, ...o.effects });
   const workers = new Workers(db, clock);
+  const workerTokens = new WorkerTokens({ db, workers, tasks });
+  const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const decisions = new Decisions(db, database, clock);
   // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
   let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
@@ -234,7 +238,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches: new StaleBranches({ db, githubFor, configs, clock }), clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches: new StaleBranches({ db, githubFor, configs, clock }), clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

@@ -11,6 +11,7 @@ import { migrate } from "../store/migrate.js";
 import { classifyArgs, classifyCommand, readAll } from "./classify.js";
 import { pruneArgs, pruneCommand } from "./prune.js";
 import { deliveriesText, type DeliveriesAnswer } from "./deliveries.js";
+import { WORKERS_USAGE, workersArgs, workersCommand } from "./workers.js";
 
 const USAGE = `usage: orchestra <command>
 
@@ -25,6 +26,7 @@ commands:
   effects replay <effect-id>   put a parked effect back in the queue once its cause is fixed
   prune [--dry-run] [--json]   delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL);
                                --dry-run: count them, delete nothing
+${WORKERS_USAGE}
   classify [--batch]           what Orchestra would do with a run: reads the facts document (JSON) on stdin
                                and prints {class, recovery, evidence}; --batch: an array in, an array out
 
@@ -127,6 +129,12 @@ async function main(argv: string[]): Promise<void> {
       const args = pruneArgs(rest);
       if ("error" in args) die(2, args.error);
       process.exitCode = await pruneCommand(args.flags, { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+      return;
+    }
+    case "workers": {
+      const args = workersArgs(rest);
+      if ("error" in args) die(2, args.error);
+      await workersCommand(args, { api, out: (t) => process.stdout.write(t) });
       return;
     }
     case "classify": {

@@ -1,6 +1,7 @@
 /**
  * Workers: agent runtimes that claim tasks through the worker API. A token is
- * shown once at registration and stored only as its SHA-256 digest.
+ * shown once (at registration or rotation) and stored only as its SHA-256
+ * digest, with its last four characters as a hint to tell tokens apart.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../store/db.js";
@@ -10,8 +11,22 @@ export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** How long a token's worker is remembered, and how often "last seen" is written, per process. */
-const TOKEN_CACHE_MS = 10_000;
+/** The last four characters of a token: enough to tell two apart in a listing, useless to an attacker. */
+export function tokenHint(token: string): string {
+  return token.slice(-4);
+}
+
+function newToken(): string {
+  return `orw_${randomBytes(24).toString("hex")}`;
+}
+
+/**
+ * How long a token's worker is remembered, and how often "last seen" is
+ * written, per process. A revocation or rotation made in this process takes
+ * effect at once (its entries are dropped); another replica notices within
+ * TOKEN_CACHE_MS, except for claims, which read the worker again (`current`).
+ */
+export const TOKEN_CACHE_MS = 10_000;
 const SEEN_EVERY_MS = 30_000;
 
 export class Workers {
@@ -23,16 +38,41 @@ export class Workers {
     readonly clock: { now(): Date },
   ) {}
 
-  async register(name: string, repos: string[] | undefined): Promise<{ id: string; token: string }> {
-    const token = `orw_${randomBytes(24).toString("hex")}`;
+  async register(name: string, repos: string[] | undefined): Promise<{ id: string; token: string; tokenHint: string }> {
+    const token = newToken();
     const id = randomUUID();
     await this.db.worker.create({
-      data: { id, name, tokenHash: hashToken(token), repos: repos ? JSON.stringify(repos) : null, createdAt: this.clock.now() },
+      data: { id, name, tokenHash: hashToken(token), tokenHint: tokenHint(token), repos: repos ? JSON.stringify(repos) : null, createdAt: this.clock.now() },
     });
-    return { id, token };
+    return { id, token, tokenHint: tokenHint(token) };
   }
 
-  /** The token's worker; a few seconds' cache spares every worker call a database read. */
+  /**
+   * A new token for the worker; the old one stops working at once in this
+   * process. Null: no such worker, or it was revoked (a revoked worker stays
+   * revoked; register a new one).
+   */
+  async rotate(id: string): Promise<{ token: string; tokenHint: string; rotatedAt: Date } | null> {
+    const token = newToken();
+    const rotatedAt = this.clock.now();
+    const { count } = await this.db.worker.updateMany({ where: { id, revokedAt: null }, data: { tokenHash: hashToken(token), tokenHint: tokenHint(token), rotatedAt } });
+    this.forget(id);
+    return count === 1 ? { token, tokenHint: tokenHint(token), rotatedAt } : null;
+  }
+
+  /** Marks the worker revoked (the first time counts); false when there is no such worker. */
+  async revoke(id: string): Promise<Worker | null> {
+    await this.db.worker.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: this.clock.now() } });
+    this.forget(id);
+    return this.db.worker.findUnique({ where: { id } });
+  }
+
+  /** Drops this process's cached entries of a worker, so a changed token or revocation counts at once. */
+  forget(id: string): void {
+    for (const [hash, hit] of this.#byHash) if (hit.worker.id === id) this.#byHash.delete(hash);
+  }
+
+  /** The token's worker (revoked ones included: the caller says why it refuses); a few seconds' cache spares every worker call a database read. */
   async byToken(token: string): Promise<Worker | null> {
     const hash = hashToken(token);
     const hit = this.#byHash.get(hash);
@@ -41,6 +81,20 @@ export class Workers {
     if (worker) this.#byHash.set(hash, { worker, at: Date.now() });
     else this.#byHash.delete(hash);
     return worker;
+  }
+
+  /**
+   * The worker as the database has it now, bypassing the cache: a claim
+   * creates a lease, so it must not ride on a token another replica revoked
+   * or rotated a few seconds ago.
+   */
+  async current(worker: Worker): Promise<Worker | null> {
+    const now = await this.db.worker.findUnique({ where: { id: worker.id } });
+    if (!now || now.tokenHash !== worker.tokenHash) {
+      this.forget(worker.id);
+      return null;
+    }
+    return now;
   }
 
   /** The repositories a worker may claim from; null: all. */

@@ -102,6 +102,12 @@ export interface FakeGitHub {
   setWebhookTarget(url: string, secret: string): void;
   /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
   beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
+  /**
+   * Requests for one operation wait, unanswered, until `release()`:
+   * `reached` resolves with the first one. Lets a test keep a request of the
+   * App's in flight while it does something else.
+   */
+  hold(operationId: string): { reached: Promise<RecordedRequest>; release(): void };
   /** requests for one operation (`issues/add-labels`, `graphql:PullRequestMergeState`) */
   requestsFor(operationId: string): RecordedRequest[];
   /** throws listing every violation, if any */
@@ -143,6 +149,7 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     beforeHandle: (hook) => {
       server.beforeHandle = hook;
     },
+    hold: (operationId) => server.hold(operationId),
     requestsFor: (operationId) => server.requests.filter((r) => r.operationId === operationId),
     assertNoViolations() {
       if (server.violations.length) {

@@ -137,6 +137,24 @@ export class FakeServer {
    */
   beforeHandle: ((operationId: string, rec: RecordedRequest) => void) | null = null;
 
+  private readonly holds = new Map<string, { gate: Promise<void>; reached: (rec: RecordedRequest) => void }>();
+
+  /** see FakeGitHub.hold */
+  hold(operationId: string): { reached: Promise<RecordedRequest>; release(): void } {
+    let release!: () => void;
+    let reached!: (rec: RecordedRequest) => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = new Promise<RecordedRequest>((r) => (reached = r));
+    this.holds.set(operationId, { gate, reached });
+    return {
+      reached: first,
+      release: () => {
+        this.holds.delete(operationId);
+        release();
+      },
+    };
+  }
+
   // ---------------------------------------------------------------------------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -254,6 +272,11 @@ export class FakeServer {
     rec.operationId = op.operationId;
     rec.route = route;
 
+    const held = this.holds.get(op.operationId);
+    if (held) {
+      held.reached(rec);
+      await held.gate;
+    }
     const invalid = this.checks.validate(op, params, url.searchParams, body, raw.length > 0, rec);
     const injection = this.faults.take(method, rec.path, op) ?? this.faults.takeChaos(method, op, Boolean(ROUTES[route]));
     return this.faults.run(injection, rec, () => this.runOperation(req, url, method, body, op, params, invalid, rec));

@@ -1,0 +1,75 @@
+/**
+ * `orchestra workers list | revoke <id> | rotate <id>`: the operator's view
+ * of worker tokens, over the service's API. A human table by default,
+ * `--json` for scripts. A rotated token is printed once, here; Orchestra
+ * keeps only its hash.
+ */
+import type { WorkerListing } from "../workers/tokens.js";
+
+export interface WorkersIo {
+  /** An admin API call; it reports the failure and exits on an error answer. */
+  api(path: string, init?: RequestInit): Promise<unknown>;
+  out(text: string): void;
+}
+
+export const WORKERS_USAGE = `  workers [list] [--json]      worker tokens: id, name, repositories, token hint, last seen, live leases, revoked
+  workers revoke <id> [--json] revoke a worker: its token is refused from now on and its live leases are released
+  workers rotate <id> [--json] a new token for a worker, printed once; the old token stops working`;
+
+/** Parses `workers …` arguments: the verb, its worker id, --json; or what is wrong with them. */
+export function workersArgs(args: string[]): { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean } | { error: string } {
+  const json = args.includes("--json");
+  const rest = args.filter((a) => a !== "--json");
+  const unknown = rest.find((a) => a.startsWith("-"));
+  if (unknown) return { error: `workers: unknown option ${unknown}\n${WORKERS_USAGE}` };
+  const [verb = "list", id, extra] = rest;
+  if (verb !== "list" && verb !== "revoke" && verb !== "rotate") return { error: `workers: unknown verb "${verb}"; use list, revoke <id> or rotate <id>\n${WORKERS_USAGE}` };
+  if (verb === "list") return rest.length > 1 ? { error: `workers list takes no arguments (got ${rest.slice(1).join(" ")})` } : { verb, json };
+  if (!id) return { error: `workers ${verb} needs a worker id; list them with: orchestra workers list` };
+  if (extra !== undefined) return { error: `workers ${verb} takes one worker id (got ${rest.slice(1).join(" ")})` };
+  return { verb, id, json };
+}
+
+export async function workersCommand(args: { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean }, io: WorkersIo): Promise<void> {
+  const { out } = io;
+  const list = async () => ((await io.api("/api/v1/workers")) as { workers: WorkerListing[] }).workers;
+  if (args.verb === "list") {
+    const workers = await list();
+    out(args.json ? `${JSON.stringify({ workers }, null, 2)}\n` : table(workers));
+    return;
+  }
+  const id = args.id!;
+  const path = `/api/v1/workers/${encodeURIComponent(id)}`;
+  if (args.verb === "revoke") {
+    // Read first, to say which worker it was and how many leases went back.
+    const before = (await list()).find((w) => w.id === id);
+    await io.api(path, { method: "DELETE" });
+    const after = (await list()).find((w) => w.id === id);
+    if (args.json) {
+      out(`${JSON.stringify({ worker: after ?? null, leasesReleased: before?.liveLeases ?? 0 }, null, 2)}\n`);
+      return;
+    }
+    const name = after?.name ?? before?.name ?? "?";
+    const leases = before?.liveLeases ?? 0;
+    out(`worker ${id} (${name}) revoked: its token is refused from now on; ${leases} live lease${leases === 1 ? "" : "s"} released (their runs are classified by the next sweep)\n`);
+    return;
+  }
+  const rotated = (await io.api(`${path}/rotate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })) as { id: string; token: string; tokenHint: string; rotatedAt: string };
+  if (args.json) {
+    out(`${JSON.stringify(rotated, null, 2)}\n`);
+    return;
+  }
+  out(`new token for worker ${id} (shown once; Orchestra keeps only its hash; the old token no longer works):\n${rotated.token}\n`);
+}
+
+const when = (iso: string | null) => (iso === null ? "-" : iso.replace(/\.\d{3}Z$/, "Z"));
+
+/** A fixed-width table of workers, one line each, the newest last. */
+export function table(workers: WorkerListing[]): string {
+  if (workers.length === 0) return "no workers registered; register one with POST /api/v1/workers (admin token)\n";
+  const header = ["ID", "NAME", "REPOS", "TOKEN", "LAST SEEN", "LEASES", "REVOKED"];
+  const rows = workers.map((w) => [w.id, w.name, w.repos === null ? "all" : w.repos.join(","), w.tokenHint ? `…${w.tokenHint}` : "-", when(w.lastSeenAt), String(w.liveLeases), when(w.revokedAt)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  return `${[header, ...rows].map(line).join("\n")}\n`;
+}

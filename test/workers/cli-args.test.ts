@@ -1,0 +1,55 @@
+/** The `orchestra workers` argument parser and table, table-driven (the verbs themselves run end to end in credentials.e2e). */
+import { table, workersArgs } from "../../src/cli/workers.js";
+import type { WorkerListing } from "../../src/workers/tokens.js";
+
+describe("workersArgs", () => {
+  test.each([
+    [[], { verb: "list", json: false }],
+    [["--json"], { verb: "list", json: true }],
+    [["list", "--json"], { verb: "list", json: true }],
+    [["revoke", "w1"], { verb: "revoke", id: "w1", json: false }],
+    [["rotate", "--json", "w1"], { verb: "rotate", id: "w1", json: true }],
+  ])("%j → %j", (args, expected) => {
+    expect(workersArgs(args)).toEqual(expected);
+  });
+
+  test.each([
+    [["revoke"], /^workers revoke needs a worker id; list them with: orchestra workers list$/],
+    [["rotate", "a", "b"], /^workers rotate takes one worker id \(got a b\)$/],
+    [["list", "extra"], /^workers list takes no arguments \(got extra\)$/],
+    [["delete", "w1"], /^workers: unknown verb "delete"; use list, revoke <id> or rotate <id>/],
+    [["--all"], /^workers: unknown option --all/],
+  ])("%j is refused with a reason", (args, message) => {
+    const r = workersArgs(args);
+    expect("error" in r ? r.error : "").toMatch(message);
+  });
+});
+
+describe("table", () => {
+  const w = (over: Partial<WorkerListing>): WorkerListing => ({
+    id: "w-1",
+    name: "laptop",
+    repos: null,
+    tokenHint: "ab12",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    lastSeenAt: null,
+    rotatedAt: null,
+    revokedAt: null,
+    liveLeases: 0,
+    ...over,
+  });
+
+  test("one aligned line per worker, no secrets, times to the second", () => {
+    const text = table([w({}), w({ id: "w-22", name: "ci", repos: ["acme/app", "acme/lib"], lastSeenAt: "2026-01-02T03:04:05.678Z", revokedAt: "2026-01-03T00:00:00.000Z", liveLeases: 2 })]);
+    expect(text.split("\n")).toEqual([
+      "ID    NAME    REPOS              TOKEN  LAST SEEN             LEASES  REVOKED",
+      "w-1   laptop  all                …ab12  -                     0       -",
+      "w-22  ci      acme/app,acme/lib  …ab12  2026-01-02T03:04:05Z  2       2026-01-03T00:00:00Z",
+      "",
+    ]);
+  });
+
+  test("no workers: says how to register one", () => {
+    expect(table([])).toContain("POST /api/v1/workers");
+  });
+});
