@@ -17,9 +17,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock). */
-  async function reconcile() {
+  /** The next sweep runs reconcile (it runs every 5 minutes of the clock); `timeoutMs` for its writes to be performed. */
+  async function reconcile(timeoutMs?: number) {
     rig.clock.offsetMs += 5 * 60_000 + 1000;
-    return rig.sweep();
+    return rig.sweep({ timeoutMs });
   }
   const graphqlCalls = (from: number) => rig.fake.requests.slice(from).filter((r) => r.path.endsWith("graphql")).length;
 
@@ -123,7 +124,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     }
     // Nothing to repair but the stray labels on closed issues: 500 label writes.
     const from = rig.fake.requests.length;
-    await reconcile();
+    await reconcile(90_000); // 500 label writes through the executor
     const calls = rig.fake.requests.slice(from).filter((r) => !r.path.includes("/access_tokens"));
     const queries = graphqlCalls(from);
     const writes = calls.filter((r) => r.method !== "GET" && !r.path.endsWith("graphql"));
@@ -132,5 +133,5 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const again = rig.fake.requests.length;
     await reconcile();
     expect(graphqlCalls(again)).toBe(1); // the labels are gone: one page
-  });
+  }, 120_000);
 });

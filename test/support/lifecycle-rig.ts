@@ -45,7 +45,7 @@ export interface Rig {
   labels(issue: number): string[];
   task(issue: number): Promise<any>;
   /** Runs one sweep and waits until the effects it recorded are performed. */
-  sweep(): Promise<SweepReport>;
+  sweep(opts?: { timeoutMs?: number }): Promise<SweepReport>;
   /** Waits until no effect is due or in flight. */
   settle(): Promise<void>;
   /** GitHub write requests (not token exchanges) recorded since `from`. */
@@ -75,7 +75,8 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
   const clock: Clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
   const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
-  const settle = () => app.orchestra.executor.idle({ horizonMs: 5_000 });
+  /** Waits until the effects due within 5 s are performed (15 s at most unless told). */
+  const settle = (timeoutMs?: number) => app.orchestra.executor.idle({ horizonMs: 5_000, ...(timeoutMs ? { timeoutMs } : {}) });
   // Tests start from a quiet App: the sweep it runs at start-up has finished.
   await app.orchestra.sweepSettled();
 
@@ -146,9 +147,9 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
       const res = await app.admin(`/api/v1/tasks/${t.id}`);
       return res.json();
     },
-    async sweep() {
+    async sweep(opts = {}) {
       const r = await app.orchestra.sweeper.sweep();
-      await settle();
+      await settle(opts.timeoutMs);
       return r;
     },
     settle,

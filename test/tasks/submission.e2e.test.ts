@@ -216,7 +216,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(graphql).toHaveLength(1);
     expect(writes.map((x) => x.path)).toEqual([expect.stringMatching(/\/pulls\/\d+\/update-branch$/)]);
     expect(reads.length).toBeLessThanOrEqual(1); // a config read at most
-  });
+  }, 120_000); // 50 tasks taken to review first
 
   test("a forced push to a task branch that drops commits escalates once; one that drops nothing changes nothing", async () => {
     rig = await startRig({ provider });
