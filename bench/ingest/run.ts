@@ -17,6 +17,7 @@ import {
   makeTempDir,
   processCpuMs,
   processPeakRssMb,
+  processRssMb,
   removeTempDir,
   settle,
   type Settle,
@@ -24,6 +25,7 @@ import {
   startTarget,
   stopTarget,
 } from "./targets.js";
+import { formatProfile, profileIn, summariseProfile, type ProfileSummary } from "./profile.js";
 import { checkPostgres, checkSqlite, pgRowCount, sqlitePath, type StoreCheck } from "./verify.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,6 +56,10 @@ const USAGE = `Usage: npm run bench:ingest -- [options]
   --orchestra-main FILE the service's entry point (default dist/src/main.js)
   --strict              exit 1 when a performance target is missed, not only
                         when a delivery is lost or a request fails
+  --profile             run both targets under \`node --cpu-prof\` and print each one's
+                        frames with the most self time; the targets are then stopped
+                        with an exit on SIGUSR2 (so they write the profile), not SIGKILL
+  --profile-top N       frames to print per profile (default 15)
 `;
 
 type Kind = "orchestra" | "bare";
@@ -79,6 +85,8 @@ interface Config {
   out: string | null;
   strict: boolean;
   orchestraMain: string;
+  profile: boolean;
+  profileTop: number;
 }
 
 function parseConfig(argv: string[]): Config {
@@ -106,6 +114,8 @@ function parseConfig(argv: string[]): Config {
       out: { type: "string" },
       strict: { type: "boolean", default: false },
       "orchestra-main": { type: "string" },
+      profile: { type: "boolean", default: false },
+      "profile-top": { type: "string", default: "15" },
       help: { type: "boolean", default: false },
     },
   });
@@ -149,10 +159,15 @@ function parseConfig(argv: string[]): Config {
     out: values.out ?? null,
     strict: values.strict === true,
     orchestraMain: values["orchestra-main"] ? resolve(values["orchestra-main"]) : join(root, "dist/src/main.js"),
+    profile: values.profile === true,
+    profileTop: Math.floor(num("profile-top", values["profile-top"], 1)),
   };
 }
 
 class UsageError extends Error {}
+
+/** Preloaded into profiled targets: exit now, so that `--cpu-prof` writes the profile. */
+const EXIT_ON_SIGUSR2 = `data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))`;
 
 interface Secrets {
   privateKey: string;
@@ -191,6 +206,9 @@ interface SessionResult {
   settleAfterOpen: Settle;
   saturation: PhaseWithCost<PhaseResult>;
   serverPeakRssMb: number | null;
+  /** Resident memory once ready, before any delivery. */
+  serverIdleRssMb: number | null;
+  profile: ProfileSummary | null;
   serverOutputLines: number;
   serverOutputTail: string;
   store: StoreCheck | null;
@@ -233,6 +251,7 @@ async function measured<T extends PhaseResult>(pid: number | undefined, fn: () =
 }
 
 async function runSession(
+  profileRoot: string | null,
   cfg: Config,
   secrets: Secrets,
   pool: Pool,
@@ -278,6 +297,7 @@ async function runSession(
     }
 
     const script = kind === "orchestra" ? cfg.orchestraMain : join(here, "bare-app.js");
+    const profileDir = profileRoot ? join(profileRoot, `${label.replace(/[^\w-]/g, "_")}-round${round}`) : null;
     const t0 = Date.now();
     const target = await startTarget({
       name: label,
@@ -287,10 +307,12 @@ async function runSession(
       port,
       readyPath: kind === "orchestra" ? "/ready" : "/ping",
       startTimeoutMs: cfg.startTimeoutS * 1000,
+      execArgv: profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : [],
     });
     const readyMs = Date.now() - t0;
-    log(`[${label}] ready in ${readyMs} ms on 127.0.0.1:${port} (pid ${target.child.pid}, round ${round})`);
     const pid = target.child.pid;
+    const serverIdleRssMb = processRssMb(pid);
+    log(`[${label}] ready in ${readyMs} ms on 127.0.0.1:${port} (pid ${pid}, round ${round}), RSS ${serverIdleRssMb ?? "-"} MB`);
     // A fresh agent per phase: idle keep-alive sockets do not outlive the
     // server's keep-alive timeout during a long settle, and a reused socket the
     // server is just closing would show up as a spurious failure.
@@ -338,8 +360,21 @@ async function runSession(
       log(phaseLine(label, `c=${cfg.concurrency}`, saturation.result));
 
       const serverPeakRssMb = processPeakRssMb(pid);
+      log(`[${label}] memory     RSS ${processRssMb(pid) ?? "-"} MB after the phases, peak ${serverPeakRssMb ?? "-"} MB`);
       clients.forEach((c) => c.close());
-      await stopTarget(target);
+      // A profile is written only when the process exits on its own; a
+      // profiled target exits at once on SIGUSR2 (not a graceful stop, which
+      // would first work off the backlog and profile that too).
+      if (profileDir) await stopTarget(target, 30_000, "SIGUSR2");
+      else await stopTarget(target);
+      let profile: ProfileSummary | null = null;
+      if (profileDir) {
+        const file = profileIn(profileDir);
+        if (file) {
+          profile = summariseProfile(file, root, cfg.profileTop);
+          log(formatProfile(label, profile));
+        } else log(`[${label}] profile    none written to ${profileDir}`);
+      }
       const serverOutputLines = target.output.lines;
       if (serverOutputLines > 0) log(`[${label}] output     ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
 
@@ -365,7 +400,14 @@ async function runSession(
         settleAfterWarmup,
         open,
         settleAfterOpen,
-        saturation, serverPeakRssMb, serverOutputLines, serverOutputTail, store };
+        saturation,
+        serverPeakRssMb,
+        serverIdleRssMb,
+        profile,
+        serverOutputLines,
+        serverOutputTail,
+        store,
+      };
     } finally {
       clients.forEach((c) => c.close());
       await stopTarget(target);
@@ -401,6 +443,7 @@ interface Summary {
     idleAfterS: number | null;
   };
   peakRssMb: number | null;
+  idleRssMb: number | null;
 }
 
 function summarise(sessions: SessionResult[]): Summary {
@@ -430,6 +473,7 @@ function summarise(sessions: SessionResult[]): Summary {
       idleAfterS: sessions.every((s) => s.settleAfterOpen.quiet) ? m((s) => s.settleAfterOpen.seconds) : null,
     },
     peakRssMb: orNull(m((s) => s.serverPeakRssMb ?? NaN)),
+    idleRssMb: orNull(m((s) => s.serverIdleRssMb ?? NaN)),
   };
 }
 
@@ -457,7 +501,9 @@ function table(cfg: Config, a: Summary, b: Summary): string {
   add("  server CPU ms/delivery", cpu(a.open.serverCpuMsPerDelivery), cpu(b.open.serverCpuMsPerDelivery));
   const idle = (s: Summary): string => (s.open.idleAfterS === null ? "never" : fmt(s.open.idleAfterS, 1));
   add("  idle again after (s)", idle(a), idle(b));
-  add("server peak RSS (MB)", a.peakRssMb === null ? "-" : String(a.peakRssMb), b.peakRssMb === null ? "-" : String(b.peakRssMb));
+  const mb = (n: number | null): string => (n === null ? "-" : String(n));
+  add("server RSS when ready (MB)", mb(a.idleRssMb), mb(b.idleRssMb), ratio(a.idleRssMb ?? NaN, b.idleRssMb ?? NaN));
+  add("server peak RSS (MB)", mb(a.peakRssMb), mb(b.peakRssMb), ratio(a.peakRssMb ?? NaN, b.peakRssMb ?? NaN));
 
   const header: [string, string, string, string] = ["", a.label, b.label, `${a.label}/${b.label}`];
   const all = [header, ...rows];
@@ -525,13 +571,16 @@ async function main(): Promise<number> {
         .join(", ")}`,
   );
 
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const profileRoot = cfg.profile ? join(root, "bench/results", `profiles-${stamp}`) : null;
+  if (profileRoot) log(`profiles: ${relative(process.cwd(), profileRoot) || profileRoot}`);
   const sessions: SessionResult[] = [];
   for (let round = 1; round <= cfg.rounds; round++) {
     // Alternate who goes first so slow drift (thermal, page cache, a noisy
     // neighbour) does not always favour the same target.
     const order = round % 2 === 1 ? [0, 1] : [1, 0];
     for (const i of order) {
-      sessions.push(await runSession(cfg, secrets, pool, cfg.targets[i]!, labels[i]!, round));
+      sessions.push(await runSession(profileRoot, cfg, secrets, pool, cfg.targets[i]!, labels[i]!, round));
     }
   }
 
@@ -566,7 +615,6 @@ async function main(): Promise<number> {
     );
   }
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const out = cfg.out ? resolve(cfg.out) : join(root, "bench/results", `ingest-${stamp}.json`);
   mkdirSync(dirname(out), { recursive: true });
   const strip = <T extends PhaseResult>(r: T): Omit<T, "ackedIds"> => {
