@@ -587,7 +587,21 @@ async function main(): Promise<number> {
   const a = summarise(sessions.filter((s) => s.label === labels[0]));
   const b = summarise(sessions.filter((s) => s.label === labels[1]));
   log("");
-  if (cfg.rounds > 1) log(`medians over ${cfg.rounds} rounds`);
+  if (cfg.rounds > 1) {
+    // Each round's own ratio, so the spread (and any effect of who went first) is visible.
+    for (let round = 1; round <= cfg.rounds; round++) {
+      const sa = sessions.find((s) => s.round === round && s.label === labels[0]);
+      const sb = sessions.find((s) => s.round === round && s.label === labels[1]);
+      if (!sa || !sb) continue;
+      const first = round % 2 === 1 ? labels[0] : labels[1];
+      log(
+        `round ${round} (${first} first): throughput ${fmt(sa.saturation.result.throughputPerS, 0)} vs ${fmt(sb.saturation.result.throughputPerS, 0)}/s` +
+          ` = ${fmt(sa.saturation.result.throughputPerS / sb.saturation.result.throughputPerS, 2)}x;` +
+          ` open-loop p99 ${fmt(sa.open.result.p99Ms, 2)} vs ${fmt(sb.open.result.p99Ms, 2)} ms; peak RSS ${sa.serverPeakRssMb ?? "-"} vs ${sb.serverPeakRssMb ?? "-"} MB`,
+      );
+    }
+    log(`medians over ${cfg.rounds} rounds`);
+  }
   log(table(cfg, a, b));
   log("");
 
