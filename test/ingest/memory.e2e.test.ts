@@ -35,7 +35,7 @@ interface Outcome {
  * socket takes them. Resolves with the answer, or with the error when the
  * server closed the connection without one.
  */
-function postLarge(port: number, size: number, chunk: Buffer): Promise<Outcome> {
+function postLarge(port: number, size: number, chunk: Buffer, chunked = false): Promise<Outcome> {
   return new Promise((resolve) => {
     let settled = false;
     const done = (o: Outcome): void => {
@@ -52,7 +52,7 @@ function postLarge(port: number, size: number, chunk: Buffer): Promise<Outcome> 
       agent: false,
       headers: {
         "content-type": "application/json",
-        "content-length": String(size),
+        ...(chunked ? {} : { "content-length": String(size) }),
         "x-github-event": "issues",
         "x-github-delivery": `large-${randomBytes(6).toString("hex")}`,
         "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
@@ -137,6 +137,11 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toEqual({ error: `payload of ${26 * MB} bytes is larger than GitHub's ${25 * MB}-byte webhook cap` });
+  });
+
+  test("a chunked body without a declared length is refused with 413 once it passes 25 MB", async () => {
+    const outcome = await postLarge(port, 30 * MB, Buffer.alloc(MB, 0x20), true);
+    expect(outcome.status).toBe(413);
   });
 
   test("24 concurrent 20 MB unsigned bodies raise RSS by at most 250 MB, and a signed delivery sent meanwhile is stored", async () => {
