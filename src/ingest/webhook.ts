@@ -71,7 +71,7 @@ export function refuseUnread(req: IncomingMessage, res: ServerResponse, status: 
 export function webhookHandler(deps: IngestDeps) {
   const budget = new ByteBudget(deps.maxUnverifiedBytes ?? DEFAULT_UNVERIFIED_BYTES);
   let refusedBusy = 0;
-  const handler = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (pathOf(req) !== WEBHOOK_PATH) return false;
     if (req.method !== "POST") {
       req.resume();
@@ -111,7 +111,6 @@ export function webhookHandler(deps: IngestDeps) {
     await store(deps, res, event!, deliveryId!, body);
     return true;
   };
-  return Object.assign(handler, { budget });
 }
 
 async function store(deps: IngestDeps, res: ServerResponse, event: string, deliveryId: string, body: Buffer): Promise<void> {
