@@ -7,6 +7,9 @@
 import type { IncomingMessage } from "node:http";
 import type { ByteBudget } from "./budget.js";
 
+/** Bodies up to this size are kept as delivered rather than copied into a buffer of their own. */
+const SMALL_BODY = 256 * 1024;
+
 export type BodyRead =
   | { ok: true; body: Buffer; /** Gives the body's bytes back to the budget; call once it is verified or refused. */ release(): void }
   | { ok: false; status: 413 | 503 | 400; reason: string };
@@ -53,13 +56,21 @@ export function readAdmitted(req: IncomingMessage, declared: number | null, budg
       if (!r.ok) release();
       resolve(r);
     };
-    let fixed: Buffer | null = declared !== null ? Buffer.allocUnsafe(declared) : null;
+    // A large declared body is copied into one buffer of its size as it
+    // arrives (never a list of chunks plus their concatenation); a small one,
+    // usually a single chunk, is kept as the chunks the parser delivered.
+    let fixed: Buffer | null = declared !== null && declared > SMALL_BODY ? Buffer.allocUnsafe(declared) : null;
     let filled = 0;
     const chunks: Buffer[] = [];
     const onData = (chunk: Buffer): void => {
       if (fixed) {
         // The HTTP parser never delivers more than the declared length.
         filled += chunk.copy(fixed, filled);
+        return;
+      }
+      if (declared !== null) {
+        filled += chunk.length;
+        chunks.push(chunk);
         return;
       }
       if (filled + chunk.length > max) {
@@ -75,8 +86,8 @@ export function readAdmitted(req: IncomingMessage, declared: number | null, budg
       chunks.push(chunk);
     };
     const onEnd = (): void => {
-      if (fixed && filled !== fixed.length) {
-        finish({ ok: false, status: 400, reason: `body ended after ${filled} of ${fixed.length} declared bytes` });
+      if (declared !== null && filled !== declared) {
+        finish({ ok: false, status: 400, reason: `body ended after ${filled} of ${declared} declared bytes` });
         return;
       }
       const body = fixed ?? (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, filled));
