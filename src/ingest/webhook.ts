@@ -94,49 +94,73 @@ export function webhookHandler(deps: IngestDeps) {
       refuseUnread(req, res, admitted.status, admitted.reason);
       return true;
     }
-    const read = "declared" in admitted ? await readAdmitted(req, admitted.declared, budget, MAX_PAYLOAD) : admitted;
-    if (!read.ok) {
-      if (!res.destroyed) refuseUnread(req, res, read.status, read.reason);
-      return true;
-    }
-    const { body } = read;
-    const verified = verifySignature(deps.secret, body, signature);
-    // Verified or not, the body no longer counts against the unverified budget.
-    read.release();
-    if (!verified) {
-      deps.log.warn({ delivery: deliveryId, event }, "webhook rejected: signature does not match WEBHOOK_SECRET");
-      sendError(res, 401, "signature does not match; check that the App's webhook secret equals WEBHOOK_SECRET");
-      return true;
-    }
-    await store(deps, res, event!, deliveryId!, body);
+    const text = "declared" in admitted ? await readVerified(deps, req, res, admitted.declared, budget, signature!, deliveryId!, event!) : null;
+    if (text === null) return true;
+    await store(deps, res, event!, deliveryId!, text);
     return true;
   };
 }
 
-async function store(deps: IngestDeps, res: ServerResponse, event: string, deliveryId: string, body: Buffer): Promise<void> {
-  let payload: Record<string, unknown>;
-  const text = body.toString("utf8");
+/**
+ * Reads the admitted body and checks its signature on the raw bytes; the
+ * text when it is signed, null when an answer was already sent. The bytes are
+ * not referenced once this returns: while the delivery waits for its batched
+ * insert only the text is held.
+ */
+async function readVerified(deps: IngestDeps, req: IncomingMessage, res: ServerResponse, declared: number | null, budget: ByteBudget, signature: string, deliveryId: string, event: string): Promise<string | null> {
+  const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD);
+  if (!read.ok) {
+    if (!res.destroyed) refuseUnread(req, res, read.status, read.reason);
+    return null;
+  }
+  const verified = verifySignature(deps.secret, read.body, signature);
+  // Verified or not, the body no longer counts against the unverified budget.
+  read.release();
+  if (!verified) {
+    deps.log.warn({ delivery: deliveryId, event }, "webhook rejected: signature does not match WEBHOOK_SECRET");
+    sendError(res, 401, "signature does not match; check that the App's webhook secret equals WEBHOOK_SECRET");
+    return null;
+  }
+  return read.body.toString("utf8");
+}
+
+interface Facts {
+  action: string | null;
+  installationId: string | null;
+  taskKey: string;
+}
+
+/**
+ * What the inbox row needs from the payload. Synchronous on purpose: the
+ * parsed object (many times the size of the text) is garbage as soon as this
+ * returns, instead of living on across the await for the insert.
+ */
+function factsOf(text: string): Facts | { error: string } {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("payload is not a JSON object");
-    payload = parsed as Record<string, unknown>;
+    parsed = JSON.parse(text);
   } catch (err) {
-    sendError(res, 400, `payload is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "payload is not a JSON object" };
+  const payload = parsed as Record<string, unknown>;
+  return {
+    action: typeof payload["action"] === "string" ? payload["action"] : null,
+    installationId: installationIdOf(payload) ?? null,
+    taskKey: taskKeyOf(payload),
+  };
+}
+
+async function store(deps: IngestDeps, res: ServerResponse, event: string, deliveryId: string, text: string): Promise<void> {
+  const facts = factsOf(text);
+  if ("error" in facts) {
+    sendError(res, 400, `payload is not valid JSON: ${facts.error}`);
     return;
   }
-  const action = typeof payload["action"] === "string" ? payload["action"] : null;
-  const handled = deps.handles(event, action);
+  const handled = deps.handles(event, facts.action);
   let isNew: boolean;
   try {
-    isNew = await deps.record({
-      deliveryId,
-      state: handled ? "pending" : "ignored",
-      event,
-      action,
-      installationId: installationIdOf(payload) ?? null,
-      taskKey: taskKeyOf(payload),
-      payload: text,
-    });
+    isNew = await deps.record({ deliveryId, state: handled ? "pending" : "ignored", event, ...facts, payload: text });
   } catch (err) {
     deps.log.error({ delivery: deliveryId, event, err: String(err) }, "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back");
     sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
