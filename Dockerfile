@@ -95,5 +95,6 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # PostgreSQL advisory lock, so replicas starting together apply each once).
 # To run them as a separate step instead, e.g. from an init container, use
 # `npx orchestra migrate` (or `node bin/orchestra.js migrate`) in this image.
-# Not `npm start`: its prestart recompiles from src/, which is not shipped.
+# Not `npm start`: its prestart compares src/ with dist/ and compiles when
+# they differ, and neither the sources nor the compiler are shipped.
 CMD ["node", "dist/src/main.js"]

@@ -13,6 +13,8 @@ import { Inbox } from "./inbox/store.js";
 import { Processor, type ProcessorOptions } from "./inbox/processor.js";
 import type { RetryPolicy } from "./retry/schedule.js";
 import { webhookHandler } from "./ingest/webhook.js";
+import { takeOverRequests } from "./ingest/front.js";
+import { logEachDelivery } from "./log.js";
 import { EventRouter } from "./events/router.js";
 import { Router } from "./http/router.js";
 import { healthRoutes } from "./health/routes.js";
@@ -93,6 +95,8 @@ export interface OrchestraOptions {
   /** The executor; `spacingMs` is the minimum time between two writes of one installation (default 1000). */
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   clock?: Clock;
+  /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
+  ingest?: { maxUnverifiedBytes?: number };
 }
 
 export interface Orchestra {
@@ -154,7 +158,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     botLogin.catch(() => (botLogin = undefined));
     return actor.login.toLowerCase() === (await botLogin).toLowerCase();
   };
-  const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, { clock, ...o.processor });
+  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log }), log), log, { clock, ...o.processor });
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
@@ -243,18 +247,20 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
 
+  const ingest = webhookHandler({
+    secret: credentials.webhookSecret,
+    record: (d) => inbox.record(d),
+    handles: (event, action) => events.handlersFor(event, action).length > 0,
+    onStored: () => processor.poke(),
+    log,
+    maxUnverifiedBytes: o.ingest?.maxUnverifiedBytes,
+  });
+  const apiHandler = api.handler(log);
   await server.load((app, { addHandler }) => {
     probot = app;
-    addHandler(
-      webhookHandler({
-        secret: credentials.webhookSecret,
-        record: (d) => inbox.record(d),
-        handles: (event, action) => events.handlersFor(event, action).length > 0,
-        onStored: () => processor.poke(),
-        log,
-      }),
-    );
-    addHandler(api.handler(log));
+    // Also behind Probot's chain, should a request ever reach it first.
+    addHandler(ingest);
+    addHandler(apiHandler);
   });
 
   let sweeping: { stop(): Promise<void>; settled(): Promise<void> } | undefined;
@@ -279,6 +285,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
         if (effects > 0) log.warn({ effects }, "effects: re-queued effects left in flight by a previous process; each is checked on GitHub before it is sent again");
       }
       const http = await server.start();
+      takeOverRequests(http, [ingest, apiHandler], log);
       processor.start();
       if (o.effects?.start !== false) executor!.start();
       if (withTasks) sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);

@@ -10,6 +10,7 @@ import { DEFAULT_SQLITE_PATH, openDatabase, type Database } from "./store/db.js"
 import { maskUrl, scrub, secretsOf } from "./config/redact.js";
 import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app.js";
+import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 
 /** EX_CONFIG from sysexits.h: the configuration is wrong, retrying will not help. */
 const EXIT_CONFIG = 78;
@@ -25,8 +26,10 @@ async function main(): Promise<void> {
   // Probot's setup page writes the App's credentials to .env.
   if (existsSync(".env")) process.loadEnvFile(".env");
   let env: Env;
+  let ingest: IngestLimits;
   try {
     env = parseEnv(process.env);
+    ingest = ingestLimits(process.env);
   } catch (err) {
     if (err instanceof ConfigError) fail(EXIT_CONFIG, err.lines);
     throw err;
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const orchestra = await createOrchestra({ env: { ...env, credentials: env.credentials }, database, log });
+  const orchestra = await createOrchestra({ env: { ...env, credentials: env.credentials }, database, log, ingest });
   const { port } = await orchestra.start();
   log.info({ port }, "orchestra listening");
 

@@ -132,9 +132,13 @@ export async function startTarget(o: StartOptions): Promise<RunningTarget> {
  * must hold every acknowledged delivery even when the process dies without a
  * chance to flush anything. Counting after a kill checks exactly that.
  */
-export async function stopTarget(t: RunningTarget, timeoutMs = 5000): Promise<void> {
-  if (t.child.exitCode === null && t.child.signalCode === null) t.child.kill("SIGKILL");
+export async function stopTarget(t: RunningTarget, timeoutMs = 5000, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  if (t.child.exitCode === null && t.child.signalCode === null) t.child.kill(signal);
   await Promise.race([t.exited, sleep(timeoutMs)]);
+  if (signal !== "SIGKILL" && t.child.exitCode === null && t.child.signalCode === null) {
+    t.child.kill("SIGKILL");
+    await Promise.race([t.exited, sleep(timeoutMs)]);
+  }
   children.delete(t.child);
 }
 
@@ -178,16 +182,25 @@ export function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-/** Peak resident memory of the server process in MB, from /proc (Linux). */
-export function processPeakRssMb(pid: number | undefined): number | null {
+function statusMb(pid: number | undefined, field: "VmHWM" | "VmRSS"): number | null {
   if (pid === undefined) return null;
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const m = /VmHWM:\s+(\d+)\s+kB/.exec(status);
+    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(status);
     return m ? Math.round(Number(m[1]) / 1024) : null;
   } catch {
     return null;
   }
+}
+
+/** Peak resident memory of the server process in MB, from /proc (Linux). */
+export function processPeakRssMb(pid: number | undefined): number | null {
+  return statusMb(pid, "VmHWM");
+}
+
+/** Current resident memory of the server process in MB, from /proc (Linux). */
+export function processRssMb(pid: number | undefined): number | null {
+  return statusMb(pid, "VmRSS");
 }
 
 export interface Settle {

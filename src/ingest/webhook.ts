@@ -1,29 +1,41 @@
 /**
- * Durable webhook ingest: `POST /api/github/webhooks`. The signature is checked,
- * the delivery is stored in the inbox, and only then is GitHub answered 2xx.
- * A delivery that could not be stored gets a 5xx, so GitHub shows it as failed
- * and it can be redelivered; it is never acknowledged and lost.
+ * Durable webhook ingest: `POST /api/github/webhooks`. The signature is checked
+ * on the raw bytes, the delivery is stored in the inbox, and only then is
+ * GitHub answered 2xx. A delivery that could not be stored gets a 5xx, so
+ * GitHub shows it as failed and it can be redelivered; it is never
+ * acknowledged and lost. Bodies are read within GitHub's 25 MB cap and a
+ * shared budget for unverified bytes (see body.ts); what does not fit is
+ * refused before it is read.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { installationIdOf, taskKeyOf } from "../inbox/task-key.js";
 import type { IncomingDelivery } from "../inbox/store.js";
-import { BodyTooLarge, pathOf, readBody, sendError, sendJson } from "../http/respond.js";
+import { pathOf, sendError, sendJson } from "../http/respond.js";
+import { ByteBudget } from "./budget.js";
+import { admit, readAdmitted } from "./body.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
 /** GitHub caps webhook payloads at 25 MB. */
-const MAX_PAYLOAD = 25 * 1024 * 1024;
+export const MAX_PAYLOAD = 25 * 1024 * 1024;
+
+/** Default cap on bytes held at once for bodies whose signature is not checked yet. */
+export const DEFAULT_UNVERIFIED_BYTES = 64 * 1024 * 1024;
+
+/** Seconds a refused sender is asked to wait before it tries again. */
+const RETRY_AFTER_S = 1;
 
 export function sign(secret: string, body: Buffer | string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
+const HEX_SHA256 = /^sha256=[0-9a-fA-F]{64}$/;
+
 export function verifySignature(secret: string, body: Buffer, header: string | undefined): boolean {
-  if (!header || !header.startsWith("sha256=")) return false;
-  const expected = Buffer.from(sign(secret, body));
-  const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  if (!header || !HEX_SHA256.test(header)) return false;
+  const expected = createHmac("sha256", secret).update(body).digest();
+  return timingSafeEqual(Buffer.from(header.slice(7), "hex"), expected);
 }
 
 export interface IngestDeps {
@@ -34,6 +46,8 @@ export interface IngestDeps {
   /** Called after a new delivery that needs processing is stored. */
   onStored(): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Cap on bytes of unverified bodies held at once (default 64 MB). */
+  maxUnverifiedBytes?: number;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -41,11 +55,27 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/**
+ * Answers without reading the rest of the body, then closes the connection:
+ * the unread bytes are never buffered, and the sender gets its answer
+ * (413, 503 with Retry-After) instead of a stalled upload.
+ */
+export function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
+  const headers: Record<string, string> = { connection: "close" };
+  if (status === 503) headers["retry-after"] = String(RETRY_AFTER_S);
+  req.pause();
+  sendJson(res, status, { error: reason }, headers);
+  res.once("finish", () => req.socket?.destroy());
+}
+
 export function webhookHandler(deps: IngestDeps) {
+  const budget = new ByteBudget(deps.maxUnverifiedBytes ?? DEFAULT_UNVERIFIED_BYTES);
+  let refusedBusy = 0;
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (pathOf(req) !== WEBHOOK_PATH) return false;
     if (req.method !== "POST") {
-      sendError(res, 405, "webhooks are delivered with POST", {}); 
+      req.resume();
+      sendError(res, 405, "webhooks are delivered with POST", {});
       return true;
     }
     const event = header(req, "x-github-event");
@@ -53,52 +83,89 @@ export function webhookHandler(deps: IngestDeps) {
     const signature = header(req, "x-hub-signature-256");
     const missing = [!event && "x-github-event", !deliveryId && "x-github-delivery", !signature && "x-hub-signature-256"].filter(Boolean);
     if (missing.length > 0) {
-      req.resume();
-      sendError(res, 400, `missing required header(s): ${missing.join(", ")}`);
+      refuseUnread(req, res, 400, `missing required header(s): ${missing.join(", ")}`);
       return true;
     }
-    let body: Buffer;
-    try {
-      body = await readBody(req, MAX_PAYLOAD);
-    } catch (err) {
-      sendError(res, err instanceof BodyTooLarge ? 413 : 400, err instanceof Error ? err.message : "unreadable body");
+    const admitted = admit(req, budget, MAX_PAYLOAD);
+    if (!admitted.ok) {
+      if (admitted.status === 503 && refusedBusy++ % 100 === 0) {
+        deps.log.warn({ delivery: deliveryId, event, heldBytes: budget.held, limitBytes: budget.limit, refusedSoFar: refusedBusy }, "webhook refused with 503: the buffer for unverified bodies is full; the sender is asked to retry");
+      }
+      refuseUnread(req, res, admitted.status, admitted.reason);
       return true;
     }
-    if (!verifySignature(deps.secret, body, signature)) {
-      deps.log.warn({ delivery: deliveryId, event }, "webhook rejected: signature does not match WEBHOOK_SECRET");
-      sendError(res, 401, "signature does not match; check that the App's webhook secret equals WEBHOOK_SECRET");
-      return true;
-    }
-    let payload: Record<string, unknown>;
-    const text = body.toString("utf8");
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("payload is not a JSON object");
-      payload = parsed as Record<string, unknown>;
-    } catch (err) {
-      sendError(res, 400, `payload is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
-      return true;
-    }
-    const action = typeof payload["action"] === "string" ? payload["action"] : null;
-    let isNew: boolean;
-    const handled = deps.handles(event!, action);
-    try {
-      isNew = await deps.record({
-        deliveryId: deliveryId!,
-        state: handled ? "pending" : "ignored",
-        event: event!,
-        action,
-        installationId: installationIdOf(payload) ?? null,
-        taskKey: taskKeyOf(payload),
-        payload: text,
-      });
-    } catch (err) {
-      deps.log.error({ delivery: deliveryId, event, err: String(err) }, "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back");
-      sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
-      return true;
-    }
-    if (isNew && handled) deps.onStored();
-    sendJson(res, isNew ? 202 : 200, { delivery: deliveryId, stored: isNew, duplicate: !isNew });
+    const text = "declared" in admitted ? await readVerified(deps, req, res, admitted.declared, budget, signature!, deliveryId!, event!) : null;
+    if (text === null) return true;
+    await store(deps, res, event!, deliveryId!, text);
     return true;
   };
+}
+
+/**
+ * Reads the admitted body and checks its signature on the raw bytes; the
+ * text when it is signed, null when an answer was already sent. The bytes are
+ * not referenced once this returns: while the delivery waits for its batched
+ * insert only the text is held.
+ */
+async function readVerified(deps: IngestDeps, req: IncomingMessage, res: ServerResponse, declared: number | null, budget: ByteBudget, signature: string, deliveryId: string, event: string): Promise<string | null> {
+  const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD);
+  if (!read.ok) {
+    if (!res.destroyed) refuseUnread(req, res, read.status, read.reason);
+    return null;
+  }
+  const verified = verifySignature(deps.secret, read.body, signature);
+  // Verified or not, the body no longer counts against the unverified budget.
+  read.release();
+  if (!verified) {
+    deps.log.warn({ delivery: deliveryId, event }, "webhook rejected: signature does not match WEBHOOK_SECRET");
+    sendError(res, 401, "signature does not match; check that the App's webhook secret equals WEBHOOK_SECRET");
+    return null;
+  }
+  return read.body.toString("utf8");
+}
+
+interface Facts {
+  action: string | null;
+  installationId: string | null;
+  taskKey: string;
+}
+
+/**
+ * What the inbox row needs from the payload. Synchronous on purpose: the
+ * parsed object (many times the size of the text) is garbage as soon as this
+ * returns, instead of living on across the await for the insert.
+ */
+function factsOf(text: string): Facts | { error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "payload is not a JSON object" };
+  const payload = parsed as Record<string, unknown>;
+  return {
+    action: typeof payload["action"] === "string" ? payload["action"] : null,
+    installationId: installationIdOf(payload) ?? null,
+    taskKey: taskKeyOf(payload),
+  };
+}
+
+async function store(deps: IngestDeps, res: ServerResponse, event: string, deliveryId: string, text: string): Promise<void> {
+  const facts = factsOf(text);
+  if ("error" in facts) {
+    sendError(res, 400, `payload is not valid JSON: ${facts.error}`);
+    return;
+  }
+  const handled = deps.handles(event, facts.action);
+  let isNew: boolean;
+  try {
+    isNew = await deps.record({ deliveryId, state: handled ? "pending" : "ignored", event, ...facts, payload: text });
+  } catch (err) {
+    deps.log.error({ delivery: deliveryId, event, err: String(err) }, "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back");
+    sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
+    return;
+  }
+  if (isNew && handled) deps.onStored();
+  sendJson(res, isNew ? 202 : 200, { delivery: deliveryId, stored: isNew, duplicate: !isNew });
 }

@@ -141,6 +141,22 @@ describe.each(providers)("ingest on %s", (provider) => {
     expect(await stored()).toBe(1);
   });
 
+  test("logs: one info line per processed delivery, requests only at debug", async () => {
+    const id = randomUUID();
+    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    expect(res.status).toBe(202);
+    expect((await app.admin("/api/v1/deliveries?limit=1")).status).toBe(200);
+    const processed = await eventually(() => {
+      const lines = app.logs.filter((l) => l["msg"] === "delivery processed" && l["delivery"] === id);
+      return lines.length > 0 ? lines : undefined;
+    }, 5000, "the processed line");
+    expect(processed).toHaveLength(1);
+    expect(processed[0]).toMatchObject({ level: 30, event: "issues.labeled", result: "done", attempt: 1 });
+    // The logger runs at info: no line at all for the webhook POST or the API call.
+    const requestLines = app.logs.filter((l) => JSON.stringify(l).includes("/api/"));
+    expect(requestLines).toEqual([]);
+  });
+
   test("GET on the webhook path is 405", async () => {
     expect((await fetch(app.url + HOOK)).status).toBe(405);
   });

@@ -12,6 +12,7 @@ import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { createOrchestra } from "../../src/app.js";
 import { createLogger } from "../../src/log.js";
+import { ingestLimits } from "../../src/ingest/limits.js";
 import { TEST_EFFECTS, TestOctokit } from "./orchestra.js";
 
 const env = parseEnv(process.env);
@@ -23,6 +24,7 @@ const orchestra = await createOrchestra({
   env: { ...env, credentials: env.credentials! },
   database,
   log: createLogger(env.logLevel),
+  ingest: ingestLimits(process.env),
   // As in the in-process tests: no retries, no write throttling.
   Octokit: TestOctokit,
   processor: { concurrency: journal ? 1 : 4, pollMs: 50 },
