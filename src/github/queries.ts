@@ -105,7 +105,7 @@ export interface IssuesLabelledQuery {
   } | null;
 }
 
-/** Branches by name: `query` narrows on GitHub's side, the caller keeps exact prefix matches. */
+/** Branches by name: the filter narrows on GitHub's side, the caller keeps exact prefix matches. */
 export const BRANCHES = `query Branches($owner: String!, $repo: String!, $filter: String, $cursor: String) {
   repository(owner: $owner, name: $repo) {
     refs(refPrefix: "refs/heads/", query: $filter, first: 100, after: $cursor) {
