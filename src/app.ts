@@ -53,13 +53,11 @@ import { Rewrites } from "./checks/rewrites.js";
 import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
 import { Questions } from "./human/conditions.js";
-import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
+import { emptyCounts } from "./reconcile/drift.js";
+import { reconcileRoom } from "./reconcile/room.js";
+import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { InstallationHandlers } from "./reconcile/installations.js";
-import { FailureStreaks } from "./reconcile/failing.js";
-import { StaleBranches } from "./reconcile/branches.js";
 import { cachedFor } from "./gates/waiting.js";
-import { MissedDeliveries } from "./reconcile/deliveries.js";
-import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
 import { registerApi } from "./api/index.js";
 
 export interface Capability {
@@ -187,31 +185,14 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
-  // The App's delivery log is read as the App itself (its JWT), not as an installation.
-  const appHooks = octokitAppHooks(async () => {
+  const permissions = new PermissionCache();
+  // The App's delivery log and installations are read as the App itself (its JWT), not as an installation.
+  const appAuth = async () => {
     if (!probot) throw new Error("server not loaded");
     return probot.auth();
-  });
-  const deliveries = new MissedDeliveries({ db, hooks: appHooks, clock, log, dryRun: env.dryRun });
+  };
+  const { deliveries, streaks, reconciler, schedule: reconcile, branches } = reconcileRoom({ db, tasks, githubFor, configs, permissions, appAuth, dryRun: env.dryRun, clock, log, ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}) });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
-  const permissions = new PermissionCache();
-  const streaks = new FailureStreaks(db, clock, log);
-  const reconciler = new Reconciler({
-    db,
-    tasks,
-    githubFor,
-    configs,
-    permissions,
-    installations: octokitAppInstallations(async () => {
-      if (!probot) throw new Error("server not loaded");
-      return probot.auth();
-    }),
-    clock,
-    log,
-    streaks,
-    dryRun: env.dryRun,
-  });
-  const reconcile = new ReconcileSchedule(reconciler, clock, o.reconcileEveryMs ?? 5 * 60_000);
   const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
 
   const withTasks = o.lifecycle ?? true;
@@ -242,7 +223,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches: new StaleBranches({ db, githubFor, configs, clock }), clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

@@ -7,7 +7,7 @@
  */
 import type { Db } from "../store/db.js";
 import { HttpError } from "../http/router.js";
-import { repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { repoRef, type GitHubFor, type PullInfo } from "../github/port.js";
 import { errorClass, errorText as errText } from "../github/errors.js";
 import { instrument, newCounts } from "../github/instrument.js";
 import type { Tasks } from "../apply/tasks.js";

@@ -68,8 +68,6 @@ export interface SweeperDeps {
 
 /** Items per sweep and list: a sweep is bounded; what is left waits for the next one. */
 const BATCH = { expired: 50, owed: 20, dispatch: 25 };
-/** A queued task the sweep failed on waits this long before it is tried again. */
-const ITEM_BACKOFF_MS = 60_000;
 
 export class Sweeper {
   #deliveriesAt: number | undefined;

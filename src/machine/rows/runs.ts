@@ -9,7 +9,7 @@ import { texts } from "../../texts/comments.js";
 import type { Context, RunPatch, TaskPatch } from "../decision.js";
 import type { EventOf, Usage } from "../events.js";
 import { dispatchBackoffMs } from "../model.js";
-import { checkLease, effect, everyState, ignore, isRefusal, move, NO_LEASE, refused, taskOf, underLease, unchanged, type EventRows } from "./build.js";
+import { effect, everyState, ignore, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
 
 /** A run that ended keeps the task claimed (run id kept) while its class is owed. */
 export const ENDED_LEASE = { leaseEpoch: null, leaseExpiresAt: null, workerId: null } as const;

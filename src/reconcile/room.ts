@@ -1,0 +1,52 @@
+/**
+ * Reconciliation wired as one room: missed deliveries (read as the App
+ * itself), drift repair on its schedule with its failure streaks, and the
+ * stale-branch listing. The entry only calls this.
+ */
+import type { Logger } from "pino";
+import type { ProbotOctokit } from "probot";
+import type { Db } from "../store/db.js";
+import type { GitHubFor } from "../github/port.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { ConfigResult } from "../config/repo.js";
+import type { PermissionCache } from "../trust/permissions.js";
+import { octokitAppHooks, octokitAppInstallations } from "../github/app-hooks.js";
+import { MissedDeliveries } from "./deliveries.js";
+import { ReconcileSchedule, Reconciler } from "./drift.js";
+import { FailureStreaks } from "./failing.js";
+import { StaleBranches } from "./branches.js";
+
+export interface ReconcileRoomDeps {
+  db: Db;
+  tasks: Tasks;
+  githubFor: GitHubFor;
+  configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
+  permissions: PermissionCache;
+  /** An octokit authenticated as the App (its JWT), for its delivery log and installations. */
+  appAuth: () => Promise<InstanceType<typeof ProbotOctokit>>;
+  dryRun: boolean;
+  clock: { now(): Date };
+  log: Logger;
+  reconcileEveryMs?: number;
+}
+
+export function reconcileRoom(d: ReconcileRoomDeps) {
+  const { db, clock, log } = d;
+  const deliveries = new MissedDeliveries({ db, hooks: octokitAppHooks(d.appAuth), clock, log, dryRun: d.dryRun });
+  const streaks = new FailureStreaks(db, clock, log);
+  const reconciler = new Reconciler({
+    db,
+    tasks: d.tasks,
+    githubFor: d.githubFor,
+    configs: d.configs,
+    permissions: d.permissions,
+    installations: octokitAppInstallations(d.appAuth),
+    clock,
+    log,
+    streaks,
+    dryRun: d.dryRun,
+  });
+  const schedule = new ReconcileSchedule(reconciler, clock, d.reconcileEveryMs ?? 5 * 60_000);
+  const branches = new StaleBranches({ db, githubFor: d.githubFor, configs: d.configs, clock });
+  return { deliveries, streaks, reconciler, schedule, branches };
+}
