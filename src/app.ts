@@ -48,6 +48,7 @@ import { BaseMoves } from "./checks/base.js";
 import { Rewrites } from "./checks/rewrites.js";
 import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
+import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
 import { InstallationHandlers } from "./reconcile/installations.js";
@@ -171,6 +172,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
   const blockers = new Blockers({ db, tasks, githubFor, clock, log });
   const audit = new Audit({ db, clock });
+  const counters = new Counters({ database, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
@@ -206,10 +208,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       reconcileRepo: async (installationId, repo) => {
         await reconciler.repo(installationId, repo, emptyCounts());
       },
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit }),
+      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters }),
       pulls: new PullHandlers({ db, tasks, clock }),
-      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit }),
-      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, isSelf }),
+      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
+      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf }),
       questions,
       submission: new SubmissionHandlers({
         failures: new CheckFailures({ db, tasks, configs, log }),
@@ -227,7 +229,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app" });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, claims, leases, exits, inbox, outbox, ledger, gates, audit, counters, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
@@ -237,7 +239,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     addHandler(
       webhookHandler({
         secret: credentials.webhookSecret,
-        record: (d) => inbox.record(d),
+        record: countingUnhandled((d) => inbox.record(d), counters, log),
         handles: (event, action) => events.handlersFor(event, action).length > 0,
         onStored: () => processor.poke(),
         log,

@@ -11,6 +11,8 @@ import { pauseRoutes } from "./pause.js";
 import type { RepoGates } from "../gates/repos.js";
 import type { Audit } from "../human/audit.js";
 import { auditRoutes } from "./audit.js";
+import { ignoredRoutes } from "./ignored.js";
+import type { Counters } from "../ignored/counters.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
@@ -19,6 +21,7 @@ export interface ApiDeps extends WorkerApiDeps {
   gates: RepoGates;
   deliveriesWaiting?: () => Promise<Set<number>>;
   audit: Audit;
+  counters: Counters;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -27,6 +30,7 @@ export interface ApiDeps extends WorkerApiDeps {
 export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {
   deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, poke: deps.pokeInbox });
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
+  ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
   if (!opts.tasks) return;
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
