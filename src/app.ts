@@ -51,7 +51,7 @@ import { Audit } from "./human/audit.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { emptyCounts, ReconcileSchedule, Reconciler } from "./reconcile/drift.js";
-import { InstallationHandlers } from "./reconcile/installations.js";
+import { InstallationHandlers, unmanagedInstallation } from "./reconcile/installations.js";
 import { cachedFor } from "./gates/waiting.js";
 import { MissedDeliveries } from "./reconcile/deliveries.js";
 import { octokitAppHooks, octokitAppInstallations } from "./github/app-hooks.js";
@@ -149,7 +149,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     botLogin.catch(() => (botLogin = undefined));
     return actor.login.toLowerCase() === (await botLogin).toLowerCase();
   };
-  const processor = new Processor(inbox, events.dispatcher({ githubFor, log }), log, o.processor);
+  const counters = new Counters({ database, clock });
+  const onIgnored = (why: "unhandled" | "unmanaged") => counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
+  const processor = new Processor(inbox, events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log, o.processor);
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
@@ -172,7 +174,6 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
   const blockers = new Blockers({ db, tasks, githubFor, clock, log });
   const audit = new Audit({ db, clock });
-  const counters = new Counters({ database, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });

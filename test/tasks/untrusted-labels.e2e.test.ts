@@ -160,4 +160,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // Operators only.
     expect((await fetch(rig.app.url + "/api/v1/ignored")).status).toBe(401);
   });
+
+  test("after the App is uninstalled, a late delivery for its installation is ignored and counted, not retried into a parked one", async () => {
+    rig = await startRig({ provider });
+    await rig.deliverPayload("installation", fakeWebhookPayload(rig.fake, "installation", "deleted", { repo: REPO, sender: "alice" }, { action: "deleted" }));
+    rig.fake.state.addIssue(REPO, { number: 7, labels: ["agent:queued"], user: "alice" });
+    const id = await rig.deliver("issues", "labeled", { issue: 7, label: "agent:queued", sender: "alice" });
+    const row = await rig.app.database.db.delivery.findUnique({ where: { deliveryId: id } });
+    // Its one attempt ignored it: no error, no retry.
+    expect(row).toMatchObject({ state: "ignored", attempts: 1, errors: "[]" });
+    expect(await rig.task(7)).toBeNull();
+    expect((await counters())["ignored.unmanaged"]).toBe(1);
+  });
 });
