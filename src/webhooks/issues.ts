@@ -34,8 +34,9 @@ export interface IssueHandlerDeps {
   isSelf(actor: Actor): Promise<boolean>;
 }
 
-/** One of the agent:* state labels this repository uses (label names are case-insensitive on GitHub). */
+/** Label names are case-insensitive on GitHub. */
 const sameLabel = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** One of the agent:* state labels this repository uses. */
 const isStateLabel = (labels: Labels, name: string) => stateLabelsOf(labels).some((l) => sameLabel(l, name));
 
 export const actorOf = (sender: { login?: string; type?: string } | null | undefined): Actor => ({ login: sender?.login ?? "", type: sender?.type ?? "User" });

@@ -6,11 +6,16 @@
  * agent:* labels; every ignored input is counted on the operator API.
  */
 import { randomUUID } from "node:crypto";
+import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 
 const DAY = 86_400_000;
+const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
@@ -24,6 +29,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const now = new Date();
     rig.clock.offsetMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12) - now.getTime();
   }
+
+  /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
+  const cli = (...args: string[]) =>
+    promisify(execFile)(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
 
   const counters = async (): Promise<Record<string, number>> => {
     const res = await rig.app.admin("/api/v1/ignored");
@@ -157,8 +166,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       "ignored.untrusted-label": 0,
     });
     expect((await rig.task(6)).task.state).toBe("queued");
-    // Operators only.
+    // Operators only; the CLI reads the same.
     expect((await fetch(rig.app.url + "/api/v1/ignored")).status).toBe(401);
+    const { stdout } = await cli("ignored");
+    expect(stdout).toMatch(/^ignored\.untrusted-command +2  last \S+Z  /m);
+    expect(stdout).toMatch(/^ignored\.untrusted-label +0  never  /m);
+    expect(JSON.parse((await cli("ignored", "--json")).stdout)).toEqual(await (await rig.app.admin("/api/v1/ignored")).json());
   });
 
   test("after the App is uninstalled, a late delivery for its installation is ignored and counted, not retried into a parked one", async () => {
