@@ -58,10 +58,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     atNoonUtc();
     rig.fake.state.addIssue(REPO, { number: 1, title: "Bump deps", labels: [], user: "alice" });
+    const from = rig.fake.requests.length;
     for (let i = 0; i < 5; i++) {
       await add(1, "agent:queued", "renovate[bot]");
       expect(rig.labels(1)).toEqual([]);
     }
+    // On GitHub: five label removals and one comment, nothing else.
+    const writes = rig.writesSince(from).map((w) => w.method).sort();
+    expect(writes).toEqual(["DELETE", "DELETE", "DELETE", "DELETE", "DELETE", "POST"]);
     const replies = rig.fake.state.commentsOn(REPO, 1);
     expect(replies).toHaveLength(1);
     expect(replies[0]!.body).toContain("@renovate[bot] the `agent:queued` label was removed");
