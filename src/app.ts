@@ -52,11 +52,12 @@ import { BaseMoves } from "./checks/base.js";
 import { Rewrites } from "./checks/rewrites.js";
 import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
+import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { emptyCounts } from "./reconcile/drift.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
-import { InstallationHandlers } from "./reconcile/installations.js";
+import { InstallationHandlers, unmanagedInstallation } from "./reconcile/installations.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 
@@ -156,7 +157,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     botLogin.catch(() => (botLogin = undefined));
     return actor.login.toLowerCase() === (await botLogin).toLowerCase();
   };
-  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log }), log), log, { clock, ...o.processor });
+  const counters = new Counters({ database, clock });
+  const onIgnored = (why: "unhandled" | "unmanaged") => counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
+  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log), log, { clock, ...o.processor });
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
@@ -202,10 +205,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       reconcileRepo: async (installationId, repo) => {
         await reconciler.repo(installationId, repo, emptyCounts());
       },
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit }),
+      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters }),
       pulls: new PullHandlers({ db, tasks, clock }),
-      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit }),
-      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, isSelf }),
+      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
+      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf }),
       questions,
       submission: new SubmissionHandlers({
         failures: new CheckFailures({ db, tasks, configs, log }),
@@ -223,14 +226,14 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
-    record: (d) => inbox.record(d),
+    record: countingUnhandled((d) => inbox.record(d), counters, log),
     handles: (event, action) => events.handlersFor(event, action).length > 0,
     onStored: () => processor.poke(),
     log,

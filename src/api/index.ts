@@ -15,6 +15,8 @@ import { sweepRoutes } from "./sweeps.js";
 import { branchRoutes } from "./branches.js";
 import type { StaleBranches } from "../reconcile/branches.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
+import { ignoredRoutes } from "./ignored.js";
+import type { Counters } from "../ignored/counters.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
@@ -25,6 +27,7 @@ export interface ApiDeps extends WorkerApiDeps {
   audit: Audit;
   streaks: Pick<FailureStreaks, "current">;
   branches: Pick<StaleBranches, "list">;
+  counters: Counters;
   clock: { now(): Date };
   pokeInbox(): void;
   pokeEffects(): void;
@@ -33,6 +36,7 @@ export interface ApiDeps extends WorkerApiDeps {
 export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {
   deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeInbox });
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
+  ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
   if (!opts.tasks) return;
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });

@@ -24,6 +24,7 @@ commands:
                                GitHub writes Orchestra recorded: pending, running, done, dropped,
                                dry-run (would have done) or parked (gave up; see its errors)
   effects replay <effect-id>   put a parked effect back in the queue once its cause is fixed
+  ignored [--json]             counts of input Orchestra ignored (untrusted labels, commands, comments, …)
   prune [--dry-run] [--json]   delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL);
                                --dry-run: count them, delete nothing
 ${WORKERS_USAGE}
@@ -123,6 +124,16 @@ async function main(argv: string[]): Promise<void> {
         const why = e.state === "parked" || e.state === "pending" ? (last ? `  last error: ${last}` : "") : e.note ? `  ${e.note}` : "";
         process.stdout.write(`${e.id}  ${e.kind}  ${e.state}  attempts=${e.attempts}  task=${e.task ?? "-"}${why}\n`);
       }
+      return;
+    }
+    case "ignored": {
+      const body = (await api("/api/v1/ignored")) as { counters: Array<{ name: string; value: number; updatedAt: string | null; what: string }> };
+      if (rest.includes("--json")) {
+        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return;
+      }
+      const width = Math.max(...body.counters.map((c) => c.name.length));
+      for (const c of body.counters) process.stdout.write(`${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`);
       return;
     }
     case "prune": {

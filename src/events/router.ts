@@ -1,8 +1,8 @@
 /**
  * Routes a stored delivery to the capability handlers registered for its event
  * ("issues" or "issues.labeled"), with the payload typed as GitHub sends it
- * (`@octokit/webhooks`). Deliveries no capability handles are recorded as
- * ignored. Every handler runs even when one fails; the failures are collected
+ * (`@octokit/webhooks`). Deliveries no capability handles, and those of an
+ * installation Orchestra no longer manages, are recorded as ignored. Every handler runs even when one fails; the failures are collected
  * and the delivery is retried, so handlers must be idempotent (they are: they
  * raise events, and the machine decides on what is there now).
  */
@@ -58,6 +58,9 @@ export interface EventContext<E extends HandledEvent = HandledEvent> {
 
 type AnyHandler = (ctx: EventContext) => Promise<void>;
 
+/** Events about the installation itself: handled whatever its state (a reinstall, an unsuspend). */
+const INSTALLATION_EVENTS: ReadonlySet<string> = new Set(["installation", "installation_repositories"]);
+
 
 export class EventRouter {
   readonly #handlers = new Map<string, AnyHandler[]>();
@@ -84,12 +87,34 @@ export class EventRouter {
     return [...(this.#handlers.get(event) ?? []), ...(action ? (this.#handlers.get(`${event}.${action}`) ?? []) : [])];
   }
 
-  dispatcher(deps: { githubFor(installationId: number): Promise<GitHub>; log: Logger }) {
+  dispatcher(deps: {
+    githubFor(installationId: number): Promise<GitHub>;
+    log: Logger;
+    /**
+     * Why Orchestra no longer manages an installation (uninstalled,
+     * suspended), or null. Its deliveries are ignored instead of failing on a
+     * token GitHub will not mint; installation events themselves always pass.
+     */
+    unmanaged?(installationId: number): Promise<string | null>;
+    /** Told of every delivery ignored here (counted). */
+    onIgnored?(why: "unhandled" | "unmanaged"): Promise<void>;
+  }) {
+    const ignore = async (why: "unhandled" | "unmanaged"): Promise<DispatchResult> => {
+      await deps.onIgnored?.(why);
+      return "ignored";
+    };
     return async (d: ClaimedDelivery): Promise<DispatchResult> => {
       const handlers = this.handlersFor(d.event, d.action);
-      if (handlers.length === 0) return "ignored";
-      const payload = JSON.parse(d.payload) as EventContext["payload"];
+      if (handlers.length === 0) return ignore("unhandled");
       const installationId = d.installationId === null ? null : Number(d.installationId);
+      if (installationId !== null && !INSTALLATION_EVENTS.has(d.event) && deps.unmanaged) {
+        const why = await deps.unmanaged(installationId);
+        if (why !== null) {
+          deps.log.info({ delivery: d.deliveryId, event: d.event, installationId, why }, "delivery ignored: Orchestra does not manage this installation now");
+          return ignore("unmanaged");
+        }
+      }
+      const payload = JSON.parse(d.payload) as EventContext["payload"];
       let github: Promise<GitHub> | undefined;
       const ctx: EventContext = {
         deliveryId: d.deliveryId,

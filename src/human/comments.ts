@@ -21,6 +21,7 @@ import type { PermissionCache } from "../trust/permissions.js";
 import { actorOf } from "../webhooks/issues.js";
 import { helpText, parseComment, type Parsed } from "./parse.js";
 import type { Audit } from "./audit.js";
+import type { Counters } from "../ignored/counters.js";
 
 type CommentPayload = Pick<EventContext<"issue_comment.created">["payload"], "repository" | "issue">;
 
@@ -30,6 +31,7 @@ export interface CommentDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   permissions: PermissionCache;
   audit: Audit;
+  counters: Counters;
   isSelf(actor: Actor): Promise<boolean>;
 }
 
@@ -53,11 +55,13 @@ export class CommentHandlers {
     const input = `comment ${p.comment.id}: ${excerpt(parsed, p.comment.body)}`;
     const ignore = async (why: string) => {
       await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input, why });
+      await this.deps.counters.bump(parsed.kind === "text" ? "ignored.untrusted-comment" : "ignored.untrusted-command");
       return { ok: false as const };
     };
-    if (await this.deps.isSelf(actor)) return parsed.kind === "text" ? { ok: false } : ignore("Orchestra's own comment");
-    const cfg = await this.deps.configs.get(ctx.installationId!, repo);
-    if (!cfg.ok) return { ok: false };
+    if (ctx.installationId === null) return this.deps.counters.bump("ignored.unmanaged").then(() => ({ ok: false as const }));
+    if (await this.deps.isSelf(actor)) return parsed.kind === "text" ? this.deps.counters.bump("ignored.own-echo").then(() => ({ ok: false as const })) : ignore("Orchestra's own comment");
+    const cfg = await this.deps.configs.get(ctx.installationId, repo);
+    if (!cfg.ok) return this.deps.counters.bump("ignored.irrelevant").then(() => ({ ok: false as const }));
     const github: Pick<GitHub, "permission" | "getBranch"> = await ctx.github();
     const verdict = await judge(actor, cfg.config, () => this.deps.permissions.of(github, repo, actor.login));
     if (!verdict.trusted) return ignore(verdict.why);
@@ -69,7 +73,7 @@ export class CommentHandlers {
     const parsed = parseComment(p.comment.body ?? "");
     const task = await this.#taskOf(p);
     // Prose on an issue Orchestra does not manage is none of its business.
-    if (parsed.kind === "text" && (!task || parsed.isEmpty)) return;
+    if (parsed.kind === "text" && (!task || parsed.isEmpty)) return this.deps.counters.bump("ignored.irrelevant");
     const trust = await this.#trusted(ctx, parsed);
     if (!trust.ok) return;
     const author = p.comment.user?.login ?? "someone";

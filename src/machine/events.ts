@@ -72,6 +72,8 @@ export type TaskEvent =
   | { kind: "queue-label"; actor: string; issue: IssueFact }
   | { kind: "queue-label-untrusted"; actor: string; why: string; deliveryId: string }
   | { kind: "queue-label-removed"; actor: string }
+  /** Any other change to an agent:* label by someone not trusted (an untrusted queue label added is `queue-label-untrusted`). */
+  | { kind: "label-untrusted"; actor: string; why: string; label: string; change: "added" | "removed"; deliveryId: string }
   | { kind: "issue-closed"; actor: string; completed: boolean }
   | { kind: "config-invalid"; problems: string[] }
   // --- runs and leases
@@ -156,6 +158,7 @@ export const EVENT_KINDS = [
   "queue-label",
   "queue-label-untrusted",
   "queue-label-removed",
+  "label-untrusted",
   "issue-closed",
   "config-invalid",
   "claim",

@@ -24,6 +24,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "queue-label": { kind: "queue-label", actor: "alice", issue: { title: "Fix it", body: "Please", labels: ["agent:queued"] } },
   "queue-label-untrusted": { kind: "queue-label-untrusted", actor: "eve", why: "eve has read permission; write or higher is needed", deliveryId: "d1" },
   "queue-label-removed": { kind: "queue-label-removed", actor: "alice" },
+  "label-untrusted": { kind: "label-untrusted", actor: "eve", why: "eve has read permission; write or higher is needed", label: "agent:queued", change: "removed", deliveryId: "d2" },
   "issue-closed": { kind: "issue-closed", actor: "alice", completed: false },
   "config-invalid": { kind: "config-invalid", problems: ["limits.maxAttempts: expected number"] },
   claim: { kind: "claim", mode: "worker", runId: "r2", leaseEpoch: "e2", workerId: "w1" },

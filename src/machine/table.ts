@@ -12,6 +12,7 @@ import { heartbeat, leaseExpired, leaseStalled, workerRevoked } from "./rows/lea
 import { runExited } from "./rows/exits.js";
 import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
+import { labelUntrusted } from "./rows/labels.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { baseMoved, branchPushed, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
 import { commandRows, correction, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
@@ -21,6 +22,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "queue-label": queueLabel,
   "queue-label-untrusted": queueLabelUntrusted,
   "queue-label-removed": queueLabelRemoved,
+  "label-untrusted": labelUntrusted,
   "issue-closed": issueClosed,
   "config-invalid": configInvalid,
   claim,
@@ -62,8 +64,9 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
 /** What raises each event, for the generated table in docs/design.md. */
 export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "queue-label": "a trusted person adds the queue label (`issues.labeled`)",
-  "queue-label-untrusted": "anyone else adds it",
-  "queue-label-removed": "the queue label is removed (`issues.unlabeled`)",
+  "queue-label-untrusted": "anyone else adds it (reply at most once per person, issue and UTC day)",
+  "queue-label-removed": "a trusted person removes the queue label (`issues.unlabeled`)",
+  "label-untrusted": "anyone else removes the queue label, or adds or removes another agent:* label (undone; reply at most once per person, issue and UTC day)",
   "issue-closed": "`issues.closed`",
   "config-invalid": "a label change in a repository whose `.github/orchestra.yml` is invalid",
   claim: "a worker's claim, or the dispatcher in dispatch mode",

@@ -11,6 +11,14 @@ import type { Db } from "../store/db.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { EventContext } from "../events/router.js";
 
+/** Why Orchestra does not manage an installation now (uninstalled or suspended), or null: it does. */
+export async function unmanagedInstallation(db: Pick<Db, "installation">, id: number): Promise<string | null> {
+  const row = await db.installation.findUnique({ where: { id }, select: { deletedAt: true, suspendedAt: true } });
+  if (row?.deletedAt) return "the App was uninstalled";
+  if (row?.suspendedAt) return "the App's installation is suspended";
+  return null;
+}
+
 export class InstallationHandlers {
   constructor(readonly deps: { db: Db; tasks: Tasks; clock: { now(): Date }; log: Logger }) {}
 

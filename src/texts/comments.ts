@@ -7,11 +7,20 @@
 import type { Labels } from "../machine/model.js";
 import { fitted, GITHUB_COMMENT_LIMIT } from "./limits.js";
 
+/** The reply to untrusted label changes goes once per person, issue and UTC day; it says so. */
+const ONCE_A_DAY = " Further label changes of yours on this issue today are undone without another reply.";
+
 const quote = (text: string) => `> ${text.split("\n").join("\n> ")}`;
 
 export const texts = {
   untrustedQueue(actor: string, labels: Labels, minPermission: string, why: string): string {
-    return `@${actor} the \`${labels.queued}\` label was removed: only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${why}). Ask a maintainer to add the label.`;
+    return `@${actor} the \`${labels.queued}\` label was removed: only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${why}). Ask a maintainer to add the label.${ONCE_A_DAY}`;
+  },
+
+  /** An untrusted change to one of Orchestra's labels, undone. */
+  untrustedLabel(actor: string, label: string, change: "added" | "removed", minPermission: string, why: string): string {
+    const undone = change === "removed" ? `was put back` : `was removed again`;
+    return `@${actor} the \`${label}\` label ${undone}: Orchestra's labels show what it is doing with this issue, and only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can change them (${why}). To have the task changed, ask a maintainer (\`orchestra help\` lists the commands).${ONCE_A_DAY}`;
   },
 
   badConfig(problems: string[]): string {

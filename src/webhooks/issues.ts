@@ -1,8 +1,11 @@
 /**
  * `issues` webhooks: the label queue. A queue label from a trusted person
- * creates or re-queues a task; anyone else's is taken off with a reply;
- * removing it from a queued task cancels it; closing the issue ends the task.
- * Orchestra's own label changes are recognised by their sender and ignored.
+ * creates or re-queues a task; anyone else's is taken off with a reply (at
+ * most one a day per person and issue); a trusted person removing it from a
+ * queued task cancels it, anyone else's removal is undone. Changes to the
+ * other agent:* labels by someone not trusted are undone too; closing the
+ * issue ends the task. Orchestra's own label changes are recognised by their
+ * sender and ignored. Everything ignored is counted (ignored/counters.ts).
  */
 import type { ConfigResult } from "../config/repo.js";
 import type { GitHub } from "../github/port.js";
@@ -15,7 +18,8 @@ import type { EventContext } from "../events/router.js";
 import { openBlockersInPayload, readOpenBlockers, type Blockers } from "../blockers/blockers.js";
 import { errorText } from "../github/errors.js";
 import type { Audit } from "../human/audit.js";
-
+import { stateLabelsOf, type Labels } from "../machine/model.js";
+import { raiseCounted, type Counters } from "../ignored/counters.js";
 
 export interface IssueHandlerDeps {
   db: Db;
@@ -25,9 +29,15 @@ export interface IssueHandlerDeps {
   permissions: PermissionCache;
   blockers: Blockers;
   audit: Audit;
+  counters: Counters;
   /** Whether the actor is this App's own bot. */
   isSelf(actor: Actor): Promise<boolean>;
 }
+
+/** Label names are case-insensitive on GitHub. */
+const sameLabel = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** One of the agent:* state labels this repository uses. */
+const isStateLabel = (labels: Labels, name: string) => stateLabelsOf(labels).some((l) => sameLabel(l, name));
 
 export const actorOf = (sender: { login?: string; type?: string } | null | undefined): Actor => ({ login: sender?.login ?? "", type: sender?.type ?? "User" });
 
@@ -36,26 +46,35 @@ export class IssueHandlers {
 
   async labeled(ctx: EventContext<"issues.labeled">): Promise<void> {
     const { payload: p } = ctx;
+    const { counters } = this.deps;
     const actor = actorOf(p.sender);
-    if (p.issue.pull_request) return; // never turn a PR (ours or anyone's) into a task
-    if (await this.deps.isSelf(actor)) return;
-    const subject = { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number };
+    if (ctx.installationId === null) return counters.bump("ignored.unmanaged");
+    if (p.issue.pull_request) return counters.bump("ignored.irrelevant"); // never turn a PR (ours or anyone's) into a task
+    if (await this.deps.isSelf(actor)) return counters.bump("ignored.own-echo");
+    const subject = { installationId: ctx.installationId, repo: p.repository.full_name, issue: p.issue.number };
     const label = p.label?.name ?? "";
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
     if (!cfg.ok) {
       if (label.startsWith("agent:")) await this.deps.tasks.raise({ subject }, { kind: "config-invalid", problems: cfg.problems });
+      else await counters.bump("ignored.irrelevant");
       return;
     }
     const config = cfg.config;
-    if (label !== config.labels.queued || p.issue.state === "closed") return;
+    if (!isStateLabel(config.labels, label) || p.issue.state === "closed") return counters.bump("ignored.irrelevant");
     const github: Pick<GitHub, "permission" | "blockedBy"> = await ctx.github();
     const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
     if (!verdict.trusted) {
-      await this.deps.tasks.raise({ subject }, { kind: "queue-label-untrusted", actor: actor.login, why: verdict.why, deliveryId: ctx.deliveryId });
-      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} on #${subject.issue}`, why: verdict.why });
-      ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login }, "untrusted queue label reverted");
+      const event =
+        sameLabel(label, config.labels.queued)
+          ? ({ kind: "queue-label-untrusted", actor: actor.login, why: verdict.why, deliveryId: ctx.deliveryId } as const)
+          : ({ kind: "label-untrusted", actor: actor.login, why: verdict.why, label, change: "added", deliveryId: ctx.deliveryId } as const);
+      await raiseCounted(this.deps.tasks, counters, { subject }, event, "ignored.untrusted-label");
+      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} added on #${subject.issue}`, why: verdict.why });
+      ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login, label }, "untrusted label change undone");
       return;
     }
+    // A trusted hand edit of another state label is put right by reconciliation (drift), with a comment.
+    if (!sameLabel(label, config.labels.queued)) return;
     const issue = { title: p.issue.title, body: p.issue.body ?? "", labels: (p.issue.labels ?? []).map((l) => l.name), repoId: p.repository.id, ...(await this.#blockers(ctx, github)) };
     const r = await this.deps.tasks.raise({ subject }, { kind: "queue-label", actor: actor.login, issue });
     if (config.dispatch && r.outcome === "applied" && r.decision.to === "queued") {
@@ -80,14 +99,32 @@ export class IssueHandlers {
     }
   }
 
+  /**
+   * Removing the queue label cancels a queued task only when a trusted
+   * person does it; anyone else's removal of an agent:* label is undone
+   * (the task stays as it was).
+   */
   async unlabeled(ctx: EventContext<"issues.unlabeled">): Promise<void> {
     const { payload: p } = ctx;
+    const { counters } = this.deps;
     const actor = actorOf(p.sender);
-    if (await this.deps.isSelf(actor)) return;
-    const subject = { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number };
+    if (ctx.installationId === null) return counters.bump("ignored.unmanaged");
+    if (p.issue.pull_request) return counters.bump("ignored.irrelevant");
+    if (await this.deps.isSelf(actor)) return counters.bump("ignored.own-echo");
+    const subject = { installationId: ctx.installationId, repo: p.repository.full_name, issue: p.issue.number };
+    const label = p.label?.name ?? "";
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
-    if (!cfg.ok || p.label?.name !== cfg.config.labels.queued) return;
-    await this.deps.tasks.raise({ subject }, { kind: "queue-label-removed", actor: actor.login });
+    if (!cfg.ok || !isStateLabel(cfg.config.labels, label)) return counters.bump("ignored.irrelevant");
+    const config = cfg.config;
+    const github: Pick<GitHub, "permission"> = await ctx.github();
+    const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
+    if (!verdict.trusted) {
+      await raiseCounted(this.deps.tasks, counters, { subject }, { kind: "label-untrusted", actor: actor.login, why: verdict.why, label, change: "removed", deliveryId: ctx.deliveryId }, "ignored.untrusted-label");
+      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} removed from #${subject.issue}`, why: verdict.why });
+      ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login, label }, "untrusted label change undone");
+      return;
+    }
+    if (sameLabel(label, config.labels.queued)) await this.deps.tasks.raise({ subject }, { kind: "queue-label-removed", actor: actor.login });
   }
 
   async closed(ctx: EventContext<"issues.closed">): Promise<void> {

@@ -14,6 +14,7 @@ import { judge } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import { actorOf } from "./issues.js";
 import type { Audit } from "../human/audit.js";
+import type { Counters } from "../ignored/counters.js";
 
 const STATES = { changes_requested: "changes_requested", approved: "approved", commented: "commented" } as const;
 
@@ -25,6 +26,7 @@ export class ReviewHandlers {
       configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
       permissions: PermissionCache;
       audit: Audit;
+      counters: Counters;
     },
   ) {}
 
@@ -32,7 +34,7 @@ export class ReviewHandlers {
     const { review, pull_request: pr, repository } = ctx.payload;
     const repo = repository.full_name;
     const task = await this.deps.db.task.findFirst({ where: { repo, prNumber: pr.number } });
-    if (!task) return;
+    if (!task) return this.deps.counters.bump("ignored.irrelevant");
     const state = STATES[review.state.toLowerCase() as keyof typeof STATES];
     if (!state) return; // dismissed, pending
     const cfg = await this.deps.configs.get(task.installationId, repo);
@@ -42,6 +44,7 @@ export class ReviewHandlers {
     const verdict = await judge(actor, cfg.config, () => this.deps.permissions.of(github, repo, actor.login));
     if (!verdict.trusted) {
       await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input: `review ${review.id} on #${pr.number}: ${state}`, why: verdict.why });
+      await this.deps.counters.bump("ignored.untrusted-review");
       return;
     }
     const comments = state === "changes_requested" ? await github.reviewComments(repoRef(repo), pr.number, review.id) : [];

@@ -24,6 +24,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "queue-label": "queued ·  ·+ ·+ queued queued queued queued",
   "queue-label-untrusted": "·+ · ·+ ·+ ·+ ·+ ·+ ·+",
   "queue-label-removed": "· cancelled · · · · · ·",
+  "label-untrusted": "· ·+ · · · · · ·",
   "issue-closed": "· cancelled cancelled done · cancelled cancelled ·",
   "config-invalid": "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   claim: "✗not-queued claimed ✗not-queued ✗not-queued ✗not-queued ✗not-queued ✗not-queued ✗not-queued",

@@ -1,7 +1,7 @@
 /**
  * Rows of the label queue: a trusted queue label creates or re-queues a task,
- * an untrusted one is taken off again with a reply, removing the label from
- * queued work cancels it, and closing the issue ends whatever was going on.
+ * an untrusted one is taken off again with a reply (at most one a day), a
+ * trusted person removing the label from queued work cancels it, and closing the issue ends whatever was going on.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { branchFor, priorityOf } from "../../config/repo.js";
@@ -9,6 +9,7 @@ import { texts } from "../../texts/comments.js";
 import type { Context } from "../decision.js";
 import type { EventOf } from "../events.js";
 import { effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
+import { untrustedReply } from "./labels.js";
 
 const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
 
@@ -68,16 +69,17 @@ export const queueLabel: EventRows<"queue-label"> = {
   cancelled: requeue,
 };
 
-/** Nobody untrusted queues work: the label goes, with one reply per delivery that says why. */
+/**
+ * Nobody untrusted queues work: the label goes every time (one effect per
+ * delivery), with a reply that says why at most once per person, issue and
+ * UTC day — a bot that re-adds the label is not mentioned in a loop.
+ */
 const rejectUntrusted = (ctx: Context, e: EventOf<"queue-label-untrusted">) => {
   const config = ctx.config;
   const labels = labelsOf(ctx);
   return unchanged(`${e.actor} may not queue work (${e.why})`, [
     effect("remove-label", `untrusted-queue-label:${e.deliveryId}`, { issue: ctx.subject.issue, label: labels.queued }),
-    effect("comment", `untrusted-queue:${e.deliveryId}`, {
-      issue: ctx.subject.issue,
-      body: texts.untrustedQueue(e.actor, labels, config?.trust.minPermission ?? "write", e.why),
-    }),
+    untrustedReply(ctx, e.actor, texts.untrustedQueue(e.actor, labels, config?.trust.minPermission ?? "write", e.why)),
   ]);
 };
 
@@ -86,6 +88,7 @@ export const queueLabelUntrusted: EventRows<"queue-label-untrusted"> = everyStat
   queued: ignore("already queued by a trusted person"),
 });
 
+/** Raised only for a trusted person; anyone else's removal is `label-untrusted` (the label comes back). */
 export const queueLabelRemoved: EventRows<"queue-label-removed"> = everyState(ignore("not a task"), ignore("only a queued task is cancelled by removing its queue label"), {
   queued: (ctx, e) =>
     move(ctx, "cancelled", { summary: `queue label removed by ${e.actor}: cancelled` }),
