@@ -15,6 +15,9 @@ pg_ctlcluster "$V" main status >/dev/null 2>&1 || pg_ctlcluster "$V" main start 
 pg_isready -h 127.0.0.1 -t 30 >&2
 su postgres -c "psql -tAc \"SELECT 1 FROM pg_roles WHERE rolname='orchestra'\"" | grep -q 1 \
   || su postgres -c "psql -v ON_ERROR_STOP=1 -c \"CREATE ROLE orchestra LOGIN PASSWORD 'orchestra' CREATEDB\"" >&2
+# Each test drops its database WITH (FORCE); that must also end an autovacuum
+# worker that happens to be in it, which takes pg_signal_backend.
+su postgres -c "psql -v ON_ERROR_STOP=1 -c 'GRANT pg_signal_backend TO orchestra'" >&2
 su postgres -c "psql -tAc \"SELECT 1 FROM pg_database WHERE datname='orchestra_test'\"" | grep -q 1 \
   || su postgres -c "psql -v ON_ERROR_STOP=1 -c 'CREATE DATABASE orchestra_test OWNER orchestra'" >&2
 echo "postgresql://orchestra:orchestra@127.0.0.1:5432/orchestra_test"

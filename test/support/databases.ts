@@ -73,7 +73,17 @@ export async function testDatabase(provider: Provider): Promise<TestDb> {
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        // FORCE cannot end a backend of another role (an autovacuum worker, unless the
+        // role has pg_signal_backend, which .ci/pg-setup.sh grants): wait for it to finish.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+            return;
+          } catch (err) {
+            if (attempt >= 20 || !/must be a member of the role whose process is being terminated/.test(String(err))) throw err;
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        }
       } finally {
         await c.end();
       }
