@@ -8,6 +8,7 @@ import type { Database, Db } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
 import { deliveryCounts, deliverySummary, listDeliveries, type DeliverySummary } from "./view.js";
+import { eachRowSqlite } from "../store/sql.js";
 
 export type { DeliverySummary } from "./view.js";
 
@@ -44,6 +45,13 @@ export type FailOutcome = { state: "pending"; retryAt: Date; firstFailedAt: Date
 
 const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors", "processedAt"] as const;
 const MAX_BATCH = 200;
+const SQLITE_INSERT = `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT ("deliveryId") DO NOTHING`;
+
+/** A delivery's row, in COLUMNS order. */
+function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
+  const state = r.state ?? "pending";
+  return [r.deliveryId, r.event, r.action, r.installationId, r.taskKey, r.payload, now, now, state, 0, "[]", state === "ignored" ? now : null];
+}
 
 const argType = (v: unknown) =>
   ({ scalarType: typeof v === "number" ? "int" : v instanceof Date ? "datetime" : "string", arity: "scalar" }) as const;
@@ -114,13 +122,24 @@ export class Inbox {
     }
     const rows = [...firsts.values()].map((ps) => ps[0]!.d);
     const now = new Date();
+    if (this.#provider === "sqlite") {
+      let inserted: Set<string>;
+      try {
+        // One prepared single-row insert, run per row in one transaction.
+        const changes = eachRowSqlite(this.#raw, SQLITE_INSERT, rows.map((r) => valuesOf(r, now)));
+        inserted = new Set(rows.filter((_, i) => changes[i] === 1).map((r) => r.deliveryId));
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
+      this.#settle(firsts, inserted);
+      return;
+    }
     const params: unknown[] = [];
     const tuples = rows.map((r) => {
-      const state = r.state ?? "pending";
-      const values = [r.deliveryId, r.event, r.action, r.installationId, r.taskKey, r.payload, now, now, state, 0, "[]", state === "ignored" ? now : null];
-      const marks = values.map((v) => {
+      const marks = valuesOf(r, now).map((v) => {
         params.push(v);
-        return this.#provider === "sqlite" ? "?" : `$${params.length}`;
+        return `$${params.length}`;
       });
       return `(${marks.join(",")})`;
     });
@@ -135,6 +154,10 @@ export class Inbox {
       for (const p of batch) p.reject(err);
       return;
     }
+    this.#settle(firsts, inserted);
+  }
+
+  #settle(firsts: Map<string, Pending[]>, inserted: ReadonlySet<string>): void {
     for (const [id, ps] of firsts) {
       const isNew = inserted.has(id);
       ps.forEach((p, i) => p.resolve(isNew && i === 0));
