@@ -30,7 +30,8 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
     sendJson(res, 200, {
       tasks: tasks.map((t) => {
         const w = waiting.get(t);
-        return { id: t.id, repo: t.repo, issue: t.issue, state: t.state, attempt: t.attempt, prNumber: t.prNumber, diagnostic: t.diagnostic, ...(w ? { waitingFor: w } : {}) };
+        const lease = t.leaseEpoch ? { runId: t.runId, workerId: t.workerId, leaseExpiresAt: t.leaseExpiresAt } : null;
+        return { id: t.id, repo: t.repo, issue: t.issue, state: t.state, attempt: t.attempt, prNumber: t.prNumber, diagnostic: t.diagnostic, lease, ...(w ? { waitingFor: w } : {}) };
       }),
     });
   });

@@ -33,6 +33,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
     const { id: runId, leaseEpoch } = claim.body.run;
     expect(rig.labels(1)).toEqual(["agent:in-progress"]);
+    // The task list shows who holds the lease and until when.
+    const listed = (await (await rig.app.admin(`/api/v1/tasks?repo=${REPO}&state=claimed`)).json()) as { tasks: unknown[] };
+    expect(listed.tasks).toEqual([expect.objectContaining({ issue: 1, lease: { runId, workerId: expect.any(String), leaseExpiresAt: claim.body.run.leaseExpiresAt } })]);
     expect((await w.claim()).status).toBe(204);
 
     const hb1 = await w.heartbeat(runId, leaseEpoch);
