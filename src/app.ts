@@ -60,6 +60,7 @@ import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { InstallationHandlers, unmanagedInstallation } from "./reconcile/installations.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
+import { metricsRoom } from "./metrics/routes.js";
 
 export interface Capability {
   (deps: { events: EventRouter; api: Router; database: Database; log: Logger; adminToken: string }): void;
@@ -132,6 +133,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const inbox = new Inbox(database, retry);
   const events = new EventRouter();
   const api = new Router();
+  const { metrics, stale } = metricsRoom({ api, db, clock, token: env.metricsToken, sweepMs: o.sweepMs ?? 5_000 });
 
   const ProbotWithDefaults = Probot.defaults({
     appId: credentials.appId,
@@ -146,7 +148,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   let probot: Probot | undefined;
   const githubFor: GitHubFor = async (installationId) => {
     if (!probot) throw new Error("server not loaded");
-    return octokitGitHub(await probot.auth(installationId));
+    const octokit = await probot.auth(installationId);
+    metrics.watchRateLimit(installationId, octokit);
+    return metrics.countingPort(installationId, octokitGitHub(octokit));
   };
   let botLogin: Promise<string> | undefined;
   const isSelf = async (actor: { login: string; type: string }) => {
@@ -159,7 +163,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   };
   const counters = new Counters({ database, clock });
   const onIgnored = (why: "unhandled" | "unmanaged") => counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
-  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log), log, { clock, ...o.processor });
+  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log), log, { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor });
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
@@ -196,7 +200,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   };
   const { deliveries, streaks, reconciler, schedule: reconcile, branches } = reconcileRoom({ db, tasks, githubFor, configs, permissions, appAuth, dryRun: env.dryRun, clock, log, ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}) });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log });
+  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log, onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired) });
 
   const withTasks = o.lifecycle ?? true;
   if (withTasks) {
@@ -223,17 +227,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       invalidateConfig: (repo) => configs.invalidate(repo),
     });
   }
-  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock });
+  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims, leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
-    record: countingUnhandled((d) => inbox.record(d), counters, log),
+    record: metrics.countingRecord(countingUnhandled((d) => inbox.record(d), counters, log)),
     handles: (event, action) => events.handlersFor(event, action).length > 0,
     onStored: () => processor.poke(),
     log,

@@ -8,7 +8,9 @@ import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.
 import { sendJson } from "../http/respond.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 
-const KINDS = new Set(["reconcile", "reconcile-escalated", "reconcile-recovered", "deliveries"]);
+/** The kinds of sweep report (also the CLI's choices for `orchestra sweeps --kind`). */
+export const SWEEP_KINDS = ["reconcile", "reconcile-escalated", "reconcile-recovered", "deliveries"] as const;
+const KINDS = new Set<string>(SWEEP_KINDS);
 
 export function sweepRoutes(router: Router, deps: { db: Db; adminToken: string; streaks: Pick<FailureStreaks, "current"> }): void {
   router.add("GET", "/api/v1/sweeps", async ({ req, res, query }) => {

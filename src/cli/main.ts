@@ -1,173 +1,140 @@
 /**
- * The operator CLI. Commands that change the database itself (migrate) open
- * it directly; the others talk to a running service over its API, so they
- * work the same against one replica or many.
+ * The operator CLI: the program definition. Commands that change the
+ * database itself (migrate, prune) open it directly; the others talk to a
+ * running service over its API, so they work the same against one replica
+ * or many. Output helpers and the API client are in io.ts; each verb group's
+ * rendering is in its own file.
  */
 import { existsSync } from "node:fs";
-import { ConfigError, parseEnv } from "../config/env.js";
-import { openDatabase } from "../store/db.js";
-import { maskUrl, scrub, secretsOf } from "../config/redact.js";
-import { migrate } from "../store/migrate.js";
-import { classifyArgs, classifyCommand, readAll } from "./classify.js";
-import { pruneArgs, pruneCommand } from "./prune.js";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { TASK_STATES } from "../machine/model.js";
+import { SWEEP_KINDS } from "../api/sweeps.js";
+import { EXIT, api, die, json, out, post, query } from "./io.js";
+import { classifyCommand, readAll } from "./classify.js";
+import { pruneCommand } from "./prune.js";
 import { deliveriesText, type DeliveriesAnswer } from "./deliveries.js";
-import { WORKERS_USAGE, workersArgs, workersCommand } from "./workers.js";
+import { effectsText, ignoredText, type EffectsAnswer, type IgnoredAnswer } from "./effects.js";
+import { workersArgs, workersCommand } from "./workers.js";
+import { migrateCommand } from "./migrate.js";
+import { taskText, tasksText, type TaskAnswer, type TaskRow } from "./tasks.js";
+import { STATUS_CALLS, statusText, type StatusAnswer } from "./status.js";
+import { branchesText, pauseText, sweepsText, type BranchesAnswer, type PauseAnswer, type SweepsAnswer } from "./fleet.js";
 
-const USAGE = `usage: orchestra <command>
+const FOOTER = `
+API commands read ORCHESTRA_URL (default http://localhost:$PORT or :3000) and ORCHESTRA_ADMIN_TOKEN.
+Every command that prints data takes --json: the API's answer, for scripts.
 
-commands:
-  migrate                      apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)
-  deliveries [--state STATE]   received webhook deliveries: how many in each state, and the latest ones
-                               (pending, retrying after a failure, processing, done, ignored, parked)
-  replay <delivery-id>         put a parked delivery back in the queue
-  effects [--state STATE] [--task ID] [--json]
-                               GitHub writes Orchestra recorded: pending, running, done, dropped,
-                               dry-run (would have done) or parked (gave up; see its errors)
-  effects replay <effect-id>   put a parked effect back in the queue once its cause is fixed
-  ignored [--json]             counts of input Orchestra ignored (untrusted labels, commands, comments, …)
-  prune [--dry-run] [--json]   delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL);
-                               --dry-run: count them, delete nothing
-${WORKERS_USAGE}
-  classify [--batch]           what Orchestra would do with a run: reads the facts document (JSON) on stdin
-                               and prints {class, recovery, evidence}; --batch: an array in, an array out
+exit codes:
+  0  done
+  1  the service or the database failed: what happened and what to do is on stderr
+  2  usage error (unknown command or option, missing argument, bad setting): the usage line is on stderr`;
 
-API commands read ORCHESTRA_URL (default http://localhost:$PORT or :3000) and ORCHESTRA_ADMIN_TOKEN.`;
+/** Prints the API's answer as JSON, or the human rendering of it. */
+const show = <T>(flags: { json?: boolean }, render: (body: T) => string) => (body: unknown) => out(flags.json ? json(body) : render(body as T));
 
-/** Every failure goes out through here: URLs' passwords masked, secret settings never echoed. */
-function die(code: number, message: string): never {
-  process.stderr.write(`orchestra: ${scrub(message, secretsOf(process.env))}\n`);
-  process.exit(code);
+function positiveInt(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of days, 1 or more");
+  return n;
 }
 
-async function api(path: string, init: RequestInit = {}): Promise<unknown> {
-  const base = process.env["ORCHESTRA_URL"] ?? `http://localhost:${process.env["PORT"] ?? "3000"}`;
-  const token = process.env["ORCHESTRA_ADMIN_TOKEN"];
-  if (!token) die(2, "ORCHESTRA_ADMIN_TOKEN is not set; export the service's admin token first");
-  let res: Response;
-  try {
-    res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
-  } catch (err) {
-    die(1, `cannot reach the service at ${maskUrl(base)} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`);
-  }
-  const body: unknown = await res.json().catch(() => null);
-  if (!res.ok) die(1, `${init.method ?? "GET"} ${path} answered ${res.status}: ${(body as { error?: string } | null)?.error ?? res.statusText}`);
-  return body;
-}
+function program(): Command {
+  const cli = new Command("orchestra")
+    .description("Operate Orchestra: the queue, tasks, workers, deliveries, GitHub writes and the database.")
+    .configureOutput({ outputError: (text, write) => write(`orchestra: ${text.replace(/^error: /, "")}`) })
+    // Usage errors exit 2 (commander's own default is 1, which here means "the service failed").
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage))
+    .addHelpText("after", FOOTER);
 
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (existsSync(".env")) process.loadEnvFile(".env");
-  switch (command) {
-    case "migrate": {
-      let url: string | undefined;
-      try {
-        url = parseEnv({ DATABASE_URL: process.env["DATABASE_URL"] }).databaseUrl;
-      } catch (err) {
-        if (err instanceof ConfigError) die(2, err.lines.join("; "));
-        throw err;
-      }
-      const where = url ? maskUrl(url) : "./data/orchestra.db";
-      const failed = (what: string) => (err: unknown): never =>
-        die(1, `${what} ${where} (${(err instanceof Error ? err.message : String(err)).split("\n").filter(Boolean).pop()}); check DATABASE_URL and that the database server is running`);
-      const database = await openDatabase(url).catch(failed("database unavailable at"));
-      try {
-        // The PostgreSQL pool connects on first use: a server that is not there shows up here.
-        const report = await migrate(database, (line) => process.stdout.write(`${line}\n`)).catch(failed("migrations failed on"));
-        process.stdout.write(`migrations: ${report.applied.length} applied, ${report.alreadyApplied} already applied (${database.provider}, ${database.where})\n`);
-      } finally {
-        await database.close();
-      }
-      return;
-    }
-    case "deliveries": {
-      const i = rest.indexOf("--state");
-      const state = i >= 0 ? rest[i + 1] : undefined;
-      const body = (await api(`/api/v1/deliveries${state ? `?state=${encodeURIComponent(state)}` : ""}`)) as DeliveriesAnswer;
-      process.stdout.write(deliveriesText(body));
-      return;
-    }
-    case "replay": {
-      const id = rest[0];
-      if (!id) die(2, "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked");
-      await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
-      process.stdout.write(`${id} queued again\n`);
-      return;
-    }
-    case "effects": {
-      if (rest[0] === "replay") {
-        const id = rest[1];
-        if (!id) die(2, "effects replay needs an effect id; list parked ones with: orchestra effects --state parked");
-        await api(`/api/v1/effects/${encodeURIComponent(id)}/replay`, { method: "POST" });
-        process.stdout.write(`${id} queued again\n`);
-        return;
-      }
-      const flag = (name: string) => {
-        const i = rest.indexOf(name);
-        return i >= 0 ? rest[i + 1] : undefined;
-      };
-      const query = new URLSearchParams();
-      const state = flag("--state");
-      const task = flag("--task");
-      if (state) query.set("state", state);
-      if (task) query.set("task", task);
-      const body = (await api(`/api/v1/effects${query.size ? `?${query}` : ""}`)) as {
-        counts: Record<string, number>;
-        effects: Array<{ id: string; task: string | null; kind: string; state: string; attempts: number; note: string | null; errors: Array<{ message: string }> }>;
-      };
-      if (rest.includes("--json")) {
-        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-        return;
-      }
-      process.stdout.write(`counts: ${Object.entries(body.counts).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}\n`);
-      for (const e of body.effects) {
-        const last = e.errors[e.errors.length - 1]?.message;
-        const why = e.state === "parked" || e.state === "pending" ? (last ? `  last error: ${last}` : "") : e.note ? `  ${e.note}` : "";
-        process.stdout.write(`${e.id}  ${e.kind}  ${e.state}  attempts=${e.attempts}  task=${e.task ?? "-"}${why}\n`);
-      }
-      return;
-    }
-    case "ignored": {
-      const body = (await api("/api/v1/ignored")) as { counters: Array<{ name: string; value: number; updatedAt: string | null; what: string }> };
-      if (rest.includes("--json")) {
-        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-        return;
-      }
-      const width = Math.max(...body.counters.map((c) => c.name.length));
-      for (const c of body.counters) process.stdout.write(`${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`);
-      return;
-    }
-    case "prune": {
-      const args = pruneArgs(rest);
-      if ("error" in args) die(2, args.error);
-      process.exitCode = await pruneCommand(args.flags, { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
-      return;
-    }
-    case "workers": {
-      const args = workersArgs(rest);
-      if ("error" in args) die(2, args.error);
-      await workersCommand(args, { api, out: (t) => process.stdout.write(t) });
-      return;
-    }
-    case "classify": {
-      const args = classifyArgs(rest);
-      if ("error" in args) die(2, args.error);
+  cli.command("status").description("one screen: queue by repository and why tasks wait, live leases, blocked, failed, parked and retrying work, failing reconcile scopes").option("--json", "the API answers, keyed by what they are").action(async (o: { json?: boolean }) => {
+    const keys = Object.keys(STATUS_CALLS) as Array<keyof StatusAnswer>;
+    const answers = await Promise.all(keys.map((k) => api(STATUS_CALLS[k])));
+    const s = Object.fromEntries(keys.map((k, i) => [k, answers[i]])) as Record<keyof StatusAnswer, unknown>;
+    const status = { ...s, queued: (s.queued as { tasks: TaskRow[] }).tasks, claimed: (s.claimed as { tasks: TaskRow[] }).tasks, blocked: (s.blocked as { tasks: TaskRow[] }).tasks, failed: (s.failed as { tasks: TaskRow[] }).tasks } as StatusAnswer;
+    out(o.json ? json(status) : statusText(status));
+  });
+
+  cli.command("tasks").description("tasks, in claim order: id, issue, state, attempt, PR, why a queued one waits")
+    .option("--repo <owner/repo>", "only this repository")
+    .addOption(new Option("--state <state>", "only tasks in this state").choices(TASK_STATES))
+    .option("--json", "the API's answer")
+    .action(async (o: { repo?: string; state?: string; json?: boolean }) => show<{ tasks: TaskRow[] }>(o, (b) => tasksText(b.tasks))(await api(`/api/v1/tasks${query({ repo: o.repo, state: o.state })}`)));
+
+  cli.command("task").description("one task: its lease, runs with class, recovery and evidence, decisions, GitHub writes, cost").argument("<id>", "the task id (see orchestra tasks)").option("--json", "the API's answer")
+    .action(async (id: string, o: { json?: boolean }) => show<TaskAnswer>(o, taskText)(await api(`/api/v1/tasks/${encodeURIComponent(id)}`)));
+
+  const byWhom = process.env["USER"] || undefined;
+  cli.command("pause").description("pause a repository, or the whole service without one: nothing new is claimed or dispatched; reconcile goes on").argument("[repo]", "owner/repo").option("--reason <text>", "why, shown to whoever looks at the queue").option("--json", "the API's answer")
+    .action(async (repo: string | undefined, o: { reason?: string; json?: boolean }) => show<PauseAnswer>(o, pauseText)(await api("/api/v1/pause", post({ repo, paused: true, reason: o.reason, by: byWhom }))));
+  cli.command("unpause").description("resume a paused repository, or the whole service without one").argument("[repo]", "owner/repo").option("--json", "the API's answer")
+    .action(async (repo: string | undefined, o: { json?: boolean }) => show<PauseAnswer>(o, pauseText)(await api("/api/v1/pause", post({ repo, paused: false }))));
+
+  cli.command("sweeps").description("failing reconcile scopes, and what each reconcile and deliveries sweep did, newest first")
+    .addOption(new Option("--kind <kind>", "only reports of this kind").choices(SWEEP_KINDS))
+    .option("--json", "the API's answer")
+    .action(async (o: { kind?: string; json?: boolean }) => show<SweepsAnswer>(o, sweepsText)(await api(`/api/v1/sweeps${query({ kind: o.kind })}`)));
+
+  cli.command("branches").description("a repository's agent branches and which are stale (listed, never deleted)").argument("<owner/repo>").option("--stale-days <n>", "stale after this many days without a commit (default 14)", positiveInt).option("--json", "the API's answer")
+    .action(async (repo: string, o: { staleDays?: number; json?: boolean }) => show<BranchesAnswer>(o, branchesText)(await api(`/api/v1/branches${query({ repo, staleDays: o.staleDays?.toString() })}`)));
+
+  cli.command("deliveries").description("received webhook deliveries: how many in each state, and the latest ones (pending, retrying, processing, done, ignored, parked)").option("--state <state>", "only deliveries in this state").option("--json", "the API's answer")
+    .action(async (o: { state?: string; json?: boolean }) => show<DeliveriesAnswer>(o, deliveriesText)(await api(`/api/v1/deliveries${query({ state: o.state })}`)));
+
+  cli.command("replay").description("put a parked delivery back in the queue").argument("[delivery-id]").action(async (id: string | undefined) => {
+    if (!id) die(EXIT.usage, "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked\nusage: orchestra replay <delivery-id>");
+    await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
+    out(`${id} queued again\n`);
+  });
+
+  const effects = cli.command("effects").description("GitHub writes Orchestra recorded: pending, running, done, dropped, dry-run (would have done) or parked (gave up; see its errors)")
+    .option("--state <state>", "only effects in this state").option("--task <id>", "only this task's").option("--json", "the API's answer")
+    .action(async (o: { state?: string; task?: string; json?: boolean }) => show<EffectsAnswer>(o, effectsText)(await api(`/api/v1/effects${query({ state: o.state, task: o.task })}`)));
+  effects.command("replay").description("put a parked effect back in the queue once its cause is fixed").argument("[effect-id]").action(async (id: string | undefined) => {
+    if (!id) die(EXIT.usage, "effects replay needs an effect id; list parked ones with: orchestra effects --state parked\nusage: orchestra effects replay <effect-id>");
+    await api(`/api/v1/effects/${encodeURIComponent(id)}/replay`, { method: "POST" });
+    out(`${id} queued again\n`);
+  });
+
+  cli.command("ignored").description("counts of input Orchestra ignored (untrusted labels, commands, comments, …)").option("--json", "the API's answer")
+    .action(async (o: { json?: boolean }) => show<IgnoredAnswer>(o, ignoredText)(await api("/api/v1/ignored")));
+
+  cli.command("workers").usage("[list] | revoke <id> | rotate <id> [--json]").description("worker tokens: list them (id, name, repositories, token hint, last seen, live leases, revoked); revoke one (its token is refused, its leases released); rotate one (a new token, printed once)")
+    .argument("[verb]", "list (default), revoke or rotate").argument("[id]", "the worker id, for revoke and rotate").argument("[extra...]", "nothing: more is refused").option("--json", "the API's answer")
+    .action(async (verb: string | undefined, id: string | undefined, extra: string[], o: { json?: boolean }) => {
+      const args = workersArgs([verb, id, ...extra].filter((a): a is string => a !== undefined).concat(o.json ? ["--json"] : []));
+      if ("error" in args) die(EXIT.usage, args.error);
+      await workersCommand(args, { api, out });
+    });
+
+  cli.command("migrate").description("apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)").action(migrateCommand);
+
+  cli.command("prune").description("delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL); progress on stderr").option("--dry-run", "count them, delete nothing").option("--json", "the counts as JSON")
+    .action(async (o: { dryRun?: boolean; json?: boolean }) => {
+      process.exitCode = await pruneCommand({ dryRun: o.dryRun === true, json: o.json === true }, { env: process.env, out, err: (t) => process.stderr.write(t) });
+    });
+
+  cli.command("classify").description("what Orchestra would do with a run: reads the facts document (JSON) on stdin, prints {class, recovery, evidence}").usage("[--batch] < facts.json").option("--batch", "an array of documents in, an array of answers out")
+    .action(async (o: { batch?: boolean }) => {
       // Waiting on a terminal would look like a hang; say what it expects instead.
-      if (process.stdin.isTTY) die(2, "classify reads a facts document (JSON) on stdin, e.g. orchestra classify < facts.json");
-      const answer = classifyCommand(await readAll(process.stdin), args.flags);
-      process.stdout.write(answer.stdout);
+      if (process.stdin.isTTY) die(EXIT.usage, "classify reads a facts document (JSON) on stdin, e.g. orchestra classify < facts.json");
+      const answer = classifyCommand(await readAll(process.stdin), { batch: o.batch === true });
+      out(answer.stdout);
       process.stderr.write(answer.stderr);
       // exitCode, not exit(): exit() can cut off a large answer still draining into a pipe.
       process.exitCode = answer.code;
-      return;
-    }
-    case undefined:
-    case "help":
-    case "--help":
-      process.stdout.write(`${USAGE}\n`);
-      return;
-    default:
-      die(2, `unknown command "${command}"\n${USAGE}`);
-  }
+    });
+
+  // A usage error prints the usage line of the command it is about.
+  const usageLines = (cmd: Command, path: string) => {
+    cmd.showHelpAfterError(cmd === cli ? "usage: orchestra <command> [options]; orchestra --help lists the commands" : `usage: ${path} ${cmd.usage()}`);
+    for (const sub of cmd.commands) usageLines(sub, `${path} ${sub.name()}`);
+  };
+  usageLines(cli, "orchestra");
+  return cli;
 }
 
-await main(process.argv.slice(2)).catch((err: unknown) => die(1, `failed: ${err instanceof Error ? err.message : String(err)}`));
+const argv = process.argv.slice(2);
+if (existsSync(".env")) process.loadEnvFile(".env");
+const cli = program();
+if (argv.length === 0) cli.outputHelp();
+else await cli.parseAsync(argv, { from: "user" }).catch((err: unknown) => die(EXIT.failed, `failed: ${err instanceof Error ? err.message : String(err)}`));

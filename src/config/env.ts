@@ -65,6 +65,10 @@ const schema = z.object({
     .string()
     .min(32, "must be at least 32 characters; generate one with: openssl rand -hex 32")
     .optional(),
+  ORCHESTRA_METRICS_TOKEN: z
+    .string()
+    .min(32, "must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset to serve /metrics without a token")
+    .optional(),
   NODE_ENV: z.string().optional(),
   ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
   ORCHESTRA_NPM_REGISTRY: z.string().url("must be an http(s) URL, e.g. https://registry.npmjs.org").default("https://registry.npmjs.org"),
@@ -106,6 +110,8 @@ export interface Env {
   retention: RetentionPolicy;
   /** How long a delivery or GitHub write failing on a GitHub outage (5xx, no answer, rate limit) is retried before it is parked (ORCHESTRA_RETRY_WINDOW_HOURS). */
   retryWindowHours: number;
+  /** Bearer token `/metrics` requires (ORCHESTRA_METRICS_TOKEN); undefined serves it to anyone who reaches the port. */
+  metricsToken: string | undefined;
   /** Present when the App is registered; absent means Probot's setup page runs. */
   credentials: Credentials | undefined;
 }
@@ -168,5 +174,5 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     auditDays: e.ORCHESTRA_RETENTION_AUDIT_DAYS,
     intervalMinutes: e.ORCHESTRA_RETENTION_INTERVAL_MINUTES,
   };
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, credentials };
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, metricsToken: e.ORCHESTRA_METRICS_TOKEN, credentials };
 }

@@ -9,15 +9,20 @@
  * caller with the admin token, because error text and locations help an
  * attacker more than a load balancer. A wrong token gets the public answer,
  * not a 401: probes must not fail on credentials.
+ *
+ * A replica whose sweep loop has not succeeded for a long while
+ * (metrics/staleness.ts) still serves: it answers 200 with status
+ * "degraded" and names the stale sweep.
  */
 import type { Database } from "../store/db.js";
 import { hasAdminToken, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { READY_CACHE_MS, Readiness } from "./readiness.js";
+import type { StaleSweep } from "../metrics/staleness.js";
 
 export function healthRoutes(
   router: Router,
-  deps: { database: Database; mode: "app" | "setup"; adminToken?: string; clock?: { now(): Date }; readiness?: Readiness },
+  deps: { database: Database; mode: "app" | "setup"; adminToken?: string; clock?: { now(): Date }; readiness?: Readiness; stale?: () => StaleSweep[] },
 ): void {
   const clock = deps.clock ?? { now: () => new Date() };
   const readiness = deps.readiness ?? Readiness.of(deps.database, clock);
@@ -28,8 +33,9 @@ export function healthRoutes(
 
   router.add("GET", "/ready", async ({ req, res }) => {
     const c = await readiness.check();
+    const stale = c.ready ? (deps.stale?.() ?? []) : [];
     const answer = c.ready
-      ? { status: "ready", database: deps.database.provider, mode: deps.mode }
+      ? { status: stale.length ? "degraded" : "ready", database: deps.database.provider, mode: deps.mode, ...(stale.length ? { stale: stale.map((s) => s.sweep) } : {}) }
       : { status: "not ready", reason: c.reason, database: deps.database.provider };
     if (!hasAdminToken(req, deps.adminToken)) {
       sendJson(res, c.ready ? 200 : 503, answer);
@@ -41,6 +47,7 @@ export function healthRoutes(
       detail: {
         where: deps.database.where,
         ...(c.error !== null ? { error: c.error } : {}),
+        ...(stale.length ? { staleSweeps: stale, staleHint: "the sweep loop has not finished a run in that time: see the log for 'sweep failed', and the database" } : {}),
         ...(c.pending.length > 0 ? { pending: c.pending, hint: "run orchestra migrate, or restart a replica: each applies pending migrations at start-up" } : {}),
         checkedAt: c.checkedAt,
         ageMs,

@@ -31,6 +31,8 @@ export interface ProcessorOptions {
   owner?: string;
   /** Time for claims, leases and retry times (tests move it forward to simulate hours). */
   clock?: { now(): Date };
+  /** Told when a delivery was processed and completed, with when it arrived (metrics). */
+  onDone?: (receivedAt: Date, at: Date) => void;
 }
 
 export class Processor {
@@ -39,6 +41,7 @@ export class Processor {
   readonly #leaseMs: number;
   readonly #pollMs: number;
   readonly #clock: { now(): Date };
+  readonly #onDone: ProcessorOptions["onDone"];
   readonly #busy = new Set<string>();
   readonly #inflight = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
@@ -59,6 +62,7 @@ export class Processor {
     this.#leaseMs = opts.leaseMs ?? 60_000;
     this.#pollMs = opts.pollMs ?? 1_000;
     this.#clock = opts.clock ?? { now: () => new Date() };
+    this.#onDone = opts.onDone;
   }
 
   get processed(): number {
@@ -146,9 +150,10 @@ export class Processor {
     try {
       const result = await this.dispatch(d);
       clearInterval(renew);
-      if (!(await this.inbox.complete(d.seq, this.owner, result, this.#clock.now()))) {
+      const at = this.#clock.now();
+      if (!(await this.inbox.complete(d.seq, this.owner, result, at))) {
         this.log.warn({ delivery: d.deliveryId }, "inbox: delivery finished after its claim expired; another processor may run it again");
-      }
+      } else if (d.receivedAt) this.#onDone?.(d.receivedAt, at);
       this.#processed++;
     } catch (err) {
       clearInterval(renew);

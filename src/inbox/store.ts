@@ -31,6 +31,7 @@ export interface ClaimedDelivery extends IncomingDelivery {
   errors: ErrorEntry[];
   /** Start of the current failure window; null until an attempt fails. */
   firstFailedAt: Date | null;
+  receivedAt?: Date;
 }
 
 /** A failed attempt as the processor reports it: what the error means for a retry, and its text for the ring. */
@@ -206,6 +207,7 @@ export class Inbox {
         attempts: head.attempts + 1,
         errors: parseRing(head.errors),
         firstFailedAt: head.firstFailedAt,
+        receivedAt: head.receivedAt,
       });
     }
     return claimed;

@@ -63,6 +63,8 @@ export interface SweeperDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
   log: Logger;
+  /** Told when a sweep, or the reconcile or missed-deliveries part of it, finished (metrics). */
+  onSuccess?: (kind: "sweep" | "reconcile" | "deliveries", at: Date, report?: SweepReport) => void;
 }
 
 
@@ -125,6 +127,7 @@ export class Sweeper {
       return null;
     });
     if (reconciled) {
+      this.deps.onSuccess?.("reconcile", clock.now());
       out.reconciled = reconciled.queued + reconciled.untrusted + reconciled.closed + reconciled.cleared + reconciled.restored + reconciled.superseded;
       out.errors += reconciled.errors;
     }
@@ -136,6 +139,7 @@ export class Sweeper {
       return null;
     });
     out.pruned = pruned ? totalOf(pruned.counts) : 0;
+    this.deps.onSuccess?.("sweep", clock.now(), out);
     return out;
   }
 
@@ -175,10 +179,13 @@ export class Sweeper {
     const { deliveries, deliveriesEveryMs = 60_000 } = this.deps;
     if (!deliveries || (this.#deliveriesAt !== undefined && now.getTime() - this.#deliveriesAt < deliveriesEveryMs)) return;
     this.#deliveriesAt = now.getTime();
+    let failed = false;
     const r = await deliveries.sweep().catch((err: unknown) => {
+      failed = true;
       this.deps.log.warn({ err: errText(err) }, "sweep: missed deliveries could not be checked; the next sweep retries");
       return { errors: 1, redelivered: 0 };
     });
+    if (!failed) this.deps.onSuccess?.("deliveries", this.deps.clock.now());
     out.errors += r.errors;
     out.redelivered = r.redelivered;
   }

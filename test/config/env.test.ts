@@ -28,6 +28,7 @@ describe("parseEnv", () => {
     ["GHE_PROTOCOL unknown", { ...full, GHE_HOST: "h", GHE_PROTOCOL: "ftp" }, /^GHE_PROTOCOL must be http or https/],
     ["DATABASE_URL other scheme", { ...full, DATABASE_URL: "mysql://u@h/db" }, /^DATABASE_URL must be file:<path> for SQLite or postgresql:\/\//],
     ["admin token too short", { ...full, ORCHESTRA_ADMIN_TOKEN: "short" }, /^ORCHESTRA_ADMIN_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32$/],
+    ["metrics token too short", { ...full, ORCHESTRA_METRICS_TOKEN: "short" }, /^ORCHESTRA_METRICS_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset/],
     ["private key not PEM", { ...full, PRIVATE_KEY: "hello" }, /^PRIVATE_KEY must be a PEM private key/],
     ["admin token missing", { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s" }, /^ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string/],
     ["secret missing", { APP_ID: "42", PRIVATE_KEY: key, ORCHESTRA_ADMIN_TOKEN: admin }, /^WEBHOOK_SECRET is missing/],
@@ -37,6 +38,11 @@ describe("parseEnv", () => {
     const lines = errorsOf(env as Record<string, string>);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(pattern);
+  });
+
+  test("the metrics token is optional: unset means /metrics needs none", () => {
+    expect(parseEnv(full).metricsToken).toBeUndefined();
+    expect(parseEnv({ ...full, ORCHESTRA_METRICS_TOKEN: "m".repeat(32) }).metricsToken).toBe("m".repeat(32));
   });
 
   test("secrets are never echoed back", () => {

@@ -1,0 +1,36 @@
+/**
+ * `GET /metrics` in Prometheus' text format. With ORCHESTRA_METRICS_TOKEN set
+ * a scrape must carry it as a bearer token; without it the endpoint answers
+ * anyone who reaches the service's port.
+ */
+import { hasAdminToken, HttpError, type Router } from "../http/router.js";
+import type { Db } from "../store/db.js";
+import { Metrics } from "./registry.js";
+import { TableGauges } from "./collector.js";
+import { staleSweep, type StaleSweep } from "./staleness.js";
+
+export function metricsRoutes(router: Router, deps: { metrics: Metrics; gauges: TableGauges; token: string | undefined }): void {
+  router.add("GET", "/metrics", async ({ req, res }) => {
+    if (deps.token !== undefined && !hasAdminToken(req, deps.token)) {
+      throw new HttpError(401, req.headers.authorization ? "token is not the metrics token" : "missing bearer token: send Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>");
+    }
+    await deps.gauges.refresh();
+    const body = await deps.metrics.registry.metrics();
+    res.writeHead(200, { "content-type": deps.metrics.registry.contentType, "cache-control": "no-store" });
+    res.end(body);
+  });
+}
+
+/** The metrics room as the app wires it: the registry, the table gauges, the route, and the sweep staleness `/ready` reads. */
+export function metricsRoom(deps: { api: Router; db: Db; clock: { now(): Date }; token: string | undefined; sweepMs: number }): { metrics: Metrics; stale(): StaleSweep[] } {
+  const metrics = new Metrics();
+  const startedAt = deps.clock.now();
+  metricsRoutes(deps.api, { metrics, gauges: new TableGauges(metrics.registry, deps.db, deps.clock), token: deps.token });
+  return {
+    metrics,
+    stale: () => {
+      const s = staleSweep("sweep", metrics.lastSuccess("sweep"), startedAt, deps.sweepMs, deps.clock.now());
+      return s ? [s] : [];
+    },
+  };
+}
