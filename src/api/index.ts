@@ -12,6 +12,8 @@ import type { RepoGates } from "../gates/repos.js";
 import type { Audit } from "../human/audit.js";
 import { auditRoutes } from "./audit.js";
 import { sweepRoutes } from "./sweeps.js";
+import { taskActionRoutes } from "./task-actions.js";
+import type { Tasks } from "../apply/tasks.js";
 import { branchRoutes } from "./branches.js";
 import type { StaleBranches } from "../reconcile/branches.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
@@ -26,6 +28,7 @@ export interface ApiDeps extends WorkerApiDeps {
   deliveriesWaiting?: () => Promise<Set<number>>;
   audit: Audit;
   streaks: Pick<FailureStreaks, "current">;
+  tasks: Pick<Tasks, "raise">;
   branches: Pick<StaleBranches, "list">;
   counters: Counters;
   clock: { now(): Date };
@@ -42,6 +45,7 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
   sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
+  taskActionRoutes(router, { db: deps.db, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

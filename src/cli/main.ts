@@ -69,6 +69,20 @@ function program(): Command {
   cli.command("unpause").description("resume a paused repository, or the whole service without one").argument("[repo]", "owner/repo").option("--json", "the API's answer")
     .action(async (repo: string | undefined, o: { json?: boolean }) => show<PauseAnswer>(o, pauseText)(await api("/api/v1/pause", post({ repo, paused: false }))));
 
+  const actions: Record<string, string> = {
+    retry: "re-queue a failed or blocked task with a fresh attempt budget",
+    resume: "continue a blocked or failed task on its branch",
+    hold: "stop queued, running or in-review work (blocked until retry or resume)",
+    cancel: "cancel a task (its history is kept)",
+  };
+  for (const [action, what] of Object.entries(actions)) {
+    cli.command(action).description(`${what}, as the comment command does`).argument("<task>", "the task id (see orchestra tasks)").option("--json", "the API's answer")
+      .action(async (id: string, o: { json?: boolean }) =>
+        show<{ task: { id: string; state: string; attempt: number }; outcome: string }>(o, (a) => `${a.task.id}  ${action}: ${a.outcome === "applied" ? `now ${a.task.state}` : `nothing to do (${a.task.state})`}\n`)(
+          await api(`/api/v1/tasks/${encodeURIComponent(id)}/${action}`, post({ by: byWhom })),
+        ));
+  }
+
   cli.command("sweeps").description("failing reconcile scopes, and what each reconcile and deliveries sweep did, newest first")
     .addOption(new Option("--kind <kind>", "only reports of this kind").choices(SWEEP_KINDS))
     .option("--json", "the API's answer")

@@ -128,7 +128,8 @@ export type TaskEvent =
       kind: "command";
       command: CommandName;
       author: string;
-      commentId: number;
+      /** The comment that carried it; null for an operator's command through the API or CLI (no reactions, no reply: the caller gets the answer). */
+      commentId: number | null;
       phase?: string;
       /** verify: the head of the task's branch or PR it signs off. */
       headSha?: string | null;

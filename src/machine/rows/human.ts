@@ -24,6 +24,7 @@ const ACCEPTS: Record<Exclude<CommandName, "status" | "help">, { from: readonly 
 };
 
 function refuse(ctx: Context, e: EventOf<"command">, why: string, instead: string): Decision {
+  if (e.commentId === null) return refused("illegal", `${why}: ${instead}`);
   return refused("illegal", why, [react(e.commentId, "confused"), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body: texts.commandRefused(e.command, why, instead) })]);
 }
 
@@ -48,13 +49,14 @@ function statusLines(ctx: Context): string[] {
 }
 
 /** Received, then done: 👀 and 🚀. */
-const accepted = (e: EventOf<"command">) => [react(e.commentId, "eyes"), react(e.commentId, "rocket")];
+const accepted = (e: EventOf<"command">) => (e.commentId === null ? [] : [react(e.commentId, "eyes"), react(e.commentId, "rocket")]);
 
 function command(ctx: Context, e: EventOf<"command">): Decision {
   const state: State = ctx.task?.state ?? "none";
   if (e.problem) return refuse(ctx, e, e.problem, "Write `orchestra help` for the commands and their forms.");
   if (e.command === "status" || e.command === "help") {
     const body = e.command === "help" ? (e.help ?? "") : texts.status(statusLines(ctx));
+    if (e.commentId === null) return unchanged(`${e.command} answered`);
     return unchanged(`${e.command} answered`, [...accepted(e), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body })]);
   }
   const rule = ACCEPTS[e.command];
@@ -82,8 +84,9 @@ function command(ctx: Context, e: EventOf<"command">): Decision {
   }
 }
 
-function decision(e: { author: string; commentId: number }, kind: NewDecision["kind"], subject: string | null, body: string): NewDecision {
-  return { id: randomUUID(), runId: null, kind, subject, body, author: e.author, source: `comment:${e.commentId}` };
+function decision(e: { author: string; commentId: number | null }, kind: NewDecision["kind"], subject: string | null, body: string): NewDecision {
+  const id = randomUUID();
+  return { id, runId: null, kind, subject, body, author: e.author, source: e.commentId === null ? `operator:${id}` : `comment:${e.commentId}` };
 }
 
 export const commandRows: EventRows<"command"> = everyState(command, command);
