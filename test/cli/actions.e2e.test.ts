@@ -4,21 +4,9 @@
  * no reaction and no reply), the label following on GitHub, a live run
  * stopped, and a refusal that says why.
  */
-import { execFile } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { providers } from "../support/databases.js";
-
-const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
-
-function run(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli as run } from "../support/cli.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;

@@ -5,23 +5,10 @@
  * API's answer), and the exit codes: 2 with the usage line for a bad command
  * line, 1 with what to do when the service fails or is not there.
  */
-import { execFile } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { freePort } from "../support/orchestra.js";
 import { providers } from "../support/databases.js";
-
-const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
-
-/** Runs `orchestra …` (from an empty directory: no .env is read); never rejects, answers the exit code. */
-function run(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
+import { runCli as run } from "../support/cli.js";
 
 describe("usage and reachability (no service needed)", () => {
   test.each([
