@@ -3,7 +3,7 @@
  * every stored delivery is processed, and each finishes exactly once.
  */
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes, generateKeyPairSync } from "node:crypto";
@@ -16,6 +16,8 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
   expect(existsSync(childJs)).toBe(true); // npm test builds first
   const dir = mkdtempSync(join(tmpdir(), "orchestra-kill-"));
   const journal = join(dir, "journal.log");
+  const release = join(dir, "release");
+  const releaseOne = (id: string) => appendFileSync(release, `${id}\n`);
   const dbFile = join(dir, "orchestra.db");
   const env = {
     APP_ID: "1",
@@ -29,7 +31,7 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     GHE_HOST: "127.0.0.1:9",
     GHE_PROTOCOL: "http",
     CHILD_JOURNAL: journal,
-    CHILD_DELAY_MS: "150",
+    CHILD_RELEASE: release,
   };
   const lines = () => (existsSync(journal) ? readFileSync(journal, "utf8").split("\n").filter(Boolean) : []);
   let first: ChildProcess | undefined;
@@ -43,19 +45,22 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
       const res = await sendWebhook(`http://127.0.0.1:${a.port}/api/github/webhooks`, { event: "issues", payload, secret: env.WEBHOOK_SECRET, deliveryId: id });
       expect(res.status).toBe(202);
     }
-    // Wait until at least three have finished and one is mid-handler, then kill -9.
-    const inFlight = await eventually(() => {
+    // Let three finish, one at a time as each starts; the fourth is then mid-handler: kill -9.
+    const open = () => {
       const l = lines();
-      const finished = l.filter((x) => x.startsWith("finish")).length;
-      const started = l.filter((x) => x.startsWith("start"));
-      const open = started.map((s) => s.slice(6)).filter((id) => !l.includes(`finish ${id}`));
-      return finished >= 3 && open.length === 1 ? open[0] : undefined;
-    }, 15_000, "a delivery in flight");
+      return l.filter((x) => x.startsWith("start ")).map((x) => x.slice(6)).filter((id) => !l.includes(`finish ${id}`));
+    };
+    for (let n = 1; n <= 3; n++) {
+      releaseOne(await eventually(() => open()[0], 15_000, `delivery ${n} started`));
+      await eventually(() => (lines().filter((x) => x.startsWith("finish")).length >= n ? true : undefined), 15_000, `delivery ${n} finished`);
+    }
+    const inFlight = await eventually(() => open()[0], 15_000, "a delivery in flight");
     first.kill("SIGKILL");
     await new Promise((r) => first!.once("exit", r));
     const beforeRestart = lines();
     expect(beforeRestart).not.toContain(`finish ${inFlight}`);
 
+    releaseOne("*"); // after the restart, every handler finishes
     const b = await startChild(env);
     second = b.proc;
     const sqlite = new Sqlite(dbFile, { readonly: true });

@@ -113,7 +113,6 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
       GHE_HOST: "127.0.0.1:9",
       GHE_PROTOCOL: "http",
       CHILD_JOURNAL: join(dir, "journal.log"),
-      CHILD_DELAY_MS: "0",
     };
     const child = await startChild(env);
     proc = child.proc;

@@ -2,11 +2,13 @@
  * The App as a separate process, wired like src/main.ts, for tests that kill
  * it or run two replicas. With CHILD_JOURNAL set, only the inbox runs, plus a
  * capability that writes "start <id>" and "finish <id>" lines (synchronously)
- * around a slow handler for every issues.labeled delivery. CHILD_EFFECTS=off
+ * around a handler for every issues.labeled delivery, which with
+ * CHILD_RELEASE waits until the test releases it. CHILD_EFFECTS=off
  * starts it without the effects executor (effects are recorded, not
  * performed). Run from the build: node dist/test/support/child.js
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, watch } from "node:fs";
+import { dirname } from "node:path";
 import { parseEnv } from "../../src/config/env.js";
 import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
@@ -17,7 +19,27 @@ import { TEST_EFFECTS, TestOctokit } from "./orchestra.js";
 
 const env = parseEnv(process.env);
 const journal = process.env["CHILD_JOURNAL"];
-const delay = Number(process.env["CHILD_DELAY_MS"] ?? "100");
+/** With CHILD_RELEASE set, a handler finishes only once its delivery id (or "*") is a line of that file: the test decides, not a timer. */
+const release = process.env["CHILD_RELEASE"];
+
+function released(id: string): Promise<void> {
+  if (!release) return Promise.resolve();
+  const file = release;
+  const ok = () => existsSync(file) && readFileSync(file, "utf8").split("\n").some((l) => l === id || l === "*");
+  return new Promise((resolve) => {
+    if (ok()) return resolve();
+    const watcher = watch(dirname(file), () => {
+      if (!ok()) return;
+      watcher.close();
+      resolve();
+    });
+    // Written between the first look and the watch.
+    if (ok()) {
+      watcher.close();
+      resolve();
+    }
+  });
+}
 const database = await openDatabase(env.databaseUrl);
 await migrate(database);
 const orchestra = await createOrchestra({
@@ -37,8 +59,8 @@ const orchestra = await createOrchestra({
         ({ events }) =>
           events.on("issues.labeled", async (ctx) => {
             appendFileSync(journal, `start ${ctx.deliveryId}\n`);
-            // A handler that is still running when the test kills the process (the test waits for "start" in the journal, not for time).
-            await new Promise((r) => setTimeout(r, delay));
+            // Still running until the test releases it: the test can kill the process mid-handler.
+            await released(ctx.deliveryId);
             appendFileSync(journal, `finish ${ctx.deliveryId}\n`);
           }),
       ]
