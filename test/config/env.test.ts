@@ -1,22 +1,11 @@
 import { generateKeyPairSync } from "node:crypto";
-import { ConfigError, parseEnv } from "../../src/config/env.js";
+import { parseEnv } from "../../src/config/env.js";
+import { errorsOf } from "../support/env-errors.js";
 
 const key = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
 const admin = "a".repeat(32);
 const full = { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s3cret", ORCHESTRA_ADMIN_TOKEN: admin };
 
-function errorsOf(env: Record<string, string>, files: Record<string, string> = {}): string[] {
-  try {
-    parseEnv(env, (p) => {
-      if (p in files) return files[p]!;
-      throw Object.assign(new Error("nope"), { code: "ENOENT" });
-    });
-    return [];
-  } catch (e) {
-    if (e instanceof ConfigError) return e.lines;
-    throw e;
-  }
-}
 
 describe("parseEnv", () => {
   test.each([

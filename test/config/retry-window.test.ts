@@ -1,14 +1,6 @@
-import { ConfigError, parseEnv } from "../../src/config/env.js";
+import { parseEnv } from "../../src/config/env.js";
+import { errorsOf } from "../support/env-errors.js";
 
-function errorsOf(env: Record<string, string>): string[] {
-  try {
-    parseEnv(env);
-    return [];
-  } catch (e) {
-    if (e instanceof ConfigError) return e.lines;
-    throw e;
-  }
-}
 
 describe("ORCHESTRA_RETRY_WINDOW_HOURS", () => {
   test("defaults to 6 hours", () => {

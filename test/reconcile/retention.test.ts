@@ -10,7 +10,8 @@ import type { Database } from "../../src/store/db.js";
 import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { Inbox } from "../../src/inbox/store.js";
-import { ConfigError, parseEnv } from "../../src/config/env.js";
+import { parseEnv } from "../../src/config/env.js";
+import { errorsOf } from "../support/env-errors.js";
 import { DEFAULT_RETENTION, MIN_DELIVERIES_DAYS, prune, Retention, type RetentionPolicy } from "../../src/reconcile/retention.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { startRig } from "../support/lifecycle-rig.js";
@@ -224,15 +225,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 });
 
 describe("retention settings", () => {
-  function errorsOf(env: Record<string, string>): string[] {
-    try {
-      parseEnv(env);
-      return [];
-    } catch (e) {
-      if (e instanceof ConfigError) return e.lines;
-      throw e;
-    }
-  }
 
   test("defaults", () => {
     expect(parseEnv({}).retention).toEqual({ deliveriesDays: 7, effectsDays: 14, idempotencyHours: 24, sweepReportsDays: 14, auditDays: 30, intervalMinutes: 60 });
