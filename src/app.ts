@@ -61,6 +61,7 @@ import { InstallationHandlers, unmanagedInstallation } from "./reconcile/install
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { metricsRoom } from "./metrics/routes.js";
+import { webOf } from "./dashboard/html.js";
 
 export interface Capability {
   (deps: { events: EventRouter; api: Router; database: Database; log: Logger; adminToken: string }): void;
@@ -133,7 +134,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const inbox = new Inbox(database, retry);
   const events = new EventRouter();
   const api = new Router();
-  const { metrics, stale } = metricsRoom({ api, db, clock, token: env.metricsToken, sweepMs: o.sweepMs ?? 5_000 });
+  const { metrics, callHours, stale } = metricsRoom({ api, database, clock, token: env.metricsToken, sweepMs: o.sweepMs ?? 5_000, log });
 
   const ProbotWithDefaults = Probot.defaults({
     appId: credentials.appId,
@@ -230,7 +231,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, tasks, clock, deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, tasks, clock, callHours, web: webOf(env.baseUrl), deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

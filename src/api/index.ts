@@ -19,6 +19,8 @@ import type { StaleBranches } from "../reconcile/branches.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 import { ignoredRoutes } from "./ignored.js";
 import type { Counters } from "../ignored/counters.js";
+import { dashboardRoutes } from "../dashboard/routes.js";
+import type { CallHours } from "../metrics/call-hours.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
@@ -32,6 +34,9 @@ export interface ApiDeps extends WorkerApiDeps {
   branches: Pick<StaleBranches, "list">;
   counters: Counters;
   clock: { now(): Date };
+  callHours: Pick<CallHours, "lastHours">;
+  /** GitHub's web address, for the dashboard's links. */
+  web: string;
   pokeInbox(): void;
   pokeEffects(): void;
 }
@@ -47,5 +52,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
   taskActionRoutes(router, { db: deps.db, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
+  dashboardRoutes(router, { ...deps, tasks: deps.tasks, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

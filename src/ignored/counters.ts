@@ -38,6 +38,11 @@ export const IGNORED_NAMES = Object.keys(IGNORED) as IgnoredName[];
 
 /** The statement that adds one to `name` (creating it at 1), for a caller's transaction. */
 export function countStep(name: IgnoredName, now: Date, by = 1): Step {
+  return counterStep(name, now, by);
+}
+
+/** The statement that adds `by` to any named counter (creating it), e.g. the hourly GitHub call counts. */
+export function counterStep(name: string, now: Date, by = 1): Step {
   return {
     sql: `INSERT INTO "Counter" ("name","value","updatedAt") VALUES (?,?,?) ON CONFLICT ("name") DO UPDATE SET "value" = "Counter"."value" + ?, "updatedAt" = ?`,
     args: [name, by, now, by, now],

@@ -34,6 +34,9 @@ export class Metrics {
   readonly #lastSuccess = new Map<SweepKind, Date>();
   readonly #watched = new WeakSet<object>();
 
+  /** Also told of every GitHub call (the hourly tally the dashboard charts). */
+  onGitHubCall: ((kind: "read" | "write") => void) | undefined;
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: "orchestra_" });
   }
@@ -71,6 +74,7 @@ export class Metrics {
         const kind = WRITE_METHODS.has(prop as keyof GitHub) ? "write" : "read";
         return (...args: unknown[]) => {
           this.githubCalls.inc({ installation, kind });
+          this.onGitHubCall?.(kind);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },

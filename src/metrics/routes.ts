@@ -4,7 +4,8 @@
  * anyone who reaches the service's port.
  */
 import { hasAdminToken, HttpError, type Router } from "../http/router.js";
-import type { Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
+import { CallHours } from "./call-hours.js";
 import { Metrics } from "./registry.js";
 import { TableGauges } from "./collector.js";
 import { staleSweep, type StaleSweep } from "./staleness.js";
@@ -22,12 +23,15 @@ export function metricsRoutes(router: Router, deps: { metrics: Metrics; gauges: 
 }
 
 /** The metrics room as the app wires it: the registry, the table gauges, the route, and the sweep staleness `/ready` reads. */
-export function metricsRoom(deps: { api: Router; db: Db; clock: { now(): Date }; token: string | undefined; sweepMs: number }): { metrics: Metrics; stale(): StaleSweep[] } {
+export function metricsRoom(deps: { api: Router; database: Database; clock: { now(): Date }; token: string | undefined; sweepMs: number; log: { warn(obj: object, msg: string): void } }): { metrics: Metrics; callHours: CallHours; stale(): StaleSweep[] } {
   const metrics = new Metrics();
+  const callHours = new CallHours({ database: deps.database, clock: deps.clock, onError: (err) => deps.log.warn({ err: String(err) }, "metrics: could not store the hourly GitHub call counts; they are kept and written with the next ones") });
+  metrics.onGitHubCall = (kind) => callHours.count(kind);
   const startedAt = deps.clock.now();
-  metricsRoutes(deps.api, { metrics, gauges: new TableGauges(metrics.registry, deps.db, deps.clock), token: deps.token });
+  metricsRoutes(deps.api, { metrics, gauges: new TableGauges(metrics.registry, deps.database.db, deps.clock), token: deps.token });
   return {
     metrics,
+    callHours,
     stale: () => {
       const s = staleSweep("sweep", metrics.lastSuccess("sweep"), startedAt, deps.sweepMs, deps.clock.now());
       return s ? [s] : [];

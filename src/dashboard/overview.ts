@@ -1,0 +1,121 @@
+/** The fleet overview page: counts, charts, queue, leases, blocked, failed, parked. */
+import { html, time, type Html } from "./html.js";
+import { duration, issueLink, layout, postButton, stateBadge, table, taskLink, type PageContext } from "./layout.js";
+import { stackedBars } from "./charts.js";
+import type { FleetOverview } from "../views/fleet.js";
+import type { HourSeries } from "../views/activity.js";
+import { TASK_STATES } from "../machine/model.js";
+
+export interface OverviewData {
+  fleet: FleetOverview;
+  runs: HourSeries;
+  calls: HourSeries;
+}
+
+const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
+
+export function overviewPage(ctx: PageContext, d: OverviewData): Html {
+  const f = d.fleet;
+  const queued = f.queue.reduce((n, r) => n + r.tasks.length + r.more, 0);
+  return layout(
+    ctx,
+    "Fleet",
+    html`
+<section aria-labelledby="counts-h">
+  <h2 id="counts-h">Tasks</h2>
+  <ul class="tiles">${TASK_STATES.map((s) => html`<li>${stateBadge(s)}<b>${f.counts[s] ?? 0}</b></li>`)}
+    <li>parked<b>${f.parked.deliveries.length + f.parked.effects.length}</b></li></ul>
+</section>
+
+<section aria-labelledby="charts-h">
+  <h2 id="charts-h">Activity</h2>
+  <div class="charts">${stackedBars("Runs by class", d.runs, "runs")}${stackedBars("GitHub calls per hour", d.calls, "calls")}</div>
+</section>
+
+<section aria-labelledby="queue-h">
+  <h2 id="queue-h">Queue <span class="muted">(${queued}, in claim order)</span></h2>
+  ${f.queue.length === 0
+    ? html`<p class="empty">Nothing is queued.</p>`
+    : f.queue.map(
+        (r) => html`<h3>${r.repo}</h3>
+  ${table(
+    `Queue of ${r.repo}`,
+    ["#", "Issue", "Task", "Attempt", "Queued", "Waiting for"],
+    r.tasks.map(
+      (t, i) => html`<tr><td class="num">${i + 1}</td><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td class="num">${t.attempt}</td><td>${time(t.queuedAt, ctx.now)}</td>
+      <td>${t.waitingFor ? html`<b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}${t.waitingFor.until ? html` (until ${time(t.waitingFor.until, ctx.now)})` : html``}` : html`<span class="muted">next to be claimed</span>`}</td></tr>`,
+    ),
+    "",
+  )}
+  ${r.more ? html`<p class="muted">and ${r.more} more queued in ${r.repo}</p>` : html``}`,
+      )}
+</section>
+
+<section aria-labelledby="leases-h">
+  <h2 id="leases-h">Live leases <span class="muted">(${f.leases.length})</span></h2>
+  ${table(
+    "Live leases",
+    ["Issue", "Task", "Worker", "Run", "Step", "Time left"],
+    f.leases.map(
+      (l) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ?? "dispatch"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
+      <td>${l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`}</td></tr>`,
+    ),
+    "No run holds a lease.",
+  )}
+</section>
+
+<section aria-labelledby="blocked-h">
+  <h2 id="blocked-h">Blocked <span class="muted">(${f.blocked.length})</span></h2>
+  ${table(
+    "Blocked tasks",
+    ["Issue", "Task", "Waiting on a human for"],
+    f.blocked.map(
+      (b) => html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
+        b.question
+          ? html`<b>question</b> from ${b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
+          : b.class
+            ? html`<b>${b.class}</b>${b.why ? html`: ${b.why}` : html``}`
+            : html`${b.diagnostic ?? "blocked"}`
+      }</td></tr>`,
+    ),
+    "Nothing is blocked.",
+  )}
+</section>
+
+<section aria-labelledby="failed-h">
+  <h2 id="failed-h">Failed <span class="muted">(${f.failed.length})</span></h2>
+  ${table(
+    "Failed tasks",
+    ["Issue", "Task", "Last class", "Recovery", "Evidence", "Ended"],
+    f.failed.map(
+      (t) => html`<tr><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td><b>${t.class ?? "—"}</b></td><td>${t.recovery ?? "—"}</td><td>${t.why ?? ""}</td><td>${time(t.endedAt, ctx.now)}</td></tr>`,
+    ),
+    "Nothing failed.",
+  )}
+</section>
+
+<section aria-labelledby="parked">
+  <h2 id="parked">Parked</h2>
+  <h3>Deliveries</h3>
+  ${table(
+    "Parked deliveries",
+    ["Delivery", "Event", "Attempts", "Received", "Last error", ""],
+    f.parked.deliveries.map(
+      (p) => html`<tr><td><code>${p.deliveryId}</code></td><td>${p.event}${p.action ? `.${p.action}` : ""}</td><td class="num">${p.attempts}</td><td>${time(p.receivedAt, ctx.now)}</td><td>${lastError(p.errors)}</td>
+      <td>${postButton(ctx, `/dashboard/deliveries/${encodeURIComponent(p.deliveryId)}/replay`, "Replay", { name: `Replay delivery ${p.deliveryId}` })}</td></tr>`,
+    ),
+    "No delivery is parked.",
+  )}
+  <h3>Effects</h3>
+  ${table(
+    "Parked effects",
+    ["Effect", "Kind", "Repository", "Task", "Attempts", "Why", ""],
+    f.parked.effects.map(
+      (e) => html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.repo}</td><td>${e.task ? html`<a href="/dashboard/tasks/${encodeURIComponent(e.task)}">${e.task}</a>` : html`<span class="muted">—</span>`}</td><td class="num">${e.attempts}</td><td>${e.note ?? lastError(e.errors)}</td>
+      <td>${postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` })}</td></tr>`,
+    ),
+    "No effect is parked.",
+  )}
+</section>`,
+  );
+}

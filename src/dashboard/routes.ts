@@ -1,0 +1,212 @@
+/**
+ * The dashboard under /dashboard: sign-in with the admin token, the fleet
+ * overview, a page per task, and the operator's actions. Pages are rendered
+ * on the server with no script; every action is a form post carrying the
+ * session's CSRF token, answered with a redirect back (post/redirect/get).
+ * Actions go through the same code as the API: task actions raise the
+ * machine's command event, replays put a parked row back in its queue.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { TLSSocket } from "node:tls";
+import { HttpError, type Request, type Router } from "../http/router.js";
+import { BodyTooLarge, readBody } from "../http/respond.js";
+import { html, type Html } from "./html.js";
+import { layout, type PageContext } from "./layout.js";
+import { checkCsrf, COOKIE, csrfToken, isAdminToken, issueSession, readCookie, SESSION_MS, sessionCookie, verifySession, type Session } from "./session.js";
+import { overviewPage } from "./overview.js";
+import { taskPage } from "./task-page.js";
+import { STYLE } from "./style.js";
+import { fleetOverview, type FleetDeps } from "../views/fleet.js";
+import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
+import { callSeries, runsByClass } from "../views/activity.js";
+import { taskAction, type TaskActionDeps } from "../api/task-actions.js";
+import type { CallHours } from "../metrics/call-hours.js";
+import type { Inbox } from "../inbox/store.js";
+
+export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
+  adminToken: string;
+  inbox: Pick<Inbox, "list" | "replay">;
+  callHours: Pick<CallHours, "lastHours">;
+  /** GitHub's web address for links: https://github.com, or the GHE host. */
+  web: string;
+  pokeInbox(): void;
+  pokeEffects(): void;
+}
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const HOURS = 24;
+
+function send(res: ServerResponse, status: number, page: Html, headers: Record<string, string> = {}): void {
+  const body = page.text;
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+    ...headers,
+  });
+  res.end(body);
+}
+
+function redirect(res: ServerResponse, to: string, headers: Record<string, string> = {}): void {
+  res.writeHead(303, { location: to, "cache-control": "no-store", ...headers });
+  res.end();
+}
+
+const secure = (req: IncomingMessage): boolean => req.socket instanceof TLSSocket || String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https";
+
+/** Where to go after signing in: a dashboard path of this service, never another site. */
+export function safeNext(next: string | null): string {
+  return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?(#[A-Za-z0-9_-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
+}
+
+/** A message carried through the redirect after an action. */
+function withMessage(path: string, kind: "notice" | "error", text: string): string {
+  const [base, hash] = path.split("#");
+  return `${base}?${kind}=${encodeURIComponent(text.slice(0, 500))}${hash ? `#${hash}` : ""}`;
+}
+
+async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
+  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw new HttpError(415, "send the form as application/x-www-form-urlencoded");
+  try {
+    return new URLSearchParams((await readBody(req, 16 * 1024)).toString("utf8"));
+  } catch (err) {
+    throw new HttpError(err instanceof BodyTooLarge ? 413 : 400, "the form could not be read");
+  }
+}
+
+function signInPage(ctx: PageContext, next: string, failed: boolean): Html {
+  return layout(
+    { ...ctx, error: failed ? "That is not the admin token. It is ORCHESTRA_ADMIN_TOKEN in the service's environment." : (ctx.error ?? null) },
+    "Sign in",
+    html`<form class="signin" method="post" action="/dashboard/sign-in">
+  <h2>Sign in</h2>
+  <p class="muted">The dashboard is for the operators of this Orchestra service. Sign in with its admin token.</p>
+  <label for="token">Admin token</label>
+  <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+  <input type="hidden" name="next" value="${next}">
+  <button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
+  const context = (req: Request, session: Session | null): PageContext => ({
+    now: deps.clock.now(),
+    csrf: session ? csrfToken(deps.adminToken, session) : null,
+    web: deps.web,
+    notice: req.query.get("notice"),
+    error: req.query.get("error"),
+  });
+  const sessionOf = (req: IncomingMessage) => verifySession(deps.adminToken, readCookie(req.headers.cookie, COOKIE), deps.clock.now());
+
+  /** A page for a signed-in operator; others are sent to sign in. Errors become pages too. */
+  const page = (handler: (r: Request, ctx: PageContext) => Promise<Html>) => async (r: Request) => {
+    const session = sessionOf(r.req);
+    if (!session) return redirect(r.res, `/dashboard/sign-in?next=${encodeURIComponent(safeNext(r.req.url?.split("?")[0] ?? null))}`);
+    const ctx = context(r, session);
+    try {
+      send(r.res, 200, await handler(r, ctx));
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      send(r.res, err.status, layout({ ...ctx, error: err.message }, "Error", html`<p><a href="/dashboard">Back to the fleet</a></p>`));
+    }
+  };
+
+  /** A form post of a signed-in operator with the session's CSRF token; the handler answers where to go and what to say. */
+  const action = (handler: (r: Request) => Promise<{ to: string; notice: string }>) => async (r: Request) => {
+    const session = sessionOf(r.req);
+    if (!session) throw new HttpError(401, "not signed in: sign in at /dashboard/sign-in");
+    const origin = r.req.headers.origin;
+    if (origin && origin !== "null" && new URL(origin).host !== r.req.headers.host) throw new HttpError(403, "the form was posted from another site");
+    const form = await formBody(r.req);
+    if (!checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session; reload the page and try again");
+    const back = safeNext(r.req.headers.referer ? new URL(r.req.headers.referer, "http://x").pathname : null);
+    try {
+      const { to, notice } = await handler(r);
+      redirect(r.res, withMessage(to, "notice", notice));
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      redirect(r.res, withMessage(back, "error", err.message));
+    }
+  };
+
+  router.add("GET", "/dashboard/assets/style.css", async ({ res }) => {
+    res.writeHead(200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=300", "x-content-type-options": "nosniff" });
+    res.end(STYLE);
+  });
+
+  router.add("GET", "/dashboard/sign-in", async (r) => {
+    send(r.res, 200, signInPage(context(r, null), safeNext(r.query.get("next")), false));
+  });
+
+  router.add("POST", "/dashboard/sign-in", async (r) => {
+    const form = await formBody(r.req);
+    const next = safeNext(form.get("next"));
+    if (!isAdminToken(form.get("token") ?? "", deps.adminToken)) return send(r.res, 401, signInPage(context(r, null), next, true));
+    const { value } = issueSession(deps.adminToken, deps.clock.now());
+    redirect(r.res, next, { "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }) });
+  });
+
+  router.add("POST", "/dashboard/sign-out", async (r) => {
+    const form = await formBody(r.req);
+    const session = sessionOf(r.req);
+    if (session && !checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session");
+    redirect(r.res, "/dashboard/sign-in?notice=Signed%20out.", { "set-cookie": sessionCookie("", { secure: secure(r.req), maxAgeSeconds: 0 }) });
+  });
+
+  router.add(
+    "GET",
+    "/dashboard",
+    page(async (_r, ctx) => {
+      const [fleet, runs, calls] = await Promise.all([fleetOverview(deps), runsByClass(deps.db, ctx.now, HOURS), deps.callHours.lastHours(HOURS)]);
+      return overviewPage(ctx, { fleet, runs, calls: callSeries(calls) });
+    }),
+  );
+
+  router.add(
+    "GET",
+    "/dashboard/tasks/:id",
+    page(async (r, ctx) => {
+      const detail = await taskDetail(deps, r.params["id"]!);
+      if (!detail) throw new HttpError(404, `There is no task ${r.params["id"]}.`);
+      return taskPage(ctx, detail);
+    }),
+  );
+
+  router.add(
+    "POST",
+    "/dashboard/tasks/:id/:action",
+    action(async (r) => {
+      const id = r.params["id"]!;
+      const done = await taskAction(deps, id, r.params["action"]!, "dashboard");
+      const to = `/dashboard/tasks/${encodeURIComponent(id)}`;
+      return { to, notice: done.outcome === "applied" ? `${done.action}: done; the task is ${done.task.state ?? "gone"}.` : `${done.action}: nothing to change; the task is ${done.task.state ?? "gone"}.` };
+    }),
+  );
+
+  router.add(
+    "POST",
+    "/dashboard/deliveries/:id/replay",
+    action(async (r) => {
+      const id = r.params["id"]!;
+      if (!(await deps.inbox.replay(id, deps.clock.now()))) throw new HttpError(409, `Delivery ${id} is not parked (or does not exist); only parked deliveries can be replayed.`);
+      deps.pokeInbox();
+      return { to: "/dashboard#parked", notice: `Delivery ${id} is queued again.` };
+    }),
+  );
+
+  router.add(
+    "POST",
+    "/dashboard/effects/:id/replay",
+    action(async (r) => {
+      const id = r.params["id"]!;
+      if (!(await deps.outbox.replay(id, deps.clock.now()))) throw new HttpError(409, `Effect ${id} is not parked (or does not exist); only parked effects can be replayed.`);
+      deps.pokeEffects();
+      return { to: safeNext(r.req.headers.referer ? new URL(r.req.headers.referer, "http://x").pathname : null), notice: `Effect ${id} is queued again.` };
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Dashboard sign-in without server-side session state, so every replica
+ * accepts the same cookie: the cookie is an expiry and a random nonce,
+ * signed with a key derived from the admin token. Changing the admin token
+ * signs every session out. The CSRF token of a session is derived from its
+ * nonce with the same key, so a form can only be posted by a page that was
+ * rendered for that session.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export const COOKIE = "orchestra_session";
+export const SESSION_MS = 12 * 3_600_000;
+
+export interface Session {
+  nonce: string;
+  expiresAt: number;
+}
+
+const keyOf = (adminToken: string): Buffer => createHash("sha256").update(`orchestra dashboard session\0${adminToken}`).digest();
+const mac = (key: Buffer, text: string): string => createHmac("sha256", key).update(text).digest("base64url");
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The constant-time comparison of a typed token with the admin token. */
+export function isAdminToken(typed: string, adminToken: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(typed), digest(adminToken));
+}
+
+export function issueSession(adminToken: string, now: Date, ttlMs = SESSION_MS): { value: string; session: Session } {
+  const session = { nonce: randomBytes(18).toString("base64url"), expiresAt: now.getTime() + ttlMs };
+  const body = `${session.expiresAt}.${session.nonce}`;
+  return { value: `${body}.${mac(keyOf(adminToken), body)}`, session };
+}
+
+/** The session a cookie value proves, or null (malformed, forged, signed with another admin token, or expired). */
+export function verifySession(adminToken: string, value: string | undefined, now: Date): Session | null {
+  if (!value) return null;
+  const m = /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{43})$/.exec(value);
+  if (!m) return null;
+  if (!same(mac(keyOf(adminToken), `${m[1]}.${m[2]}`), m[3]!)) return null;
+  const expiresAt = Number(m[1]);
+  return expiresAt > now.getTime() ? { nonce: m[2]!, expiresAt } : null;
+}
+
+export function csrfToken(adminToken: string, session: Session): string {
+  return mac(keyOf(adminToken), `csrf.${session.nonce}`);
+}
+
+export function checkCsrf(adminToken: string, session: Session, token: string | null): boolean {
+  return token !== null && same(csrfToken(adminToken, session), token);
+}
+
+/** The Set-Cookie value: HttpOnly, SameSite=Strict, scoped to the dashboard, Secure when served over HTTPS. */
+export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+  return [`${COOKIE}=${value}`, "Path=/dashboard", "HttpOnly", "SameSite=Strict", `Max-Age=${opts.maxAgeSeconds}`, ...(opts.secure ? ["Secure"] : [])].join("; ");
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,156 @@
+/**
+ * The fleet at a glance, as the dashboard's overview shows it: the queue of
+ * each repository in claim order with why each task waits, the live leases
+ * with their time left, what is blocked and on what, what failed and as
+ * which class, and what was parked (deliveries and effects).
+ */
+import type { Db } from "../store/db.js";
+import type { Run, Task } from "../store/generated/sqlite/client.js";
+import type { Inbox } from "../inbox/store.js";
+import type { Outbox } from "../effects/outbox.js";
+import type { DeliverySummary } from "../inbox/view.js";
+import type { EffectSummary } from "../effects/outbox.js";
+import { waitingForAll, type WaitingFor } from "../gates/waiting.js";
+import { parseJsonText } from "./task-detail.js";
+
+export interface FleetDeps {
+  db: Db;
+  inbox: Pick<Inbox, "list">;
+  outbox: Outbox;
+  clock: { now(): Date };
+  deliveriesWaiting?: () => Promise<Set<number>>;
+}
+
+interface TaskRef {
+  id: string;
+  repo: string;
+  issue: number;
+  title: string;
+}
+
+export interface QueuedTask extends TaskRef {
+  attempt: number;
+  queuedAt: Date;
+  waitingFor: WaitingFor | null;
+}
+
+export interface LiveLease extends TaskRef {
+  runId: string | null;
+  workerId: string | null;
+  leaseExpiresAt: Date | null;
+  secondsLeft: number;
+  step: string | null;
+}
+
+export interface BlockedTask extends TaskRef {
+  /** The open question of the agent, if that is what blocks it. */
+  question: { body: string; author: string; askedAt: Date } | null;
+  /** The last run's class and why, when a run's outcome escalated it. */
+  class: string | null;
+  why: string | null;
+  diagnostic: string | null;
+}
+
+export interface FailedTask extends TaskRef {
+  class: string | null;
+  recovery: string | null;
+  why: string | null;
+  endedAt: Date | null;
+}
+
+export interface FleetOverview {
+  at: Date;
+  counts: Record<string, number>;
+  queue: Array<{ repo: string; tasks: QueuedTask[]; more: number }>;
+  leases: LiveLease[];
+  blocked: BlockedTask[];
+  failed: FailedTask[];
+  parked: { deliveries: DeliverySummary[]; effects: EffectSummary[] };
+}
+
+/** How many queued tasks each repository shows; the rest are counted. */
+export const QUEUE_SHOWN = 25;
+const LISTED = 200;
+
+const ref = (t: Task): TaskRef => ({ id: t.id, repo: t.repo, issue: t.issue, title: t.title });
+
+/** `evidence.why` of a run, the one line every class's evidence carries. */
+export function whyOf(run: Pick<Run, "evidence"> | undefined): string | null {
+  if (!run?.evidence) return null;
+  try {
+    const why = (parseJsonText(run.evidence) as Record<string, unknown> | null)?.["why"];
+    return typeof why === "string" ? why : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The last run of each task (highest attempt), by task id. */
+async function lastRuns(db: Db, taskIds: string[]): Promise<Map<string, Run>> {
+  if (taskIds.length === 0) return new Map();
+  const runs = await db.run.findMany({ where: { taskId: { in: taskIds } }, orderBy: { attempt: "asc" } });
+  return new Map(runs.map((r) => [r.taskId, r]));
+}
+
+export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const [groups, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
+    db.task.groupBy({ by: ["state"], _count: { _all: true } }),
+    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: 1000 }),
+    db.task.findMany({ where: { state: "claimed" }, orderBy: { leaseExpiresAt: "asc" }, take: LISTED }),
+    db.task.findMany({ where: { state: "blocked" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
+    db.task.findMany({ where: { state: "failed" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
+    deps.inbox.list({ state: "parked", limit: 50 }),
+    deps.outbox.list({ state: "parked", limit: 50 }),
+    deps.deliveriesWaiting?.(),
+  ]);
+  const waiting = await waitingForAll(db, queued, now, waitingSet);
+  const runs = await lastRuns(db, [...claimed, ...blocked, ...failed].map((t) => t.id));
+  const questions = blocked.length
+    ? await db.decision.findMany({ where: { taskId: { in: blocked.map((t) => t.id) }, kind: "question", answeredAt: null }, orderBy: { createdAt: "asc" } })
+    : [];
+  const questionOf = new Map(questions.map((q) => [q.taskId, q]));
+
+  const byRepo = new Map<string, QueuedTask[]>();
+  for (const t of queued) {
+    const list = byRepo.get(t.repo) ?? [];
+    list.push({ ...ref(t), attempt: t.attempt, queuedAt: t.queuedAt, waitingFor: waiting.get(t) ?? null });
+    byRepo.set(t.repo, list);
+  }
+  return {
+    at: now,
+    counts: Object.fromEntries(groups.map((g) => [g.state, g._count._all])),
+    queue: [...byRepo.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([repo, tasks]) => ({ repo, tasks: tasks.slice(0, QUEUE_SHOWN), more: Math.max(0, tasks.length - QUEUE_SHOWN) })),
+    leases: claimed
+      .filter((t) => t.leaseEpoch !== null)
+      .map((t) => {
+        const run = runs.get(t.id);
+        const progress = run?.progress ? (parseJsonText(run.progress) as { step?: unknown } | null) : null;
+        return {
+          ...ref(t),
+          runId: t.runId,
+          workerId: t.workerId,
+          leaseExpiresAt: t.leaseExpiresAt,
+          secondsLeft: t.leaseExpiresAt ? Math.round((t.leaseExpiresAt.getTime() - now.getTime()) / 1000) : 0,
+          step: typeof progress?.step === "string" ? progress.step : null,
+        };
+      }),
+    blocked: blocked.map((t) => {
+      const q = questionOf.get(t.id);
+      const run = runs.get(t.id);
+      return {
+        ...ref(t),
+        question: q ? { body: q.body, author: q.author, askedAt: q.createdAt } : null,
+        class: run?.class ?? null,
+        why: whyOf(run),
+        diagnostic: t.diagnostic,
+      };
+    }),
+    failed: failed.map((t) => {
+      const run = runs.get(t.id);
+      return { ...ref(t), class: run?.class ?? null, recovery: run?.recovery ?? null, why: whyOf(run), endedAt: run?.endedAt ?? null };
+    }),
+    parked: { deliveries, effects },
+  };
+}
