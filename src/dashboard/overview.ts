@@ -57,7 +57,7 @@ export function overviewPage(ctx: PageContext, d: OverviewData): Html {
     "Live leases",
     ["Issue", "Task", "Worker", "Run", "Step", "Time left"],
     f.leases.map(
-      (l) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ?? "dispatch"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
+      (l) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>` : "dispatched"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
       <td>${l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`}</td></tr>`,
     ),
     "No run holds a lease.",
@@ -72,7 +72,7 @@ export function overviewPage(ctx: PageContext, d: OverviewData): Html {
     f.blocked.map(
       (b) => html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
         b.question
-          ? html`<b>question</b> from ${b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
+          ? html`<b>question</b> from ${b.question.author.startsWith("run:") ? "the agent" : b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
           : b.class
             ? html`<b>${b.class}</b>${b.why ? html`: ${b.why}` : html``}`
             : html`${b.diagnostic ?? "blocked"}`

@@ -21,12 +21,12 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .tiles b { display: block; font-size: 1.3rem; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
 figure.chart { margin: 0; background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .6rem; }
-figure.chart svg { width: 100%; height: auto; }
+figure.chart > svg { width: 100%; height: auto; }
 figcaption { font-weight: 600; margin-bottom: .3rem; }
 .grid { stroke: var(--line); stroke-width: 1; }
 .axis { fill: var(--muted); font-size: 11px; }
 .legend { list-style: none; padding: 0; margin: .3rem 0; display: flex; flex-wrap: wrap; gap: .8rem; }
-.swatch { vertical-align: -1px; margin-right: .3rem; }
+.swatch { width: 12px; height: 12px; vertical-align: -1px; margin-right: .3rem; }
 .state { display: inline-block; padding: 0 .45rem; border-radius: 999px; border: 1px solid var(--line); font-size: .8rem; }
 .state-failed, .state-parked { color: var(--bad); border-color: var(--bad); }
 .state-blocked { color: var(--warn); border-color: var(--warn); }
@@ -42,6 +42,7 @@ button.danger { color: var(--bad); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: .5rem 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
+td pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .5rem; overflow-x: auto; max-height: 24rem; font-size: 12px; }
 .signin { max-width: 26rem; margin: 4rem auto; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 1.2rem 1.4rem; }
 .signin input { width: 100%; font: inherit; padding: .35rem .5rem; margin: .3rem 0 .8rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }

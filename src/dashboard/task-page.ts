@@ -3,6 +3,7 @@ import { html, time, type Html } from "./html.js";
 import { duration, folded, issueLink, layout, postButton, pullLink, stateBadge, table, type PageContext } from "./layout.js";
 import type { TaskDetail } from "../views/task-detail.js";
 import { TASK_ACTIONS } from "../api/task-actions.js";
+import { describeEffect, type EffectSpec } from "../machine/effects.js";
 
 const ACTION_HELP: Record<(typeof TASK_ACTIONS)[number], string> = {
   retry: "queue it again with a fresh attempt budget",
@@ -77,10 +78,10 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   <h2 id="effects-h">Effects on GitHub <span class="muted">(${d.effects.length})</span></h2>
   ${table(
     "Effects",
-    ["Kind", "State", "Attempts", "Created", "Done", "Note", "Errors", ""],
+    ["Kind", "State", "Attempts", "Created", "Done", "What", "Errors", ""],
     [...d.effects].reverse().map(
       (e) => html`<tr><td>${e.kind}${e.dryRun ? html` <span class="muted">(dry run)</span>` : html``}</td><td>${stateBadge(e.state)}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt, ctx.now)}</td><td>${time(e.doneAt, ctx.now)}</td>
-      <td>${e.note ?? ""} ${folded("payload", e.payload)}</td><td>${ring(e.errors)}</td>
+      <td>${folded(describeEffect({ kind: e.kind, key: e.key, payload: e.payload } as EffectSpec), e.payload)}${e.note ? html`<div class="muted">${e.note}</div>` : html``}</td><td>${ring(e.errors)}</td>
       <td>${e.state === "parked" ? postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` }) : html``}</td></tr>`,
     ),
     "No effect yet.",

@@ -37,6 +37,8 @@ export interface QueuedTask extends TaskRef {
 export interface LiveLease extends TaskRef {
   runId: string | null;
   workerId: string | null;
+  /** The registered worker's name (null: a dispatched run, or a worker since removed). */
+  workerName: string | null;
   leaseExpiresAt: Date | null;
   secondsLeft: number;
   step: string | null;
@@ -111,6 +113,9 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     ? await db.decision.findMany({ where: { taskId: { in: blocked.map((t) => t.id) }, kind: "question", answeredAt: null }, orderBy: { createdAt: "asc" } })
     : [];
   const questionOf = new Map(questions.map((q) => [q.taskId, q]));
+  const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
+  const workers = workerIds.length ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [];
+  const nameOf = new Map(workers.map((w) => [w.id, w.name]));
 
   const byRepo = new Map<string, QueuedTask[]>();
   for (const t of queued) {
@@ -131,6 +136,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
           ...ref(t),
           runId: t.runId,
           workerId: t.workerId,
+          workerName: t.workerId ? (nameOf.get(t.workerId) ?? null) : null,
           leaseExpiresAt: t.leaseExpiresAt,
           secondsLeft: t.leaseExpiresAt ? Math.round((t.leaseExpiresAt.getTime() - now.getTime()) / 1000) : 0,
           step: typeof progress?.step === "string" ? progress.step : null,
