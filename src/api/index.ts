@@ -21,6 +21,8 @@ import { ignoredRoutes } from "./ignored.js";
 import type { Counters } from "../ignored/counters.js";
 import { dashboardRoutes } from "../dashboard/routes.js";
 import type { CallHours } from "../metrics/call-hours.js";
+import type { RateLimitSeen } from "../metrics/registry.js";
+import { githubRoutes } from "./github.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   inbox: Inbox;
@@ -35,6 +37,7 @@ export interface ApiDeps extends WorkerApiDeps {
   counters: Counters;
   clock: { now(): Date };
   callHours: Pick<CallHours, "lastHours">;
+  rateLimits(): ReadonlyMap<number, RateLimitSeen>;
   /** GitHub's web address, for the dashboard's links. */
   web: string;
   pokeInbox(): void;
@@ -45,6 +48,7 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeInbox });
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
   ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
+  githubRoutes(router, deps);
   if (!opts.tasks) return;
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });

@@ -3,7 +3,7 @@
  * the existing API calls (nothing here is computed that the API does not
  * say): the queue by repository with why tasks wait, live leases, blocked and
  * failed tasks, parked deliveries and effects, retrying deliveries, failing
- * reconcile scopes, and pauses.
+ * reconcile scopes, pauses, and GitHub's rate limit per installation.
  */
 import type { TaskRow } from "./tasks.js";
 import { when } from "./io.js";
@@ -17,6 +17,7 @@ export interface StatusAnswer {
   effects: { counts: Record<string, number>; effects: Array<{ id: string; task: string | null; kind: string; errors: Array<{ message: string }> }> };
   sweeps: { failing: Record<string, { since: string; runs: number; error: string; escalatedAt?: string | null }> };
   pause: { paused: Array<{ scope: string; reason: string; by: string; at: string }> };
+  github: { rateLimits: Array<{ installation: number; remaining: number; limit: number | null; resetAt: string | null; seenAt: string }>; callsPerHour: Array<{ hour: string; reads: number; writes: number }> };
 }
 
 /** The API calls `status` makes, by the key of its answer. */
@@ -29,6 +30,7 @@ export const STATUS_CALLS: Record<keyof StatusAnswer, string> = {
   effects: "/api/v1/effects?state=parked&limit=20",
   sweeps: "/api/v1/sweeps?limit=1",
   pause: "/api/v1/pause",
+  github: "/api/v1/github",
 };
 
 /** How many of the first waiting reasons of a repository's queue to show. */
@@ -62,5 +64,9 @@ export function statusText(s: StatusAnswer): string {
   const failing = Object.entries(s.sweeps.failing);
   lines.push(`failing reconcile scopes: ${failing.length}`);
   for (const [scope, f] of failing) lines.push(`  ${scope}  ${f.runs} run(s) since ${when(f.since)}${f.escalatedAt ? "  escalated" : ""}  ${f.error}`);
+  const hour = s.github.callsPerHour.at(-1);
+  lines.push(`GitHub calls this hour: ${hour ? `${hour.reads} read(s), ${hour.writes} write(s)` : "none counted"}`);
+  lines.push(`rate limit: ${s.github.rateLimits.length ? `${s.github.rateLimits.length} installation(s)` : "not seen yet (no GitHub answer since the service started)"}`);
+  for (const r of s.github.rateLimits) lines.push(`  installation ${r.installation}  ${r.remaining}${r.limit === null ? "" : `/${r.limit}`} left${r.resetAt ? `, resets ${when(r.resetAt)}` : ""}  (seen ${when(r.seenAt)})`);
   return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }

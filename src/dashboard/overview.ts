@@ -5,11 +5,13 @@ import { stackedBars } from "./charts.js";
 import type { FleetOverview } from "../views/fleet.js";
 import type { HourSeries } from "../views/activity.js";
 import { TASK_STATES } from "../machine/model.js";
+import { healthSection, type Health } from "./health.js";
 
 export interface OverviewData {
   fleet: FleetOverview;
   runs: HourSeries;
   calls: HourSeries;
+  health: Health;
 }
 
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
@@ -26,6 +28,8 @@ export function overviewPage(ctx: PageContext, d: OverviewData): Html {
   <ul class="tiles">${TASK_STATES.map((s) => html`<li>${stateBadge(s)}<b>${f.counts[s] ?? 0}</b></li>`)}
     <li>parked<b>${f.parked.deliveries.length + f.parked.effects.length}</b></li></ul>
 </section>
+
+${healthSection(ctx, d.health)}
 
 <section aria-labelledby="charts-h">
   <h2 id="charts-h">Activity</h2>

@@ -20,13 +20,16 @@ import { fleetOverview, type FleetDeps } from "../views/fleet.js";
 import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
 import { callSeries, runsByClass } from "../views/activity.js";
 import { taskAction, type TaskActionDeps } from "../api/task-actions.js";
-import type { CallHours } from "../metrics/call-hours.js";
 import type { Inbox } from "../inbox/store.js";
+import { githubStanding } from "../api/github.js";
+import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   adminToken: string;
-  inbox: Pick<Inbox, "list" | "replay">;
-  callHours: Pick<CallHours, "lastHours">;
+  inbox: Pick<Inbox, "list" | "replay" | "summary">;
+  streaks: Pick<FailureStreaks, "current">;
+  callHours: Parameters<typeof githubStanding>[0]["callHours"];
+  rateLimits: Parameters<typeof githubStanding>[0]["rateLimits"];
   /** GitHub's web address for links: https://github.com, or the GHE host. */
   web: string;
   pokeInbox(): void;
@@ -162,8 +165,15 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     "GET",
     "/dashboard",
     page(async (_r, ctx) => {
-      const [fleet, runs, calls] = await Promise.all([fleetOverview(deps), runsByClass(deps.db, ctx.now, HOURS), deps.callHours.lastHours(HOURS)]);
-      return overviewPage(ctx, { fleet, runs, calls: callSeries(calls) });
+      const [fleet, runs, github, deliveries, effects, failing] = await Promise.all([
+        fleetOverview(deps),
+        runsByClass(deps.db, ctx.now, HOURS),
+        githubStanding(deps),
+        deps.inbox.summary(),
+        deps.outbox.counts(),
+        deps.streaks.current(),
+      ]);
+      return overviewPage(ctx, { fleet, runs, calls: callSeries(github.callsPerHour), health: { deliveries, effects, github, failing } });
     }),
   );
 

@@ -11,6 +11,28 @@ import { WRITE_METHODS, type GitHub } from "../github/port.js";
 /** The sweeps whose last success is exported and judged for staleness. */
 export type SweepKind = "sweep" | "reconcile" | "deliveries";
 
+export interface RateLimitSeen {
+  remaining: number;
+  limit: number | null;
+  /** When GitHub's window resets (x-ratelimit-reset). */
+  resetAt: Date | null;
+  /** When these headers were seen. */
+  seenAt: Date;
+}
+
+/** The rate-limit headers of a GitHub response, or null when it carries none. */
+export function rateLimitOf(headers: Record<string, unknown>, seenAt: Date): RateLimitSeen | null {
+  const number = (name: string) => {
+    const v = headers[name];
+    const n = Number(v);
+    return v === undefined || v === null || v === "" || !Number.isFinite(n) ? null : n;
+  };
+  const remaining = number("x-ratelimit-remaining");
+  if (remaining === null) return null;
+  const reset = number("x-ratelimit-reset");
+  return { remaining, limit: number("x-ratelimit-limit"), resetAt: reset === null ? null : new Date(reset * 1000), seenAt };
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly deliveriesReceived = new Counter({ name: "orchestra_deliveries_received_total", help: "Webhook deliveries stored as new rows in the inbox", registers: [this.registry] });
@@ -31,6 +53,8 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly sweepLastSuccess = new Gauge({ name: "orchestra_sweep_last_success_timestamp_seconds", help: "Unix time of each sweep's last successful run", labelNames: ["sweep"], registers: [this.registry] });
+  /** The last rate-limit headers seen per installation, for the API and the dashboard. */
+  readonly rateLimits = new Map<number, RateLimitSeen>();
   readonly #lastSuccess = new Map<SweepKind, Date>();
   readonly #watched = new WeakSet<object>();
 
@@ -86,9 +110,11 @@ export class Metrics {
     if (this.#watched.has(octokit)) return;
     this.#watched.add(octokit);
     octokit.hook.after("request", (response) => {
-      const header = (response as { headers?: Record<string, unknown> } | undefined)?.headers?.["x-ratelimit-remaining"];
-      const remaining = Number(header);
-      if (header !== undefined && header !== null && Number.isFinite(remaining)) this.rateLimitRemaining.set({ installation: String(installationId) }, remaining);
+      const headers = (response as { headers?: Record<string, unknown> } | undefined)?.headers ?? {};
+      const seen = rateLimitOf(headers, new Date());
+      if (!seen) return;
+      this.rateLimitRemaining.set({ installation: String(installationId) }, seen.remaining);
+      this.rateLimits.set(installationId, seen);
     });
   }
 

@@ -18,6 +18,7 @@ const base: StatusAnswer = {
   effects: { counts: {}, effects: [] },
   sweeps: { failing: {} },
   pause: { paused: [] },
+  github: { rateLimits: [], callsPerHour: [] },
 };
 
 describe("statusText", () => {
@@ -43,6 +44,28 @@ describe("statusText", () => {
       "  parked e-1  comment  task=t7  403 Forbidden  (orchestra effects replay e-1)",
       "failing reconcile scopes: 1",
       "  acme/app  4 run(s) since 2026-01-01T00:00:00Z  escalated  404 Not Found",
+      "GitHub calls this hour: none counted",
+      "rate limit: not seen yet (no GitHub answer since the service started)",
+      "",
+    ]);
+  });
+
+  test("GitHub: this hour's calls, and each installation's rate limit with its reset", () => {
+    const text = statusText({
+      ...base,
+      github: {
+        callsPerHour: [{ hour: "2026-01-01T00:00:00.000Z", reads: 3, writes: 1 }, { hour: "2026-01-01T01:00:00.000Z", reads: 18, writes: 12 }],
+        rateLimits: [
+          { installation: 7, remaining: 4980, limit: 5000, resetAt: "2026-01-01T01:40:00.000Z", seenAt: "2026-01-01T01:10:00.000Z" },
+          { installation: 9, remaining: 12, limit: null, resetAt: null, seenAt: "2026-01-01T01:11:00.000Z" },
+        ],
+      },
+    });
+    expect(text.split("\n").slice(-5)).toEqual([
+      "GitHub calls this hour: 18 read(s), 12 write(s)",
+      "rate limit: 2 installation(s)",
+      "  installation 7  4980/5000 left, resets 2026-01-01T01:40:00Z  (seen 2026-01-01T01:10:00Z)",
+      "  installation 9  12 left  (seen 2026-01-01T01:11:00Z)",
       "",
     ]);
   });

@@ -60,10 +60,15 @@ maybe("the dashboard in Chromium", () => {
     expect(cookie).toMatchObject({ name: "orchestra_session", httpOnly: true, sameSite: "Strict", path: "/dashboard" });
   });
 
-  test("the fleet overview: counts, charts, queue in claim order, lease, blocked question, failed class, parked rows", async () => {
+  test("the fleet overview: counts, health, charts, queue in claim order, lease, blocked question, failed class, parked rows", async () => {
     await page.goto(`${rig.app.url}/dashboard`);
-    const tiles = await page.locator("ul.tiles li").allInnerTexts();
+    const tiles = await page.locator("section[aria-labelledby=counts-h] ul.tiles li").allInnerTexts();
     expect(tiles.map((t) => t.replace(/\s+/g, " ").trim())).toEqual(["queued 3", "claimed 1", "review 0", "done 0", "blocked 1", "failed 1", "cancelled 0", "parked 2"]);
+
+    const limits = page.getByRole("table", { name: "GitHub rate limit" });
+    expect(await limits.locator("tbody tr td").first().textContent()).toBe("77");
+    expect(await limits.locator("tbody tr td:nth-child(2)").textContent()).toBe("4999 of 5000");
+    expect(await page.locator("section[aria-labelledby=health-h]").innerText()).toMatch(/deliveries parked\s+1\b/);
 
     const runs = page.getByRole("img", { name: /^Runs by class, last 24 hours:/ });
     expect(await runs.getAttribute("aria-label")).toMatch(/1 phantom, 1 question$/);

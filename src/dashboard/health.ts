@@ -1,0 +1,44 @@
+/** The overview's health section: the inbox, the outbox, GitHub's rate limit, and reconcile scopes that fail. */
+import { html, time, type Html } from "./html.js";
+import { table, type PageContext } from "./layout.js";
+import type { GitHubStanding } from "../api/github.js";
+import type { Streak } from "../reconcile/failing.js";
+
+export interface Health {
+  deliveries: Record<string, number>;
+  effects: Record<string, number>;
+  github: GitHubStanding;
+  failing: Record<string, Streak>;
+}
+
+const count = (counts: Record<string, number>, key: string) => counts[key] ?? 0;
+
+export function healthSection(ctx: PageContext, h: Health): Html {
+  const hour = h.github.callsPerHour.at(-1);
+  const failing = Object.entries(h.failing);
+  return html`<section aria-labelledby="health-h">
+  <h2 id="health-h">Health</h2>
+  <ul class="tiles">
+    <li>deliveries pending<b>${count(h.deliveries, "pending")}</b></li>
+    <li>deliveries retrying<b>${count(h.deliveries, "retrying")}</b></li>
+    <li>deliveries parked<b>${count(h.deliveries, "parked")}</b></li>
+    <li>effects pending<b>${count(h.effects, "pending") + count(h.effects, "running")}</b></li>
+    <li>effects parked<b>${count(h.effects, "parked")}</b></li>
+    <li>GitHub calls this hour<b>${hour ? hour.reads + hour.writes : 0}</b></li>
+  </ul>
+  <h3>GitHub rate limit</h3>
+  ${table(
+    "GitHub rate limit",
+    ["Installation", "Left", "Resets", "Seen"],
+    h.github.rateLimits.map((r) => html`<tr><td>${r.installation}</td><td class="num">${r.remaining}${r.limit === null ? "" : ` of ${r.limit}`}</td><td>${time(r.resetAt, ctx.now)}</td><td>${time(r.seenAt, ctx.now)}</td></tr>`),
+    "Not seen yet: no GitHub answer since this replica started.",
+  )}
+  <h3>Reconcile</h3>
+  ${table(
+    "Failing reconcile scopes",
+    ["Scope", "Failing since", "Runs", "Escalated", "Error"],
+    failing.map(([scope, f]) => html`<tr><td>${scope}</td><td>${time(f.since, ctx.now)}</td><td class="num">${f.runs}</td><td>${f.escalatedAt ? time(f.escalatedAt, ctx.now) : "no"}</td><td>${f.error}</td></tr>`),
+    "Every repository and installation was read by the last reconcile.",
+  )}
+</section>`;
+}
