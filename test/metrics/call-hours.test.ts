@@ -1,0 +1,56 @@
+/** GitHub calls per hour in the counter table, on each database: tallied, written in batches, kept on failure, pruned. */
+import { openDatabase, type Database } from "../../src/store/db.js";
+import { migrate } from "../../src/store/migrate.js";
+import { CallHours, CALLS_PREFIX } from "../../src/metrics/call-hours.js";
+import { providers, testDatabase, type TestDb } from "../support/databases.js";
+
+describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  let t: TestDb;
+  let database: Database;
+  beforeEach(async () => {
+    t = await testDatabase(provider);
+    database = await openDatabase(t.url, { poolSize: 2 });
+    await migrate(database, () => {});
+  });
+  afterEach(async () => {
+    await database.close();
+    await t.drop();
+  });
+
+  test("calls are written at most once per interval, then read back per hour with zeros between", async () => {
+    const clock = { ms: Date.parse("2026-12-01T08:59:58Z"), now: () => new Date(clock.ms) };
+    const hours = new CallHours({ database, clock }, { flushMs: 10_000, keepHours: 48 });
+    hours.count("read"); // the first call writes at once
+    await hours.flush();
+    for (let i = 0; i < 5; i++) hours.count("write");
+    clock.ms += 3_000; // 09:00:01, a new hour
+    hours.count("read");
+    const stored = async () => Object.fromEntries((await database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } })).map((r) => [r.name, r.value]));
+    expect(await stored()).toEqual({ "github.calls.2026-12-01T08.read": 1 });
+    const series = await hours.lastHours(3);
+    expect(series.map((h) => [h.hour.toISOString(), h.reads, h.writes])).toEqual([
+      ["2026-12-01T07:00:00.000Z", 0, 0],
+      ["2026-12-01T08:00:00.000Z", 1, 5],
+      ["2026-12-01T09:00:00.000Z", 1, 0],
+    ]);
+  });
+
+  test("a failed write keeps its tally for the next; hours past keepHours are deleted", async () => {
+    const clock = { ms: Date.parse("2026-12-01T08:00:00Z"), now: () => new Date(clock.ms) };
+    const hours = new CallHours({ database, clock }, { flushMs: 60_000, keepHours: 2 });
+    hours.count("read");
+    await hours.flush();
+    await t.sql(`DROP TABLE "Counter"`);
+    clock.ms += 60_000;
+    hours.count("write");
+    await expect(hours.flush()).rejects.toThrow();
+    await database.db.$executeRawUnsafe(`CREATE TABLE "Counter" ("name" TEXT PRIMARY KEY, "value" INTEGER NOT NULL DEFAULT 0, "updatedAt" ${provider === "sqlite" ? "DATETIME" : "TIMESTAMP(3)"} NOT NULL)`);
+    await hours.flush();
+    const rows = async () => (await database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
+    expect(await rows()).toEqual([["github.calls.2026-12-01T08.write", 1]]);
+    clock.ms += 3 * 3_600_000; // 11:01: 08:00 is past the two hours kept
+    hours.count("read");
+    await hours.flush();
+    expect(await rows()).toEqual([["github.calls.2026-12-01T11.read", 1]]);
+  });
+});
