@@ -65,6 +65,18 @@ export function safeNext(next: string | null): string {
   return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?(#[A-Za-z0-9_-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
 }
 
+/** The dashboard page a form was posted from (its Referer), else the fleet. */
+function backTo(req: IncomingMessage): string {
+  const referer = req.headers.referer;
+  if (!referer) return "/dashboard";
+  try {
+    const url = new URL(referer);
+    return safeNext(url.pathname + (url.pathname === "/dashboard" ? "#parked" : ""));
+  } catch {
+    return "/dashboard";
+  }
+}
+
 /** A message carried through the redirect after an action. */
 function withMessage(path: string, kind: "notice" | "error", text: string): string {
   const [base, hash] = path.split("#");
@@ -127,7 +139,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     if (origin && origin !== "null" && new URL(origin).host !== r.req.headers.host) throw new HttpError(403, "the form was posted from another site");
     const form = await formBody(r.req);
     if (!checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session; reload the page and try again");
-    const back = safeNext(r.req.headers.referer ? new URL(r.req.headers.referer, "http://x").pathname : null);
+    const back = backTo(r.req);
     try {
       const { to, notice } = await handler(r);
       redirect(r.res, withMessage(to, "notice", notice));
@@ -198,25 +210,21 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     }),
   );
 
-  router.add(
-    "POST",
-    "/dashboard/deliveries/:id/replay",
-    action(async (r) => {
-      const id = r.params["id"]!;
-      if (!(await deps.inbox.replay(id, deps.clock.now()))) throw new HttpError(409, `Delivery ${id} is not parked (or does not exist); only parked deliveries can be replayed.`);
-      deps.pokeInbox();
-      return { to: "/dashboard#parked", notice: `Delivery ${id} is queued again.` };
-    }),
-  );
-
-  router.add(
-    "POST",
-    "/dashboard/effects/:id/replay",
-    action(async (r) => {
-      const id = r.params["id"]!;
-      if (!(await deps.outbox.replay(id, deps.clock.now()))) throw new HttpError(409, `Effect ${id} is not parked (or does not exist); only parked effects can be replayed.`);
-      deps.pokeEffects();
-      return { to: safeNext(r.req.headers.referer ? new URL(r.req.headers.referer, "http://x").pathname : null), notice: `Effect ${id} is queued again.` };
-    }),
-  );
+  // Replays: a parked row goes back to its queue, as the API's replay does.
+  const replays = [
+    { path: "deliveries", what: "Delivery", replay: (id: string) => deps.inbox.replay(id, deps.clock.now()), poke: deps.pokeInbox },
+    { path: "effects", what: "Effect", replay: (id: string) => deps.outbox.replay(id, deps.clock.now()), poke: deps.pokeEffects },
+  ];
+  for (const { path, what, replay, poke } of replays) {
+    router.add(
+      "POST",
+      `/dashboard/${path}/:id/replay`,
+      action(async (r) => {
+        const id = r.params["id"]!;
+        if (!(await replay(id))) throw new HttpError(409, `${what} ${id} is not parked (or does not exist); only parked ${path} can be replayed.`);
+        poke();
+        return { to: backTo(r.req), notice: `${what} ${id} is queued again.` };
+      }),
+    );
+  }
 }
