@@ -103,6 +103,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(noSession.status).toBe(401);
     expect((await db().task.findUniqueOrThrow({ where: { id: fleet.failed.id } })).state).toBe("failed");
 
+    for (const [path, error] of [
+      ["/dashboard/tasks/no-such-task/retry", "no task no-such-task"],
+      ["/dashboard/tasks/a%2Fb%22c/hold", 'no task a/b"c'],
+      [`/dashboard/tasks/${fleet.failed.id}/frobnicate`, "no action frobnicate; the actions are retry, resume, hold, cancel"],
+      ["/dashboard/effects/no-such-effect/replay", "Effect no-such-effect is not parked (or does not exist); only parked effects can be replayed."],
+      [`/dashboard/deliveries/${encodeURIComponent("タスク")}/replay`, "Delivery タスク is not parked (or does not exist); only parked deliveries can be replayed."],
+    ]) {
+      const r = await post(path!, { csrf }, { referer: `${rig.app.url}/dashboard` });
+      expect({ path, status: r.status, location: r.headers.get("location") }).toEqual({ path, status: 303, location: `/dashboard?error=${encodeURIComponent(error!)}#parked` });
+    }
+
     const retried = await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.failed.id}` });
     expect(retried.status).toBe(303);
     expect(retried.headers.get("location")).toBe(`/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}`);

@@ -37,20 +37,30 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("a failed write keeps its tally for the next; hours past keepHours are deleted", async () => {
     const clock = { ms: Date.parse("2026-12-01T08:00:00Z"), now: () => new Date(clock.ms) };
-    const hours = new CallHours({ database, clock }, { flushMs: 60_000, keepHours: 2 });
-    hours.count("read");
-    await hours.flush();
-    await t.sql(`DROP TABLE "Counter"`);
-    clock.ms += 60_000;
-    hours.count("write");
-    await expect(hours.flush()).rejects.toThrow();
-    await database.db.$executeRawUnsafe(`CREATE TABLE "Counter" ("name" TEXT PRIMARY KEY, "value" INTEGER NOT NULL DEFAULT 0, "updatedAt" ${provider === "sqlite" ? "DATETIME" : "TIMESTAMP(3)"} NOT NULL)`);
-    await hours.flush();
+    let unreachable = false;
+    const flaky = {
+      db: database.db,
+      provider: database.provider,
+      get raw() {
+        if (unreachable) throw new Error("database unreachable");
+        return database.raw;
+      },
+    };
+    const errors: unknown[] = [];
+    const hours = new CallHours({ database: flaky, clock, onError: (err) => errors.push(err) }, { flushMs: 60_000, keepHours: 2 });
     const rows = async () => (await database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
-    expect(await rows()).toEqual([["github.calls.2026-12-01T08.write", 1]]);
-    clock.ms += 3 * 3_600_000; // 11:01: 08:00 is past the two hours kept
+    unreachable = true;
+    hours.count("write");
+    hours.count("write");
+    await expect(hours.flush()).rejects.toThrow("database unreachable");
+    expect(await rows()).toEqual([]);
+    unreachable = false;
+    await hours.flush();
+    expect(await rows()).toEqual([["github.calls.2026-12-01T08.write", 2]]);
+    clock.ms += 3 * 3_600_000; // 11:00: 08:00 is past the two hours kept
     hours.count("read");
     await hours.flush();
     expect(await rows()).toEqual([["github.calls.2026-12-01T11.read", 1]]);
+    expect(String(errors[0])).toContain("database unreachable"); // the background write the first call started
   });
 });
