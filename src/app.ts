@@ -42,22 +42,13 @@ import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./reconcile/retention.js";
 import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
-import { IssueHandlers } from "./webhooks/issues.js";
-import { PullHandlers } from "./webhooks/pulls.js";
-import { registerWebhooks } from "./webhooks/register.js";
-import { ReviewHandlers } from "./webhooks/reviews.js";
-import { SubmissionHandlers } from "./checks/webhooks.js";
-import { CheckFailures } from "./checks/failures.js";
-import { BaseMoves } from "./checks/base.js";
-import { Rewrites } from "./checks/rewrites.js";
-import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
-import { emptyCounts } from "./reconcile/drift.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
-import { InstallationHandlers, unmanagedInstallation } from "./reconcile/installations.js";
+import { unmanagedInstallation } from "./reconcile/installations.js";
+import { webhookRoom } from "./webhooks/room.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { metricsRoom } from "./metrics/routes.js";
@@ -203,30 +194,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log, onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired) });
 
   const withTasks = o.lifecycle ?? true;
-  if (withTasks) {
-    registerWebhooks(events, {
-      installations: new InstallationHandlers({ db, tasks, clock, log }),
-      reconcileRepo: async (installationId, repo) => {
-        await reconciler.repo(installationId, repo, emptyCounts());
-      },
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters }),
-      pulls: new PullHandlers({ db, tasks, clock }),
-      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
-      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf }),
-      questions,
-      submission: new SubmissionHandlers({
-        failures: new CheckFailures({ db, tasks, configs, log }),
-        base: new BaseMoves({ db, tasks, configs, log }),
-        rewrites: new Rewrites({ db, tasks }),
-        branchPrefixOf: async (installationId, repo) => {
-          const cfg = await configs.get(installationId, repo);
-          return cfg.ok ? cfg.config.branchPrefix : null;
-        },
-      }),
-      dispatcher,
-      invalidateConfig: (repo) => configs.invalidate(repo),
-    });
-  }
+  if (withTasks) webhookRoom(events, { db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters, questions, reconciler, clock, log });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,
