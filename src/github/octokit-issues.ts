@@ -3,7 +3,7 @@
  * octokit.ts): issues, their labels, comments, reactions and dependencies.
  */
 import type { ProbotOctokit } from "probot";
-import type { GitHub } from "./port.js";
+import { GitHubError, type GitHub, type IssueInfo } from "./port.js";
 import { call, maybe } from "./errors.js";
 import { toBlocker, type RawBlocker } from "./mappers.js";
 
@@ -14,24 +14,68 @@ export interface CallOptions {
   request: { signal: AbortSignal; retries?: number };
 }
 
-type IssueMethods = Pick<GitHub, "getIssue" | "issueLabels" | "addLabels" | "removeLabel" | "createComment" | "listComments" | "addReaction" | "blockedBy">;
+type IssueMethods = Pick<
+  GitHub,
+  "getIssue" | "createIssue" | "updateIssueBody" | "issuesCreatedBy" | "issueLabels" | "addLabels" | "removeLabel" | "createComment" | "listComments" | "addReaction" | "blockedBy"
+>;
+
+interface RawIssue {
+  number: number;
+  title: string;
+  body?: string | null;
+  state: string;
+  labels: Array<string | { name?: string }>;
+  user: { login: string } | null;
+  pull_request?: unknown;
+}
+
+function toIssue(i: RawIssue): IssueInfo {
+  return {
+    number: i.number,
+    title: i.title,
+    body: i.body ?? "",
+    state: i.state === "closed" ? "closed" : "open",
+    labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean),
+    author: i.user?.login ?? "",
+    isPullRequest: Boolean(i.pull_request),
+  };
+}
+
+/** Like maybe, but an issue GitHub answers 410 for (deleted) is absent too. */
+async function gone<T>(operation: string, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await maybe(operation, fn);
+  } catch (e) {
+    if (e instanceof GitHubError && e.status === 410) return null;
+    throw e;
+  }
+}
 
 export function issueMethods(octokit: Octokit, read: () => CallOptions, write: () => CallOptions): IssueMethods {
   const rest = octokit.rest;
   return {
     async getIssue(r, number) {
-      const res = await maybe("get issue", () => rest.issues.get({ ...r, issue_number: number, ...read() }));
-      if (!res) return null;
-      const i = res.data;
-      return {
-        number: i.number,
-        title: i.title,
-        body: i.body ?? "",
-        state: i.state === "closed" ? "closed" : "open",
-        labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean),
-        author: i.user?.login ?? "",
-        isPullRequest: Boolean(i.pull_request),
-      };
+      const res = await gone("get issue", () => rest.issues.get({ ...r, issue_number: number, ...read() }));
+      return res ? toIssue(res.data) : null;
+    },
+    async createIssue(r, issue) {
+      const { data } = await call("create issue", () => rest.issues.create({ ...r, title: issue.title, body: issue.body, ...write() }));
+      return toIssue(data);
+    },
+    async updateIssueBody(r, number, body) {
+      const res = await gone("update issue", () => rest.issues.update({ ...r, issue_number: number, body, ...write() }));
+      return res ? toIssue(res.data) : null;
+    },
+    async issuesCreatedBy(r, creator, opts = {}) {
+      const out: IssueInfo[] = [];
+      for (let page = 1; page <= (opts.pages ?? 5); page++) {
+        const { data } = await call("list issues", () =>
+          rest.issues.listForRepo({ ...r, creator, state: opts.state ?? "all", sort: "created", direction: "desc", per_page: 100, page, ...read() }),
+        );
+        for (const i of data) if (!i.pull_request) out.push(toIssue(i));
+        if (data.length < 100) break;
+      }
+      return out;
     },
     async issueLabels(r, number) {
       const res = await maybe("list issue labels", () => rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }));

@@ -27,6 +27,8 @@ import { CheckFailures } from "../checks/failures.js";
 import { BaseMoves } from "../checks/base.js";
 import { Rewrites } from "../checks/rewrites.js";
 import { CommentHandlers } from "../human/comments.js";
+import type { FleetIssues } from "../fleet/issues.js";
+import { FleetWebhooks } from "../fleet/webhooks.js";
 
 export interface WebhookRoomDeps {
   db: Db;
@@ -40,6 +42,7 @@ export interface WebhookRoomDeps {
   counters: Counters;
   questions: Questions;
   reconciler: Pick<Reconciler, "repo">;
+  fleet: FleetIssues;
   clock: { now(): Date };
   log: Logger;
 }
@@ -51,7 +54,7 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
     reconcileRepo: async (installationId, repo) => {
       await d.reconciler.repo(installationId, repo, emptyCounts());
     },
-    issues: new IssueHandlers({ db, tasks, dispatcher: d.dispatcher, configs, permissions, isSelf: d.isSelf, blockers: d.blockers, audit, counters }),
+    issues: new IssueHandlers({ db, tasks, dispatcher: d.dispatcher, configs, permissions, isSelf: d.isSelf, blockers: d.blockers, audit, counters, fleet: d.fleet }),
     pulls: new PullHandlers({ db, tasks, clock }),
     reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
     comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
@@ -67,5 +70,6 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
     }),
     dispatcher: d.dispatcher,
     invalidateConfig: (repo) => configs.invalidate(repo),
+    fleet: new FleetWebhooks({ tasks, fleet: d.fleet }),
   });
 }
