@@ -42,22 +42,14 @@ import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./reconcile/retention.js";
 import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
-import { IssueHandlers } from "./webhooks/issues.js";
-import { PullHandlers } from "./webhooks/pulls.js";
-import { registerWebhooks } from "./webhooks/register.js";
-import { ReviewHandlers } from "./webhooks/reviews.js";
-import { SubmissionHandlers } from "./checks/webhooks.js";
-import { CheckFailures } from "./checks/failures.js";
-import { BaseMoves } from "./checks/base.js";
-import { Rewrites } from "./checks/rewrites.js";
-import { CommentHandlers } from "./human/comments.js";
 import { Audit } from "./human/audit.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
-import { emptyCounts } from "./reconcile/drift.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
-import { InstallationHandlers, unmanagedInstallation } from "./reconcile/installations.js";
+import { unmanagedInstallation } from "./reconcile/installations.js";
+import { webhookRoom } from "./webhooks/room.js";
+import { FleetIssues } from "./fleet/issues.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { metricsRoom } from "./metrics/routes.js";
@@ -153,15 +145,18 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     metrics.watchRateLimit(installationId, octokit);
     return metrics.countingPort(installationId, octokitGitHub(octokit));
   };
-  let botLogin: Promise<string> | undefined;
-  const isSelf = async (actor: { login: string; type: string }) => {
-    if (actor.type !== "Bot") return false;
+  // The App's own login, its delivery log and its installations are read as the App itself (its JWT), not as an installation.
+  const appAuth = async () => {
     if (!probot) throw new Error("server not loaded");
-    const app = probot;
-    botLogin ??= app.auth().then(appBotLogin);
-    botLogin.catch(() => (botLogin = undefined));
-    return actor.login.toLowerCase() === (await botLogin).toLowerCase();
+    return probot.auth();
   };
+  let login: Promise<string> | undefined;
+  const botLogin = () => {
+    login ??= appAuth().then(appBotLogin);
+    login.catch(() => (login = undefined));
+    return login;
+  };
+  const isSelf = async (actor: { login: string; type: string }) => actor.type === "Bot" && actor.login.toLowerCase() === (await botLogin()).toLowerCase();
   const counters = new Counters({ database, clock });
   const onIgnored = (why: "unhandled" | "unmanaged") => counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
   const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log), log, { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor });
@@ -171,18 +166,19 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const configs = new ConfigLoader(githubFor, 60_000, (installationId, repo, result) =>
     gates.record(installationId, repo, result).catch((err: unknown) => log.warn({ repo, err: errorText(err) }, "could not record the repository's gates; the next configuration read records them")),
   );
+  // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
+  let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
   let executor: Executor | undefined;
-  const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, onEffects: () => executor?.poke() });
+  const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, fleetDebounceMs: env.fleetDebounceSeconds * 1000, onEffects: () => executor?.poke() });
   const outbox = new Outbox(db, database);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
-  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock }, { windowMs: retry.windowMs!, ...o.effects });
+  const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
+  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet }, { windowMs: retry.windowMs!, ...o.effects });
   const workers = new Workers(db, clock);
   const workerTokens = new WorkerTokens({ db, workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const decisions = new Decisions(db, database, clock);
-  // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
-  let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
   const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock, deliveriesWaiting: () => deliveriesWaiting() });
   const leases = new Leases({ db, tasks, workers, decisions });
   const breaker = new Breaker({ db, database, tasks, configs, clock, log });
@@ -194,40 +190,12 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
-  // The App's delivery log and installations are read as the App itself (its JWT), not as an installation.
-  const appAuth = async () => {
-    if (!probot) throw new Error("server not loaded");
-    return probot.auth();
-  };
-  const { deliveries, streaks, reconciler, schedule: reconcile, branches } = reconcileRoom({ db, tasks, githubFor, configs, permissions, appAuth, dryRun: env.dryRun, clock, log, ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}) });
+  const { deliveries, streaks, reconciler, schedule: reconcile, branches } = reconcileRoom({ db, tasks, githubFor, configs, permissions, appAuth, fleet, dryRun: env.dryRun, clock, log, ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}) });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
   const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log, onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired) });
 
   const withTasks = o.lifecycle ?? true;
-  if (withTasks) {
-    registerWebhooks(events, {
-      installations: new InstallationHandlers({ db, tasks, clock, log }),
-      reconcileRepo: async (installationId, repo) => {
-        await reconciler.repo(installationId, repo, emptyCounts());
-      },
-      issues: new IssueHandlers({ db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters }),
-      pulls: new PullHandlers({ db, tasks, clock }),
-      reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
-      comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf }),
-      questions,
-      submission: new SubmissionHandlers({
-        failures: new CheckFailures({ db, tasks, configs, log }),
-        base: new BaseMoves({ db, tasks, configs, log }),
-        rewrites: new Rewrites({ db, tasks }),
-        branchPrefixOf: async (installationId, repo) => {
-          const cfg = await configs.get(installationId, repo);
-          return cfg.ok ? cfg.config.branchPrefix : null;
-        },
-      }),
-      dispatcher,
-      invalidateConfig: (repo) => configs.invalidate(repo),
-    });
-  }
+  if (withTasks) webhookRoom(events, { db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters, questions, reconciler, fleet, clock, log });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,

@@ -182,10 +182,10 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     steps.push({ sql: `UPDATE "Decision" SET "answeredAt" = ? WHERE "id" = ? AND "answeredAt" IS NULL`, args: [now, answering], check: one(`question ${answering} was already answered`) });
   }
   if (d.effects.length > 0) {
-    // One logical effect, one row: a key already recorded (the same event again) adds nothing.
+    // One logical effect, one row: a key already recorded (the same event again, a debounced effect's window) adds nothing.
     steps.push({
       sql: `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind","payload","state","nextAttemptAt","dryRun","createdAt") VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
-      args: d.effects.flatMap((e) => [randomUUID(), e.key, taskId, e.runId ?? null, subject.installationId, subject.repo, e.kind, JSON.stringify(e.payload), "pending", now, input.dryRun, now]),
+      args: d.effects.flatMap((e) => [randomUUID(), e.key, e.repoWide ? null : taskId, e.runId ?? null, subject.installationId, subject.repo, e.kind, JSON.stringify(e.payload), "pending", e.at ?? now, input.dryRun, now]),
     });
   }
   return { steps: [...steps, ...(input.steps ?? [])], taskId };

@@ -47,6 +47,8 @@ export interface TasksDeps {
   clock: Clock;
   /** The service-wide dry-run switch (ORCHESTRA_DRY_RUN). */
   dryRun: boolean;
+  /** The fleet issue's debounce window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS); unset: the machine's default. */
+  fleetDebounceMs?: number;
   /** Called after a transaction that wrote effects (the executor looks at once). */
   onEffects(): void;
 }
@@ -86,7 +88,7 @@ export class Tasks {
     const runRow = wanted ? (rows.find((r) => r.id === wanted) ?? null) : null;
     const hasReceipt = task && NEEDS_RECEIPT.has(event.kind) ? (await db.completionReceipt.count({ where: { taskId: task.id } })) > 0 : false;
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
-    const ctx: Context = { subject, task, run: runRow ? runView(runRow) : null, runs, config: cfg.ok ? cfg.config : null, hasReceipt, dryRun: this.deps.dryRun, now: clock.now() };
+    const ctx: Context = { subject, task, run: runRow ? runView(runRow) : null, runs, config: cfg.ok ? cfg.config : null, hasReceipt, dryRun: this.deps.dryRun, ...(this.deps.fleetDebounceMs ? { fleetDebounceMs: this.deps.fleetDebounceMs } : {}), now: clock.now() };
     return { ctx, runErrors: runRow?.errors ?? null };
   }
 

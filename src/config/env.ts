@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "./redact.js";
+import { DEFAULT_FLEET_DEBOUNCE_MS } from "../machine/fleet.js";
 import { DEFAULT_RETENTION, GITHUB_REDELIVERY_DAYS, MIN_DELIVERIES_DAYS, type RetentionPolicy } from "../reconcile/retention.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
@@ -84,6 +85,7 @@ const schema = z.object({
   ORCHESTRA_RETENTION_SWEEP_REPORTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.sweepReportsDays),
   ORCHESTRA_RETENTION_AUDIT_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.auditDays),
   ORCHESTRA_RETRY_WINDOW_HOURS: whole("hours", 1, 168, 6, ": a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage"),
+  ORCHESTRA_FLEET_DEBOUNCE_SECONDS: whole("seconds", 5, 3_600, DEFAULT_FLEET_DEBOUNCE_MS / 1000, ": each window is at most one edit of a repository's fleet issue"),
   ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole("minutes", 0, 525_600, DEFAULT_RETENTION.intervalMinutes, " (0 turns scheduled pruning off)"),
 });
 
@@ -110,6 +112,8 @@ export interface Env {
   retention: RetentionPolicy;
   /** How long a delivery or GitHub write failing on a GitHub outage (5xx, no answer, rate limit) is retried before it is parked (ORCHESTRA_RETRY_WINDOW_HOURS). */
   retryWindowHours: number;
+  /** The fleet issue's debounce window: at most one edit of a repository's fleet issue per window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS). */
+  fleetDebounceSeconds: number;
   /** Bearer token `/metrics` requires (ORCHESTRA_METRICS_TOKEN); undefined serves it to anyone who reaches the port. */
   metricsToken: string | undefined;
   /** Present when the App is registered; absent means Probot's setup page runs. */
@@ -174,5 +178,5 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     auditDays: e.ORCHESTRA_RETENTION_AUDIT_DAYS,
     intervalMinutes: e.ORCHESTRA_RETENTION_INTERVAL_MINUTES,
   };
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, metricsToken: e.ORCHESTRA_METRICS_TOKEN, credentials };
+  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, fleetDebounceSeconds: e.ORCHESTRA_FLEET_DEBOUNCE_SECONDS, metricsToken: e.ORCHESTRA_METRICS_TOKEN, credentials };
 }

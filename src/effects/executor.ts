@@ -24,7 +24,7 @@ import type { Ledger } from "../cost/ledger.js";
 import type { Installations } from "./installations.js";
 import { Outbox, type OutboxEffect } from "./outbox.js";
 import type { TaskEvent } from "../machine/events.js";
-import { PERFORMERS, type Performed, type Performer } from "./perform.js";
+import { PERFORMERS, type PerformContext, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
 
 export interface ExecutorOptions {
@@ -52,6 +52,8 @@ export interface ExecutorDeps {
   ledger: Ledger;
   log: Logger;
   clock: { now(): Date };
+  /** Performs fleet-issue effects (fleet/issues.ts). */
+  fleet?: PerformContext["fleet"];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -206,7 +208,7 @@ export class Executor {
     const counts = newCounts();
     try {
       const github = instrument(await this.deps.githubFor(e.installationId), counts, () => this.deps.installations.beforeWrite(e.installationId));
-      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github, checkRunOf: this.#checkRunOf }, e.spec.payload as never);
+      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github, checkRunOf: this.#checkRunOf, ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}) }, e.spec.payload as never);
       await this.deps.installations.healthy(e.installationId);
       await this.#finish(e, out);
       return "go";

@@ -23,6 +23,8 @@ export interface PerformContext {
   github: GitHub;
   /** What the Orchestra check run shows, read when it is performed. */
   checkRunOf?(taskId: string, headSha: string): Promise<CheckRunView | null>;
+  /** The repositories' fleet issues (fleet/issues.ts). */
+  fleet?: { perform(effect: OutboxEffect, github: GitHub): Promise<Performed> };
 }
 
 export type Performed =
@@ -196,5 +198,8 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       else await github.createCheckRun(r, { name: CHECK_RUN_NAME, headSha: p.headSha, ...fields });
       return done({ updated: Boolean(existing) });
     },
+  },
+  "fleet-issue": {
+    perform: ({ effect, github, fleet }) => (fleet ? fleet.perform(effect, github) : Promise.resolve(dropped("no fleet issue here: this process keeps none"))),
   },
 };

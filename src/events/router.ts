@@ -23,6 +23,9 @@ export interface Payloads {
   "issues.labeled": P<"issues.labeled">;
   "issues.unlabeled": P<"issues.unlabeled">;
   "issues.closed": P<"issues.closed">;
+  "issues.reopened": P<"issues.reopened">;
+  "issues.deleted": P<"issues.deleted">;
+  "issues.transferred": P<"issues.transferred">;
   issue_dependencies: P<"issue_dependencies">;
   installation: P<"installation">;
   installation_repositories: P<"installation_repositories">;

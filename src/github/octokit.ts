@@ -1,12 +1,14 @@
 /**
- * The GitHub port on Probot's octokit. This is the only file that calls
- * octokit: capability code receives a `GitHub`. Its GraphQL operations are in
+ * The GitHub port on Probot's octokit. This file and its issue half
+ * (octokit-issues.ts) are the only ones that call octokit: capability code
+ * receives a `GitHub`. Its GraphQL operations are in
  * queries.ts; mappers.ts turns GitHub's answers into the port's types.
  */
 import type { ProbotOctokit } from "probot";
 import { GitHubError, type BranchListing, type GitHub, type LabelledIssue, type Permission, type PullMergeability, type RepoRef } from "./port.js";
 import { call, maybe } from "./errors.js";
-import { closingPullToPull, logTail, toBlocker, toCheckRun, toLabelledIssue, toMergeability, toPull, toReviewComment, type RawBlocker, type RawPull } from "./mappers.js";
+import { closingPullToPull, logTail, toCheckRun, toLabelledIssue, toMergeability, toPull, toReviewComment, type RawPull } from "./mappers.js";
+import { issueMethods, type CallOptions } from "./octokit-issues.js";
 import { BRANCHES, CLOSING_PULLS, ISSUES_LABELLED, OPEN_PULLS_INTO, type BranchesQuery, type ClosingPullsQuery, type IssuesLabelledQuery, type OpenPullsIntoQuery } from "./queries.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -21,55 +23,10 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
   const timeoutMs = opts.timeoutMs ?? 30_000;
   // Reads may be retried by Probot's retry plugin; a write never is (a POST
   // whose answer was lost must be checked before it is sent again).
-  const read = () => ({ request: { signal: AbortSignal.timeout(timeoutMs) } });
-  const write = () => ({ request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) } });
+  const read = (): CallOptions => ({ request: { signal: AbortSignal.timeout(timeoutMs) } });
+  const write = (): CallOptions => ({ request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) } });
   return {
-    async getIssue(r, number) {
-      const res = await maybe("get issue", () => rest.issues.get({ ...r, issue_number: number, ...read() }));
-      if (!res) return null;
-      const i = res.data;
-      return {
-        number: i.number,
-        title: i.title,
-        body: i.body ?? "",
-        state: i.state === "closed" ? "closed" : "open",
-        labels: i.labels.map((l) => (typeof l === "string" ? l : (l.name ?? ""))).filter(Boolean),
-        author: i.user?.login ?? "",
-        isPullRequest: Boolean(i.pull_request),
-      };
-    },
-    async issueLabels(r, number) {
-      const res = await maybe("list issue labels", () => rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }));
-      return res ? res.data.map((l) => l.name) : null;
-    },
-    async addLabels(r, number, labels) {
-      const { data } = await call("add labels", () => rest.issues.addLabels({ ...r, issue_number: number, labels, ...write() }));
-      return data.map((l) => l.name);
-    },
-    async removeLabel(r, number, label) {
-      // GitHub answers 404 when the label is not on the issue: already removed.
-      await maybe("remove label", () => rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }));
-    },
-    async createComment(r, number, body) {
-      const { data } = await call("create comment", () => rest.issues.createComment({ ...r, issue_number: number, body, ...write() }));
-      return { id: data.id, body: data.body ?? "", author: data.user?.login ?? "", url: data.html_url };
-    },
-    async listComments(r, number, opts = {}) {
-      const { data } = await call("list comments", () =>
-        rest.issues.listComments({ ...r, issue_number: number, per_page: opts.perPage ?? 100, ...(opts.since ? { since: opts.since.toISOString() } : {}), ...read() }),
-      );
-      return data.map((c) => ({ id: c.id, body: c.body ?? "", author: c.user?.login ?? "", url: c.html_url }));
-    },
-    async addReaction(r, commentId, content) {
-      await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content, ...write() }));
-    },
-    async blockedBy(r, issue) {
-      // Every page: a blocker missed on page two would let a blocked issue run.
-      const items = await call("list blocked-by dependencies", () =>
-        octokit.paginate(rest.issues.listDependenciesBlockedBy, { ...r, issue_number: issue, per_page: 100, ...read() }),
-      );
-      return (items as RawBlocker[]).map(toBlocker);
-    },
+    ...issueMethods(octokit, read, write),
     async getPull(r, number) {
       const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number, ...read() }));
       return res ? toPull(res.data as RawPull) : null;

@@ -1,8 +1,10 @@
 /**
  * The one way capability code reaches GitHub. Methods ask for what a capability
- * needs in domain terms; the adapter (octokit.ts) is the only file that knows
- * octokit. Absence is answered only on GitHub's own 404; every other failure
- * throws a GitHubError, so a 502 is never mistaken for "no such branch".
+ * needs in domain terms; the adapter (octokit.ts, with its issue half in
+ * octokit-issues.ts) is the only code that knows octokit. Absence is answered
+ * only on GitHub's own 404 (or its 410 for a deleted issue); every other
+ * failure throws a GitHubError, so a 502 is never mistaken for "no such
+ * branch".
  */
 
 export interface RepoRef {
@@ -152,7 +154,14 @@ export interface LabelledIssue {
 }
 
 export interface GitHub {
+  /** null when the issue does not exist (404) or was deleted (410). */
   getIssue(r: RepoRef, number: number): Promise<IssueInfo | null>;
+  /** Opens an issue as the App. */
+  createIssue(r: RepoRef, issue: { title: string; body: string }): Promise<IssueInfo>;
+  /** Replaces an issue's body; null when the issue does not exist (404) or was deleted (410). */
+  updateIssueBody(r: RepoRef, number: number, body: string): Promise<IssueInfo | null>;
+  /** Issues (not pull requests) opened by `creator`, newest first, open and closed unless asked: at most `pages` pages of 100 (default 5). */
+  issuesCreatedBy(r: RepoRef, creator: string, opts?: { state?: "open" | "closed" | "all"; pages?: number }): Promise<IssueInfo[]>;
   /** The issue's labels; null when the issue does not exist (any more). */
   issueLabels(r: RepoRef, number: number): Promise<string[] | null>;
   /** Adds labels (creating missing repo labels, as GitHub does) and answers the issue's labels after. Idempotent. */
@@ -259,6 +268,8 @@ export const WRITE_METHODS: ReadonlySet<keyof GitHub> = new Set<keyof GitHub>([
   "addLabels",
   "removeLabel",
   "createComment",
+  "createIssue",
+  "updateIssueBody",
   "addReaction",
   "createPull",
   "updatePullBranch",

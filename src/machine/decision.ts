@@ -87,6 +87,8 @@ export interface Context {
   hasReceipt: boolean;
   /** The service-wide dry-run switch (the repository's `dryRun` is in config). */
   dryRun: boolean;
+  /** The fleet issue's debounce window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS); unset: machine/fleet.ts's default. */
+  fleetDebounceMs?: number;
   now: Date;
 }
 

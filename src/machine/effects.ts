@@ -34,12 +34,28 @@ export interface EffectPayloads {
    * performed, so a late update never shows an older state.
    */
   "check-run": { headSha: string; prNumber: number };
+  /**
+   * The repository's "Orchestra fleet" issue (`fleetIssue: true`): found or
+   * created once, then edited. Debounced: one effect per repository per
+   * window (machine/fleet.ts), due at the window's end; what it shows is read
+   * when it is performed, and an issue that already shows it is not edited.
+   */
+  "fleet-issue": { repo: string };
 }
 
 export type EffectKind = keyof EffectPayloads;
 
 export type EffectSpec = {
-  [K in EffectKind]: { kind: K; key: string; payload: EffectPayloads[K]; runId?: string };
+  [K in EffectKind]: {
+    kind: K;
+    key: string;
+    payload: EffectPayloads[K];
+    runId?: string;
+    /** Not performed before this time (a debounced effect); unset: as soon as the executor gets to it. */
+    at?: Date;
+    /** The repository's effect, not the task's (the fleet issue): recorded without a task, so no task lists it or pays for its calls. */
+    repoWide?: true;
+  };
 }[EffectKind];
 
 export function effect<K extends EffectKind>(kind: K, key: string, payload: EffectPayloads[K], runId?: string): EffectSpec {
@@ -75,5 +91,7 @@ export function describeEffect(e: EffectSpec): string {
       return `dispatch workflow ${e.payload.workflow}@${e.payload.ref} for run ${e.payload.inputs["run"] ?? "?"}`;
     case "check-run":
       return `update the Orchestra check run on ${e.payload.headSha.slice(0, 12)} (pull request #${e.payload.prNumber})`;
+    case "fleet-issue":
+      return `bring the "Orchestra fleet" issue of ${e.payload.repo} up to date (create it if there is none)`;
   }
 }

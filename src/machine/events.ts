@@ -149,7 +149,10 @@ export type TaskEvent =
   /** A failed task whose sub-issues are all closed: superseded by them. */
   | { kind: "sub-issues-closed"; subIssues: string[] }
   /** The App was uninstalled or suspended, or the repository removed from the installation. */
-  | { kind: "installation-removed"; why: string };
+  | { kind: "installation-removed"; why: string }
+  // --- operator surfaces
+  /** The repository's fleet issue should catch up (reconcile, or the issue was deleted, transferred or reopened); raised for issue 0. */
+  | { kind: "fleet-refresh"; why: string };
 
 export type EventKind = TaskEvent["kind"];
 export type EventOf<K extends EventKind> = Extract<TaskEvent, { kind: K }>;
@@ -196,6 +199,7 @@ export const EVENT_KINDS = [
   "drift",
   "sub-issues-closed",
   "installation-removed",
+  "fleet-refresh",
 ] as const satisfies readonly EventKind[];
 
 /** The run an event is about, when it names one. */

@@ -72,6 +72,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   drift: { kind: "drift", labels: ["agent:queued", "agent:failed"] },
   "sub-issues-closed": { kind: "sub-issues-closed", subIssues: ["acme/app#13", "acme/app#14"] },
   "installation-removed": { kind: "installation-removed", why: "the App was uninstalled" },
+  "fleet-refresh": { kind: "fleet-refresh", why: "reconcile" },
 };
 
 /** Events about a run that already ended: the example claimed task holds an ended run for them. */
@@ -147,7 +148,8 @@ export function exampleContext(state: State, kind: EventKind): Context {
     task,
     run,
     runs: run ? [run] : [],
-    config: DEFAULT_CONFIG,
+    // The fleet issue's own event is shown in a repository that opted in (every other example runs with the defaults).
+    config: kind === "fleet-refresh" ? { ...DEFAULT_CONFIG, fleetIssue: true } : DEFAULT_CONFIG,
     hasReceipt: false,
     dryRun: false,
     now: NOW,

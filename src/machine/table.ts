@@ -16,6 +16,7 @@ import { labelUntrusted } from "./rows/labels.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { baseMoved, branchPushed, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
 import { commandRows, correction, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
+import { fleetRefresh } from "./rows/fleet.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
@@ -59,6 +60,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   drift,
   "sub-issues-closed": subIssuesClosed,
   "installation-removed": installationRemoved,
+  "fleet-refresh": fleetRefresh,
 };
 
 /** What raises each event, for the generated table in docs/design.md. */
@@ -103,6 +105,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   drift: "reconciliation found GitHub's labels differ from the task",
   "sub-issues-closed": "reconciliation or `sub_issues`: every sub-issue of a failed parent is closed",
   "installation-removed": "`installation.deleted`/`suspend`, or the repository removed from the installation",
+  "fleet-refresh": "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",
 };
 
 export function decide(ctx: Context, e: TaskEvent): Decision {

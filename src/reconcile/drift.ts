@@ -11,7 +11,8 @@
  *   goes with the usual reply;
  * - a closed issue: its task ends (lease released) and no `agent:*` label
  *   stays; a queue label on a closed issue is removed;
- * - other `agent:*` labels with no task behind them are removed;
+ * - other `agent:*` labels with no task behind them are removed (also the
+ *   queue label on the fleet issue, which is never a task);
  * - labels that disagree with the task (two at once, one changed or removed
  *   by hand) are restored to the task's truth with one comment;
  * - a failed parent whose sub-issues are all closed is done, with one comment.
@@ -30,6 +31,7 @@ import type { Task } from "../store/generated/sqlite/client.js";
 import { judge } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import type { FailureStreaks, RunOutcome } from "./failing.js";
+import type { FleetIssues } from "../fleet/issues.js";
 
 export type ReconcileGitHub = Pick<GitHub, "issuesLabelled" | "permission" | "installationRepos">;
 
@@ -47,6 +49,8 @@ export interface ReconcileDeps {
   dryRun?: boolean;
   /** Escalates a repository or installation that fails run after run (once per streak). */
   streaks?: FailureStreaks;
+  /** The repositories' fleet issues: refreshed with each run, and never queued as a task. */
+  fleet?: Pick<FleetIssues, "isFleetIssue">;
 }
 
 /** What one reconcile did, per action. */
@@ -113,6 +117,8 @@ export class Reconciler {
     const cfg = await this.deps.configs.get(installationId, repo);
     if (!cfg.ok) return;
     const config = cfg.config;
+    // The fleet issue catches up on what no task change told it (pauses, gates, lease times); debounced like any change.
+    if (config.fleetIssue) await this.deps.tasks.raise({ subject: { installationId, repo, issue: 0 } }, { kind: "fleet-refresh", why: "reconcile" });
     const labels = stateLabelsOf(config.labels);
     const gh: ReconcileGitHub = github ?? (await this.deps.githubFor(installationId));
     const issues = await gh.issuesLabelled(repoRef(repo), labels);
@@ -169,7 +175,7 @@ export class Reconciler {
       return;
     }
     if (!task) {
-      if (agent.includes(queued)) {
+      if (agent.includes(queued) && !(await this.deps.fleet?.isFleetIssue(repo, issue.number, issue.body))) {
         const by = issue.labelledBy.find((l) => l.label.toLowerCase() === queued.toLowerCase());
         const actor = { login: by?.actor ?? "", type: by?.actorType === "Bot" ? "Bot" : "User" };
         const verdict = by ? await judge(actor, config, () => this.deps.permissions.of(gh, repo, actor.login)) : { trusted: false, why: "who added the label is not on the issue's timeline" };

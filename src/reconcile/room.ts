@@ -15,6 +15,7 @@ import { MissedDeliveries } from "./deliveries.js";
 import { ReconcileSchedule, Reconciler } from "./drift.js";
 import { FailureStreaks } from "./failing.js";
 import { StaleBranches } from "./branches.js";
+import type { FleetIssues } from "../fleet/issues.js";
 
 export interface ReconcileRoomDeps {
   db: Db;
@@ -24,6 +25,8 @@ export interface ReconcileRoomDeps {
   permissions: PermissionCache;
   /** An octokit authenticated as the App (its JWT), for its delivery log and installations. */
   appAuth: () => Promise<InstanceType<typeof ProbotOctokit>>;
+  /** The fleet issues: refreshed by each reconcile, never queued as tasks. */
+  fleet?: Pick<FleetIssues, "isFleetIssue">;
   dryRun: boolean;
   clock: { now(): Date };
   log: Logger;
@@ -45,6 +48,7 @@ export function reconcileRoom(d: ReconcileRoomDeps) {
     log,
     streaks,
     dryRun: d.dryRun,
+    ...(d.fleet ? { fleet: d.fleet } : {}),
   });
   const schedule = new ReconcileSchedule(reconciler, clock, d.reconcileEveryMs ?? 5 * 60_000);
   const branches = new StaleBranches({ db, githubFor: d.githubFor, configs: d.configs, clock });

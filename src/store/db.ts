@@ -38,7 +38,8 @@ const modelsMatch: [
   Same<SqliteModels.Installation, PgModels.Installation>,
   Same<SqliteModels.TaskLedger, PgModels.TaskLedger>,
   Same<SqliteModels.Counter, PgModels.Counter>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+  Same<SqliteModels.FleetIssue, PgModels.FleetIssue>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 void modelsMatch;
 
 export interface Database {

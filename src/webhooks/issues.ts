@@ -5,7 +5,8 @@
  * queued task cancels it, anyone else's removal is undone. Changes to the
  * other agent:* labels by someone not trusted are undone too; closing the
  * issue ends the task. Orchestra's own label changes are recognised by their
- * sender and ignored. Everything ignored is counted (ignored/counters.ts).
+ * sender and ignored, and the fleet issue (fleet/) never becomes a task.
+ * Everything ignored is counted (ignored/counters.ts).
  */
 import type { ConfigResult } from "../config/repo.js";
 import type { GitHub } from "../github/port.js";
@@ -20,6 +21,7 @@ import { errorText } from "../github/errors.js";
 import type { Audit } from "../human/audit.js";
 import { stateLabelsOf, type Labels } from "../machine/model.js";
 import { raiseCounted, type Counters } from "../ignored/counters.js";
+import type { FleetIssues } from "../fleet/issues.js";
 
 export interface IssueHandlerDeps {
   db: Db;
@@ -32,6 +34,8 @@ export interface IssueHandlerDeps {
   counters: Counters;
   /** Whether the actor is this App's own bot. */
   isSelf(actor: Actor): Promise<boolean>;
+  /** The repositories' fleet issues: a view, never a task. */
+  fleet?: Pick<FleetIssues, "isFleetIssue">;
 }
 
 /** Label names are case-insensitive on GitHub. */
@@ -53,6 +57,11 @@ export class IssueHandlers {
     if (await this.deps.isSelf(actor)) return counters.bump("ignored.own-echo");
     const subject = { installationId: ctx.installationId, repo: p.repository.full_name, issue: p.issue.number };
     const label = p.label?.name ?? "";
+    if (await this.deps.fleet?.isFleetIssue(subject.repo, subject.issue, p.issue.body)) {
+      // The fleet issue is never a task: an agent:* label put on it is taken off, as on any issue without a task.
+      await this.deps.tasks.raise({ subject }, { kind: "drift", labels: [label] });
+      return counters.bump("ignored.irrelevant");
+    }
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
     if (!cfg.ok) {
       if (label.startsWith("agent:")) await this.deps.tasks.raise({ subject }, { kind: "config-invalid", problems: cfg.problems });

@@ -9,6 +9,7 @@ import type { SubmissionHandlers } from "../checks/webhooks.js";
 import type { CommentHandlers } from "../human/comments.js";
 import type { Questions } from "../human/conditions.js";
 import type { InstallationHandlers } from "../reconcile/installations.js";
+import type { FleetWebhooks } from "../fleet/webhooks.js";
 
 export function registerWebhooks(
   events: EventRouter,
@@ -24,6 +25,7 @@ export function registerWebhooks(
     reconcileRepo(installationId: number, repo: string): Promise<void>;
     dispatcher: Dispatcher;
     invalidateConfig(repo: string): void;
+    fleet: FleetWebhooks;
   },
 ): void {
   events.on("issues.labeled", (ctx) => h.issues.labeled(ctx));
@@ -49,10 +51,15 @@ export function registerWebhooks(
   events.on("workflow_run", (ctx) => h.submission.workflowRun(ctx));
   events.on("workflow_run", (ctx) => h.dispatcher.onWorkflowRun(ctx.payload));
   events.on("workflow_job", (ctx) => h.dispatcher.onWorkflowJob(ctx.payload));
-  // A push that touches the config makes the next read fetch it again.
+  // A push that touches the config makes the next read fetch it again (and shows a fleet issue just turned on).
   events.on("push", async (ctx) => {
     const touched = ctx.payload.commits.some((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])].includes(CONFIG_PATH));
-    if (touched) h.invalidateConfig(ctx.payload.repository.full_name);
+    if (!touched) return;
+    h.invalidateConfig(ctx.payload.repository.full_name);
+    if (ctx.installationId !== null) await h.fleet.refresh(ctx.installationId, ctx.payload.repository.full_name, `${CONFIG_PATH} changed`);
   });
+  // The fleet issue: deleted or transferred away (a new one is opened), reopened (kept current again).
+  events.onEach(["issues.deleted", "issues.transferred"], (ctx) => h.fleet.gone(ctx));
+  events.on("issues.reopened", (ctx) => h.fleet.reopened(ctx));
   events.on("push", (ctx) => h.submission.push(ctx));
 }

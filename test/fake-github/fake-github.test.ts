@@ -138,6 +138,26 @@ describe("issues and labels", () => {
     fake.assertNoViolations();
   });
 
+  it("opens and edits issues as the App's bot, lists them by creator, and answers 410 Gone for a deleted one", async () => {
+    fake.state.addIssue("acme/widgets", { title: "a person's", user: "alice" });
+    const { data: mine } = await octokit.rest.issues.create({ ...REPO, title: "Orchestra fleet", body: "v1" });
+    expect(mine.user).toMatchObject({ login: "orchestra-test[bot]", type: "Bot" });
+    const edited = await octokit.rest.issues.update({ ...REPO, issue_number: mine.number, body: "v2" });
+    expect(edited.data.body).toBe("v2");
+    const byBot = await octokit.rest.issues.listForRepo({ ...REPO, creator: "orchestra-test[bot]", state: "all" });
+    expect(byBot.data.map((i) => i.number)).toEqual([mine.number]);
+
+    fake.state.deleteIssue("acme/widgets", mine.number);
+    await expect(octokit.rest.issues.get({ ...REPO, issue_number: mine.number })).rejects.toMatchObject({ status: 410, response: { data: { message: "This issue was deleted" } } });
+    await expect(octokit.rest.issues.update({ ...REPO, issue_number: mine.number, body: "v3" })).rejects.toMatchObject({ status: 410 });
+    expect((await octokit.rest.issues.listForRepo({ ...REPO, state: "all" })).data.map((i) => i.title)).toEqual(["a person's"]);
+    // A number never comes back: the next issue gets a new one.
+    const { data: next } = await octokit.rest.issues.create({ ...REPO, title: "Orchestra fleet", body: "v1" });
+    expect(next.number).toBeGreaterThan(mine.number);
+    await expect(octokit.rest.issues.get({ ...REPO, issue_number: 999 })).rejects.toMatchObject({ status: 404 });
+    fake.assertNoViolations();
+  });
+
   it("comments as the App's bot and reacts with 201 then 200", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     const human = fake.state.addComment("acme/widgets", issue.number, { body: "orchestra retry", user: "alice" });

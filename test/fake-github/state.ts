@@ -261,6 +261,8 @@ export interface Rerun {
 export class Repo {
   readonly labels = new Map<string, Label>();
   readonly issues = new Map<number, Issue>();
+  /** numbers of issues deleted (GitHub answers 410 Gone for them; see FakeState.deleteIssue) */
+  readonly deletedIssues = new Set<number>();
   readonly pulls = new Map<number, Pull>();
   readonly comments = new Map<number, Comment>();
   readonly reactions: Reaction[] = [];
@@ -624,6 +626,21 @@ export class FakeState {
     repo.issues.set(number, issue);
     this.applyLabels(repo, issue, opts.labels ?? [], true, opts.labelledBy ?? issue.user, at);
     issue.updatedAt = at;
+    return issue;
+  }
+
+  /**
+   * Deletes an issue as a repository admin can (GitHub's `deleteIssue`
+   * mutation; REST has no delete): it leaves every listing, and REST answers
+   * 410 Gone for its number from then on. Its comments and reactions go with it.
+   */
+  deleteIssue(repoName: string, number: number): Issue {
+    const repo = this.repo(repoName);
+    const issue = this.issue(repoName, number);
+    if (issue.isPull) throw new Error("fake GitHub: pull requests cannot be deleted");
+    repo.issues.delete(number);
+    repo.deletedIssues.add(number);
+    for (const [id, c] of repo.comments) if (c.issueNumber === number) repo.comments.delete(id);
     return issue;
   }
 

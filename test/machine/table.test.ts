@@ -61,6 +61,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   drift: "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   "sub-issues-closed": "· · · · · · done ·",
   "installation-removed": "· cancelled cancelled cancelled · cancelled cancelled ·",
+  "fleet-refresh": "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
 };
 
 function token(d: Decision): string {

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_CONFIG } from "../../config/repo.js";
 import { effect, type EffectSpec } from "../effects.js";
+import { fleetEffect, fleetShows } from "../fleet.js";
 import type { Applied, Context, Decision, NewDecision, Refused, RefusalReason, RunView, TaskView, Unchanged } from "../decision.js";
 import type { EventKind, EventOf } from "../events.js";
 import { labelFor, stateLabelsOf, type Labels, type State, type TaskState } from "../model.js";
@@ -61,6 +62,8 @@ export function move(ctx: Context, to: TaskState, parts: MoveParts): Applied {
   const head = parts.task?.headSha !== undefined ? parts.task.headSha : (ctx.task?.headSha ?? null);
   const shown = relabel || parts.task?.prNumber !== undefined || parts.task?.headSha !== undefined || parts.run?.patch.class !== undefined;
   if (shown && pr !== null && head !== null) effects.push(checkRunEffect(id, version, pr, head));
+  // The repository's fleet issue follows what it shows, one debounced edit per window.
+  if (ctx.config?.fleetIssue && fleetShows(parts.create ? null : ctx.task, to, parts.task ?? {}, parts.run?.patch)) effects.push(fleetEffect(ctx.subject.repo, ctx.now, ctx.fleetDebounceMs));
   return { ...parts, outcome: "applied", to, label, task: parts.task ?? {}, effects };
 }
 

@@ -16,9 +16,11 @@ import { headRepoOf } from "../forks.js";
 import { checkCommentBody } from "../limits.js";
 import type { Comment, Issue, Reaction, Repo } from "../state.js";
 
+/** The issue the path names: 404 when there is none, 410 Gone when it was deleted (as GitHub answers). */
 export function issueOr404(ctx: RouteContext, repo: Repo): Issue {
-  const issue = repo.issues.get(ctx.int("issue_number"));
-  if (!issue) throw notFound(ctx);
+  const number = ctx.int("issue_number");
+  const issue = repo.issues.get(number);
+  if (!issue) throw repo.deletedIssues.has(number) ? fail(ctx, 410, "This issue was deleted") : notFound(ctx);
   return issue;
 }
 

@@ -1,0 +1,75 @@
+/**
+ * The webhook handlers wired as one room: each capability's handlers built
+ * from the shared parts, and registered on the event router (register.ts
+ * says which webhook goes where). The entry only calls this.
+ */
+import type { Logger } from "pino";
+import type { Db } from "../store/db.js";
+import type { EventRouter } from "../events/router.js";
+import type { Tasks } from "../apply/tasks.js";
+import type { ConfigLoader } from "../config/loader.js";
+import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { PermissionCache } from "../trust/permissions.js";
+import type { Actor } from "../trust/trust.js";
+import type { Blockers } from "../blockers/blockers.js";
+import type { Audit } from "../human/audit.js";
+import type { Counters } from "../ignored/counters.js";
+import type { Questions } from "../human/conditions.js";
+import type { Reconciler } from "../reconcile/drift.js";
+import { emptyCounts } from "../reconcile/drift.js";
+import { InstallationHandlers } from "../reconcile/installations.js";
+import { IssueHandlers } from "./issues.js";
+import { PullHandlers } from "./pulls.js";
+import { ReviewHandlers } from "./reviews.js";
+import { registerWebhooks } from "./register.js";
+import { SubmissionHandlers } from "../checks/webhooks.js";
+import { CheckFailures } from "../checks/failures.js";
+import { BaseMoves } from "../checks/base.js";
+import { Rewrites } from "../checks/rewrites.js";
+import { CommentHandlers } from "../human/comments.js";
+import type { FleetIssues } from "../fleet/issues.js";
+import { FleetWebhooks } from "../fleet/webhooks.js";
+
+export interface WebhookRoomDeps {
+  db: Db;
+  tasks: Tasks;
+  dispatcher: Dispatcher;
+  configs: ConfigLoader;
+  permissions: PermissionCache;
+  isSelf(actor: Actor): Promise<boolean>;
+  blockers: Blockers;
+  audit: Audit;
+  counters: Counters;
+  questions: Questions;
+  reconciler: Pick<Reconciler, "repo">;
+  fleet: FleetIssues;
+  clock: { now(): Date };
+  log: Logger;
+}
+
+export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
+  const { db, tasks, configs, permissions, audit, counters, clock, log } = d;
+  registerWebhooks(events, {
+    installations: new InstallationHandlers({ db, tasks, clock, log }),
+    reconcileRepo: async (installationId, repo) => {
+      await d.reconciler.repo(installationId, repo, emptyCounts());
+    },
+    issues: new IssueHandlers({ db, tasks, dispatcher: d.dispatcher, configs, permissions, isSelf: d.isSelf, blockers: d.blockers, audit, counters, fleet: d.fleet }),
+    pulls: new PullHandlers({ db, tasks, clock }),
+    reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
+    comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
+    questions: d.questions,
+    submission: new SubmissionHandlers({
+      failures: new CheckFailures({ db, tasks, configs, log }),
+      base: new BaseMoves({ db, tasks, configs, log }),
+      rewrites: new Rewrites({ db, tasks }),
+      branchPrefixOf: async (installationId, repo) => {
+        const cfg = await configs.get(installationId, repo);
+        return cfg.ok ? cfg.config.branchPrefix : null;
+      },
+    }),
+    dispatcher: d.dispatcher,
+    invalidateConfig: (repo) => configs.invalidate(repo),
+    fleet: new FleetWebhooks({ tasks, fleet: d.fleet }),
+  });
+}
