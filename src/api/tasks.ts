@@ -1,6 +1,5 @@
 /** Operator read API for tasks: their runs, decisions, effects and what they cost (admin token). */
 import type { Db } from "../store/db.js";
-import { parseRing } from "../store/error-ring.js";
 import { HttpError, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { TASK_STATES } from "../machine/model.js";
@@ -8,6 +7,7 @@ import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
 import { waitingForAll } from "../gates/waiting.js";
 import { UNRECEIPTED_FLAG } from "../claims/decisions.js";
+import { runView } from "./runs.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
@@ -72,26 +72,7 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
         queuedAt: task.queuedAt,
         version: task.version,
       },
-      runs: runs.map((r) => ({
-        id: r.id,
-        attempt: r.attempt,
-        state: r.state,
-        mode: r.mode,
-        workerId: r.workerId,
-        leaseEpoch: r.leaseEpoch,
-        leaseExpiresAt: r.leaseExpiresAt,
-        startedAt: r.startedAt,
-        endedAt: r.endedAt,
-        endReason: r.endReason,
-        progress: parse(r.progress),
-        progressAt: r.progressAt,
-        prNumber: r.prNumber,
-        class: r.class,
-        recovery: r.recovery,
-        evidence: parse(r.evidence),
-        usage: { inputTokens: r.inputTokens, outputTokens: r.outputTokens, costUsd: r.costUsd },
-        errors: parseRing(r.errors),
-      })),
+      runs: runs.map(runView),
       decisions: decisions.map((d) => {
         const to = handed.filter((h) => h.decisionId === d.id);
         return {

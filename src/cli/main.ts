@@ -7,7 +7,8 @@
  */
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { TASK_STATES } from "../machine/model.js";
+import { RUN_STATES, TASK_STATES } from "../machine/model.js";
+import { FAILURE_CLASSES } from "../outcomes/classify.js";
 import { SWEEP_KINDS } from "../api/sweeps.js";
 import { EXIT, api, die, json, out, post, query } from "./io.js";
 import { classifyCommand, readAll } from "./classify.js";
@@ -17,6 +18,7 @@ import { effectsText, ignoredText, type EffectsAnswer, type IgnoredAnswer } from
 import { workersArgs, workersCommand } from "./workers.js";
 import { migrateCommand } from "./migrate.js";
 import { taskText, tasksText, type TaskAnswer, type TaskRow } from "./tasks.js";
+import { runsText, type RunsAnswer } from "./runs.js";
 import { STATUS_CALLS, statusText, type StatusAnswer } from "./status.js";
 import { branchesText, pauseText, sweepsText, type BranchesAnswer, type PauseAnswer, type SweepsAnswer } from "./fleet.js";
 
@@ -35,6 +37,12 @@ const show = <T>(flags: { json?: boolean }, render: (body: T) => string) => (bod
 function positiveInt(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of days, 1 or more");
+  return n;
+}
+
+function limitOf(text: string): number {
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1000)) throw new InvalidArgumentError("expected a whole number from 1 to 1000");
   return n;
 }
 
@@ -62,6 +70,16 @@ function program(): Command {
 
   cli.command("task").description("one task: its lease, runs with class, recovery and evidence, decisions, GitHub writes, cost").argument("<id>", "the task id (see orchestra tasks)").option("--json", "the API's answer")
     .action(async (id: string, o: { json?: boolean }) => show<TaskAnswer>(o, taskText)(await api(`/api/v1/tasks/${encodeURIComponent(id)}`)));
+
+  cli.command("runs").description("runs across tasks, newest first: task, worker, how each ended, class, recovery, evidence")
+    .option("--repo <owner/repo>", "only this repository's")
+    .addOption(new Option("--class <class>", "only runs of this failure class").choices(FAILURE_CLASSES))
+    .addOption(new Option("--state <state>", "only runs in this state").choices(RUN_STATES))
+    .option("--task <id>", "only this task's (see orchestra tasks)")
+    .option("--limit <n>", "at most this many (default 50, at most 1000)", limitOf)
+    .option("--json", "the API's answer")
+    .action(async (o: { repo?: string; class?: string; state?: string; task?: string; limit?: number; json?: boolean }) =>
+      show<RunsAnswer>(o, (b) => runsText(b))(await api(`/api/v1/runs${query({ repo: o.repo, class: o.class, state: o.state, task: o.task, limit: o.limit?.toString() })}`)));
 
   const byWhom = process.env["USER"] || undefined;
   cli.command("pause").description("pause a repository, or the whole service without one: nothing new is claimed or dispatched; reconcile goes on").argument("[repo]", "owner/repo").option("--reason <text>", "why, shown to whoever looks at the queue").option("--json", "the API's answer")
