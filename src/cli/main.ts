@@ -138,6 +138,14 @@ function program(): Command {
       await workersCommand(args, { api, out });
     });
 
+  cli.command("doctor").description("check from here, with the service's environment, what Orchestra needs: settings, database and migrations, GitHub and the App's credentials, the App's and each installation's permissions and events against app.yml, failed webhook deliveries; exit 1 when a check fails")
+    .option("--json", "{checks: [{name, status, detail, fix?}]}")
+    .action(async (o: { json?: boolean }) => {
+      // Loaded here: it brings Probot's octokit, which the other commands do not need.
+      const { doctorCommand } = await import("./doctor/index.js");
+      process.exitCode = await doctorCommand({ json: o.json === true }, { env: process.env, out });
+    });
+
   cli.command("migrate").description("apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)").action(migrateCommand);
 
   cli.command("prune").description("delete old rows now, as retention would (ORCHESTRA_RETENTION_*, DATABASE_URL); progress on stderr").option("--dry-run", "count them, delete nothing").option("--json", "the counts as JSON")
