@@ -62,7 +62,8 @@ ENV NODE_ENV=production \
 # - prisma/: the service applies prisma/<provider>/migrations/*/migration.sql
 #   itself at start-up.
 # - bin/: the `orchestra` CLI (status, tasks, replay, migrate, ...).
-# - app.yml: read only by the setup page, kept beside the code it describes.
+# - app.yml: read by the setup page, and by `orchestra doctor` to compare the
+#   App's and each installation's permissions and events with it.
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src

@@ -199,7 +199,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,
-    { db, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, tasks, clock, callHours, rateLimits: () => metrics.rateLimits, web: webOf(env.baseUrl), deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    { db, database, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, tasks, clock, callHours, rateLimits: () => metrics.rateLimits, web: webOf(env.baseUrl), deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
     { tasks: withTasks },
   );
   for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });

@@ -6,6 +6,7 @@ import type { Ledger } from "../cost/ledger.js";
 import { deliveryRoutes } from "./deliveries.js";
 import { effectRoutes } from "./effects.js";
 import { taskRoutes } from "./tasks.js";
+import { runRoutes } from "./runs.js";
 import { workerRoutes, type WorkerApiDeps } from "./workers.js";
 import { pauseRoutes } from "./pause.js";
 import type { RepoGates } from "../gates/repos.js";
@@ -23,8 +24,10 @@ import { dashboardRoutes } from "../dashboard/routes.js";
 import type { CallHours } from "../metrics/call-hours.js";
 import type { RateLimitSeen } from "../metrics/registry.js";
 import { githubRoutes } from "./github.js";
+import type { Database } from "../store/db.js";
 
 export interface ApiDeps extends WorkerApiDeps {
+  database: Pick<Database, "raw" | "provider">;
   inbox: Inbox;
   outbox: Outbox;
   ledger: Ledger;
@@ -57,5 +60,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   taskActionRoutes(router, { db: deps.db, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   dashboardRoutes(router, { ...deps, tasks: deps.tasks, adminToken: deps.adminToken });
+  runRoutes(router, { db: deps.db, database: deps.database, adminToken: deps.adminToken });
   taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
 }

@@ -7,7 +7,8 @@
  */
 import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { TASK_STATES } from "../machine/model.js";
+import { RUN_STATES, TASK_STATES } from "../machine/model.js";
+import { FAILURE_CLASSES } from "../outcomes/classify.js";
 import { SWEEP_KINDS } from "../api/sweeps.js";
 import { EXIT, api, die, json, out, post, query } from "./io.js";
 import { classifyCommand, readAll } from "./classify.js";
@@ -17,6 +18,7 @@ import { effectsText, ignoredText, type EffectsAnswer, type IgnoredAnswer } from
 import { workersArgs, workersCommand } from "./workers.js";
 import { migrateCommand } from "./migrate.js";
 import { taskText, tasksText, type TaskAnswer, type TaskRow } from "./tasks.js";
+import { runsText, type RunsAnswer } from "./runs.js";
 import { STATUS_CALLS, statusText, type StatusAnswer } from "./status.js";
 import { branchesText, pauseText, sweepsText, type BranchesAnswer, type PauseAnswer, type SweepsAnswer } from "./fleet.js";
 
@@ -35,6 +37,12 @@ const show = <T>(flags: { json?: boolean }, render: (body: T) => string) => (bod
 function positiveInt(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number of days, 1 or more");
+  return n;
+}
+
+function limitOf(text: string): number {
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 1000)) throw new InvalidArgumentError("expected a whole number from 1 to 1000");
   return n;
 }
 
@@ -62,6 +70,16 @@ function program(): Command {
 
   cli.command("task").description("one task: its lease, runs with class, recovery and evidence, decisions, GitHub writes, cost").argument("<id>", "the task id (see orchestra tasks)").option("--json", "the API's answer")
     .action(async (id: string, o: { json?: boolean }) => show<TaskAnswer>(o, taskText)(await api(`/api/v1/tasks/${encodeURIComponent(id)}`)));
+
+  cli.command("runs").description("runs across tasks, newest first: task, worker, how each ended, class, recovery, evidence")
+    .option("--repo <owner/repo>", "only this repository's")
+    .addOption(new Option("--class <class>", "only runs of this failure class").choices(FAILURE_CLASSES))
+    .addOption(new Option("--state <state>", "only runs in this state").choices(RUN_STATES))
+    .option("--task <id>", "only this task's (see orchestra tasks)")
+    .option("--limit <n>", "at most this many (default 50, at most 1000)", limitOf)
+    .option("--json", "the API's answer")
+    .action(async (o: { repo?: string; class?: string; state?: string; task?: string; limit?: number; json?: boolean }) =>
+      show<RunsAnswer>(o, (b) => runsText(b))(await api(`/api/v1/runs${query({ repo: o.repo, class: o.class, state: o.state, task: o.task, limit: o.limit?.toString() })}`)));
 
   const byWhom = process.env["USER"] || undefined;
   cli.command("pause").description("pause a repository, or the whole service without one: nothing new is claimed or dispatched; reconcile goes on").argument("[repo]", "owner/repo").option("--reason <text>", "why, shown to whoever looks at the queue").option("--json", "the API's answer")
@@ -118,6 +136,14 @@ function program(): Command {
       const args = workersArgs([verb, id, ...extra].filter((a): a is string => a !== undefined).concat(o.json ? ["--json"] : []));
       if ("error" in args) die(EXIT.usage, args.error);
       await workersCommand(args, { api, out });
+    });
+
+  cli.command("doctor").description("check from here, with the service's environment, what Orchestra needs: settings, database and migrations, GitHub and the App's credentials, the App's and each installation's permissions and events against app.yml, failed webhook deliveries; exit 1 when a check fails")
+    .option("--json", "{checks: [{name, status, detail, fix?}]}")
+    .action(async (o: { json?: boolean }) => {
+      // Loaded here: it brings Probot's octokit, which the other commands do not need.
+      const { doctorCommand } = await import("./doctor/index.js");
+      process.exitCode = await doctorCommand({ json: o.json === true }, { env: process.env, out });
     });
 
   cli.command("migrate").description("apply pending database migrations (DATABASE_URL; default ./data/orchestra.db)").action(migrateCommand);

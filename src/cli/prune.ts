@@ -46,7 +46,7 @@ const LABEL: Record<PrunedKind, string> = {
 };
 
 /** Why a database call failed, in one line: the driver adapter's error kind and its details, or the message. */
-function reason(err: unknown): string {
+export function reason(err: unknown): string {
   const cause = (err as { cause?: unknown } | null)?.cause;
   if (cause && typeof cause === "object" && typeof (cause as { kind?: unknown }).kind === "string") {
     const { kind, ...rest } = cause as Record<string, unknown>;

@@ -18,6 +18,7 @@ export const STATES: readonly State[] = ["none", ...TASK_STATES];
  * started (a refused dispatch); not counted against attempts.
  */
 export type RunState = "live" | "exited" | "expired" | "revoked" | "review" | "aborted";
+export const RUN_STATES: readonly RunState[] = ["live", "exited", "expired", "revoked", "review", "aborted"];
 
 export type Labels = RepoConfig["labels"];
 

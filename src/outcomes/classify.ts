@@ -11,18 +11,22 @@
 import type { CheckFact, Facts } from "./facts.js";
 import { INFRA_FAMILIES, infraMatch } from "./infra-patterns.js";
 
-export type FailureClass =
-  | "merged"
-  | "phantom"
-  | "debris-empty"
-  | "debris-publishable"
-  | "debris-half-done"
-  | "infra"
-  | "checks-failed"
-  | "merge-conflict"
-  | "turn-cap-spinning"
-  | "question"
-  | "unknown";
+/** The closed set of failure classes, in the order of the design's table. */
+export const FAILURE_CLASSES = [
+  "merged",
+  "phantom",
+  "debris-empty",
+  "debris-publishable",
+  "debris-half-done",
+  "infra",
+  "checks-failed",
+  "merge-conflict",
+  "turn-cap-spinning",
+  "question",
+  "unknown",
+] as const;
+
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 export type Recovery =
   | "settle"

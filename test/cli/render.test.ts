@@ -6,6 +6,7 @@
 import { statusText, type StatusAnswer } from "../../src/cli/status.js";
 import { sweepsText } from "../../src/cli/fleet.js";
 import { table } from "../../src/cli/io.js";
+import { duration, outcome, runsText, shortEvidence, type RunRow } from "../../src/cli/runs.js";
 
 const task = (issue: number, over: Record<string, unknown> = {}) => ({ id: `t${issue}`, repo: "acme/app", issue, state: "queued", attempt: 0, prNumber: null, diagnostic: null, ...over });
 
@@ -96,4 +97,65 @@ test("sweepsText: no reports yet says so; zero counts are left out", () => {
 
 test("table: columns as wide as their widest cell, the last one unpadded", () => {
   expect(table(["A", "BB"], [["xxx", "y"], ["z", ""]])).toBe("A    BB\nxxx  y\nz\n");
+});
+
+describe("runsText", () => {
+  const now = new Date("2026-01-02T00:00:00Z");
+  const run = (over: Partial<RunRow> = {}): RunRow => ({
+    id: "r1",
+    task: { id: "t1", repo: "acme/app", issue: 7 },
+    attempt: 1,
+    state: "live",
+    mode: "worker",
+    workerId: "w1",
+    workerName: "night",
+    startedAt: "2026-01-01T23:58:00.000Z",
+    endedAt: null,
+    endReason: null,
+    prNumber: null,
+    class: null,
+    recovery: null,
+    evidence: null,
+    errors: [],
+    ...over,
+  });
+
+  test.each([
+    [0, "0s"],
+    [59_400, "59s"],
+    [60_000, "1m00s"],
+    [3_599_000, "59m59s"],
+    [3_600_000, "1h00m"],
+    [86_399_000, "23h59m"],
+    [90_000_000, "1d01h"],
+  ])("duration of %s ms is %s", (ms, text) => {
+    expect(duration("2026-01-01T00:00:00.000Z", new Date(Date.parse("2026-01-01T00:00:00.000Z") + ms).toISOString(), now)).toBe(text);
+  });
+
+  test.each<[Partial<RunRow>, string]>([
+    [{ state: "live", endReason: null }, "live"],
+    [{ state: "exited", endReason: "exited 1 without a pull request" }, "exited 1 without a pull request"],
+    [{ state: "expired", endReason: "lease expired" }, "expired: lease expired"],
+  ])("outcome %j → %s", (over, text) => {
+    expect(outcome(run(over))).toBe(text);
+  });
+
+  test("evidence: its why, else the last error, on one line and cut", () => {
+    expect(shortEvidence(run({ evidence: { why: "no pull\nrequest", trigger: "exit" } }))).toBe("no pull request");
+    expect(shortEvidence(run({ evidence: { trigger: "exit" }, errors: [{ message: "first" }, { message: "GitHub answered 502" }] }))).toBe("GitHub answered 502");
+    expect(shortEvidence(run({ evidence: { why: "x".repeat(100) } }), 20)).toBe(`${"x".repeat(19)}…`);
+    expect(shortEvidence(run())).toBe("");
+  });
+
+  test("a dispatched run has no worker; a full page says how to see more; none says so", () => {
+    const text = runsText({ runs: [run(), run({ id: "r0", mode: "dispatch", workerId: null, workerName: null, state: "review", endReason: "pull request #9", startedAt: "2026-01-01T20:00:00.000Z", endedAt: "2026-01-01T20:12:05.000Z" })], limit: 2 }, now);
+    expect(text.split("\n")).toEqual([
+      "RUN  TASK        WORKER      STATE                    CLASS  RECOVERY  STARTED               TOOK          EVIDENCE",
+      "r1   acme/app#7  night       live                     -      -         2026-01-01T23:58:00Z  2m00s so far",
+      "r0   acme/app#7  (dispatch)  review: pull request #9  -      -         2026-01-01T20:00:00Z  12m05s",
+      "(the newest 2; --limit shows more)",
+      "",
+    ]);
+    expect(runsText({ runs: [], limit: 50 })).toBe("no runs\n");
+  });
 });

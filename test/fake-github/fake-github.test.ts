@@ -100,6 +100,28 @@ describe("authentication", () => {
   });
 });
 
+describe("the App's permissions and events", () => {
+  it("GET /app answers the App's own; each installation what it accepted, which may lag behind", async () => {
+    const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as Client;
+    fake.state.appPermissions["members"] = "read";
+    fake.state.appEvents.push("member");
+    const lagging = fake.state.addInstallation(8, "globex", { events: ["issues"] });
+    delete lagging.permissions["pull_requests"];
+
+    const { data: self } = await app.request("GET /app");
+    expect(self?.permissions).toMatchObject({ issues: "write", pull_requests: "write", members: "read" });
+    expect(self?.events).toContain("member");
+    const { data: installations } = await app.request("GET /app/installations");
+    const byId = new Map(installations.map((i) => [i.id, i]));
+    expect(byId.get(INSTALLATION)).toMatchObject({ account: { login: "acme" }, permissions: { issues: "write", pull_requests: "write" } });
+    expect(byId.get(INSTALLATION)!.permissions).not.toHaveProperty("members");
+    expect(byId.get(INSTALLATION)!.events).not.toContain("member");
+    expect(byId.get(8)).toMatchObject({ account: { login: "globex" }, events: ["issues"] });
+    expect(byId.get(8)!.permissions).not.toHaveProperty("pull_requests");
+    fake.assertNoViolations();
+  });
+});
+
 describe("issues and labels", () => {
   it("adds and removes labels, answering like GitHub", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "Do it", labels: ["bug"], user: "alice" });
@@ -646,8 +668,10 @@ describe("response shapes", () => {
     fake.state.setFile("acme/widgets", "README.md", "# hi\n");
     const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as Client;
 
+    fake.state.hookDeliveries.push({ event: "issues", action: "labeled", status: 502, installationId: INSTALLATION }, { event: "push", status: 0 });
     await app.request("GET /app");
     await app.request("GET /app/installations");
+    await app.request("GET /app/hook/deliveries", { per_page: 1 });
     await app.request("GET /repos/{owner}/{repo}/installation", REPO);
     await octokit.rest.repos.get(REPO);
     await octokit.rest.issues.get({ ...REPO, issue_number: issue.number });

@@ -89,8 +89,8 @@ export class Serializer {
       html_url: `${this.urls.web}/apps/${a.slug}`,
       created_at: now,
       updated_at: now,
-      permissions: which === "self" ? firstInstallationPermissions(this.state) : { actions: "write", checks: "write" },
-      events: which === "self" ? [] : ["check_run", "check_suite"],
+      permissions: which === "self" ? { ...this.state.appPermissions } : { actions: "write", checks: "write" },
+      events: which === "self" ? [...this.state.appEvents] : ["check_run", "check_suite"],
       installations_count: which === "self" ? this.state.installations.size : undefined,
     };
   }
@@ -682,9 +682,4 @@ export class Serializer {
       head_branch: run.headBranch,
     };
   }
-}
-
-function firstInstallationPermissions(state: FakeState): Record<string, string> {
-  const first = state.installations.values().next();
-  return first.done ? { issues: "write", metadata: "read" } : first.value.permissions;
 }

@@ -316,28 +316,32 @@ export interface AppIdentity {
 
 const ACTIONS_APP = { id: 15368, slug: "github-actions", name: "GitHub Actions", owner: "github" };
 
-const DEFAULT_PERMISSIONS: Record<string, string> = {
-  actions: "write",
-  checks: "write",
-  contents: "write",
-  issues: "write",
+/**
+ * What the App asks for and an installation grants unless a test says
+ * otherwise: exactly app.yml's default_permissions and default_events
+ * (test/cli/doctor-compare.test.ts holds the two together).
+ */
+export const DEFAULT_PERMISSIONS: Readonly<Record<string, string>> = {
   metadata: "read",
+  issues: "write",
   pull_requests: "write",
-  members: "read",
+  contents: "write",
+  checks: "write",
+  actions: "write",
 };
 
-const DEFAULT_EVENTS = [
-  "check_run",
-  "check_suite",
-  "issue_comment",
-  "issue_dependencies",
+export const DEFAULT_EVENTS: readonly string[] = [
   "issues",
-  "label",
+  "issue_comment",
+  "sub_issues",
+  "issue_dependencies",
   "pull_request",
   "pull_request_review",
-  "push",
-  "workflow_job",
+  "check_run",
+  "check_suite",
   "workflow_run",
+  "workflow_job",
+  "push",
 ];
 
 const CONCLUSION_RANK: CheckConclusion[] = [
@@ -372,6 +376,9 @@ export class FakeState {
   readonly subIssues = new SubIssues(() => this.repos.values());
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
+  /** what the App itself asks for (`GET /app`); an installation keeps what it accepted, which may lag behind */
+  appPermissions: Record<string, string> = { ...DEFAULT_PERMISSIONS };
+  appEvents: string[] = [...DEFAULT_EVENTS];
   private seq = 1_000_000;
   private shaSeq = 0;
 
@@ -426,7 +433,7 @@ export class FakeState {
       account,
       accountType: opts.accountType ?? "Organization",
       permissions: { ...DEFAULT_PERMISSIONS, ...opts.permissions },
-      events: opts.events ?? DEFAULT_EVENTS,
+      events: [...(opts.events ?? DEFAULT_EVENTS)],
       repositorySelection: "all",
       createdAt: this.now(),
       suspendedAt: null,
