@@ -71,20 +71,22 @@ export async function startOrchestra(opts: {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
   fallbackKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
-  const env = parseEnv({
-    APP_ID: String(opts.github?.appId ?? 1),
-    PRIVATE_KEY: opts.github?.privateKey ?? fallbackKey,
-    WEBHOOK_SECRET: secret,
-    ORCHESTRA_ADMIN_TOKEN: adminToken,
-    PORT: String(await freePort()),
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    DATABASE_URL: opts.db.url,
-    // Nothing may reach the internet: without a fake, point at a closed port.
-    GHE_HOST: opts.github?.host ?? "127.0.0.1:9",
-    GHE_PROTOCOL: "http",
-    ...opts.env,
-  });
+  const makeEnv = async () =>
+    parseEnv({
+      APP_ID: String(opts.github?.appId ?? 1),
+      PRIVATE_KEY: opts.github?.privateKey ?? fallbackKey,
+      WEBHOOK_SECRET: secret,
+      ORCHESTRA_ADMIN_TOKEN: adminToken,
+      PORT: String(await freePort()),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      DATABASE_URL: opts.db.url,
+      // Nothing may reach the internet: without a fake, point at a closed port.
+      GHE_HOST: opts.github?.host ?? "127.0.0.1:9",
+      GHE_PROTOCOL: "http",
+      ...opts.env,
+    });
+  let env = await makeEnv();
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -94,34 +96,47 @@ export async function startOrchestra(opts: {
   });
   const database = await openDatabase(env.databaseUrl, { poolSize: 5 });
   await migrate(database);
-  const orchestra = await createOrchestra({
-    env: { ...env, credentials: env.credentials! },
-    database,
-    log: createLogger("info", sink),
-    Octokit: TestOctokit as unknown as typeof ProbotOctokit,
-    processor: { pollMs: 50, ...opts.processor },
-    ...(opts.retry ? { retry: opts.retry } : {}),
-    capabilities: opts.capabilities ?? [],
-    lifecycle: opts.lifecycle ?? true,
-    sweepMs: opts.sweepMs ?? 60_000,
-    effects: { ...TEST_EFFECTS, ...opts.effects },
-    ...(opts.clock ? { clock: opts.clock } : {}),
-  });
-  const { port } = await orchestra.start();
-  const url = `http://127.0.0.1:${port}`;
-  return {
-    url,
-    secret,
-    adminToken,
-    orchestra,
-    database,
-    logs,
-    admin: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
-    async stop() {
-      await orchestra.stop();
-      await database.close();
-    },
-  };
+  // The port was free when chosen; another process (or an outgoing socket) may take it before the server
+  // listens. Then the App is assembled again on another port.
+  for (let tries = 1; ; tries++) {
+    const orchestra = await createOrchestra({
+      env: { ...env, credentials: env.credentials! },
+      database,
+      log: createLogger("info", sink),
+      Octokit: TestOctokit as unknown as typeof ProbotOctokit,
+      processor: { pollMs: 50, ...opts.processor },
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      capabilities: opts.capabilities ?? [],
+      lifecycle: opts.lifecycle ?? true,
+      sweepMs: opts.sweepMs ?? 60_000,
+      effects: { ...TEST_EFFECTS, ...opts.effects },
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
+    try {
+      const { port } = await orchestra.start();
+      return running(orchestra, port);
+    } catch (err) {
+      if (tries >= 5 || !/already in use/.test(String(err))) throw err;
+      env = await makeEnv();
+    }
+  }
+
+  function running(orchestra: Orchestra, port: number): Running {
+    const url = `http://127.0.0.1:${port}`;
+    return {
+      url,
+      secret,
+      adminToken,
+      orchestra,
+      database,
+      logs,
+      admin: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
+      async stop() {
+        await orchestra.stop();
+        await database.close();
+      },
+    };
+  }
 }
 
 /** Polls until `check` returns a value other than undefined, or fails after `ms`. */
