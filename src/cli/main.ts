@@ -54,7 +54,7 @@ function program(): Command {
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage))
     .addHelpText("after", FOOTER);
 
-  cli.command("status").description("one screen: queue by repository and why tasks wait, live leases, blocked, failed, parked and retrying work, failing reconcile scopes").option("--json", "the API answers, keyed by what they are").action(async (o: { json?: boolean }) => {
+  cli.command("status").description("one screen: queue by repository and why tasks wait, live leases, blocked, failed, parked and retrying work, failing reconcile scopes, GitHub calls this hour and rate limit").option("--json", "the API answers, keyed by what they are").action(async (o: { json?: boolean }) => {
     const keys = Object.keys(STATUS_CALLS) as Array<keyof StatusAnswer>;
     const answers = await Promise.all(keys.map((k) => api(STATUS_CALLS[k])));
     const s = Object.fromEntries(keys.map((k, i) => [k, answers[i]])) as Record<keyof StatusAnswer, unknown>;
