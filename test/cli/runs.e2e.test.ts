@@ -6,7 +6,7 @@
  */
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { providers } from "../support/databases.js";
-import { runCli as run } from "../support/cli.js";
+import { cliAgainst } from "../support/cli.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
@@ -15,12 +15,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  const cli = (...args: string[]) => run({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }, args);
-  const ok = async (...args: string[]) => {
-    const r = await cli(...args);
-    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
-    return r.stdout;
-  };
+  const { cli, ok } = cliAgainst(() => rig.app);
   const api = async (path: string) => {
     const res = await rig.app.admin(path);
     return { status: res.status, body: (await res.json()) as any };

@@ -8,7 +8,7 @@
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { freePort } from "../support/orchestra.js";
 import { providers } from "../support/databases.js";
-import { runCli as run } from "../support/cli.js";
+import { cliAgainst, runCli as run } from "../support/cli.js";
 
 describe("usage and reachability (no service needed)", () => {
   test.each([
@@ -53,12 +53,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  const cli = (...args: string[]) => run({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }, args);
-  const ok = async (...args: string[]) => {
-    const r = await cli(...args);
-    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
-    return r.stdout;
-  };
+  const { cli, ok } = cliAgainst(() => rig.app);
   const apiJson = async (path: string) => {
     const res = await rig.app.admin(path);
     expect(res.status).toBe(200);

@@ -13,3 +13,18 @@ export function runCli(env: Record<string, string>, args: string[]): Promise<{ c
     });
   });
 }
+
+/**
+ * `orchestra …` against a running App: `cli` answers whatever happened, `ok`
+ * expects exit 0 with nothing on stderr and answers stdout. `app()` is read at
+ * each call (tests start their App inside the test).
+ */
+export function cliAgainst(app: () => { url: string; adminToken: string }, extra: Record<string, string> = {}) {
+  const cli = (...args: string[]) => runCli({ ORCHESTRA_URL: app().url, ORCHESTRA_ADMIN_TOKEN: app().adminToken, ...extra }, args);
+  const ok = async (...args: string[]) => {
+    const r = await cli(...args);
+    expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+    return r.stdout;
+  };
+  return { cli, ok };
+}
