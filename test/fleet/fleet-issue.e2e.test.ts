@@ -124,6 +124,39 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await fleetEffects("pending")).toHaveLength(0);
   });
 
+  test("ten state changes against an existing issue, in one window: one edit, no new issue", async () => {
+    rig = await startRig({ provider, env: ENV });
+    rig.config("fleetIssue: true\n");
+    windowStart();
+    const first = await queueNext();
+    await afterWindow();
+    const [issue] = fleetIssues();
+    expect(issue).toBeDefined();
+
+    windowStart();
+    const from = rig.fake.requests.length;
+    const queued: number[] = [];
+    for (let i = 0; i < 5; i++) queued.push(await queueNext()); // 1-5: queued
+    const w = await rig.worker("night-shift");
+    const claimed = [(await w.claim()).body, (await w.claim()).body]; // 6-7: the first two claimed
+    expect(claimed.map((c) => c.task.issue)).toEqual([first, queued[0]]);
+    const act = (issue: number, action: string) => rig.task(issue).then((t) => rig.app.admin(`/api/v1/tasks/${t.task.id}/${action}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    expect((await act(queued[1]!, "hold")).status).toBe(200); // 8: held (blocked)
+    expect((await act(queued[2]!, "cancel")).status).toBe(200); // 9: cancelled
+    expect((await act(queued[1]!, "retry")).status).toBe(200); // 10: queued again
+    expect(await fleetEffects("pending")).toHaveLength(1);
+    expect(calls(from, "issues/update") + calls(from, "issues/create")).toBe(0);
+
+    const performed = rig.fake.requests.length;
+    await afterWindow();
+    expect({ create: calls(performed, "issues/create"), update: calls(performed, "issues/update") }).toEqual({ create: 0, update: 1 });
+    expect(fleetIssues().map((i) => i.number)).toEqual([issue!.number]);
+    const body = rig.fake.state.issue(REPO, issue!.number).body!;
+    expect(body).toContain("### In progress (2)");
+    expect(body).toContain("### Queue (3)");
+    expect(body).not.toContain(`#${queued[2]} Issue ${queued[2]}`); // cancelled: not shown
+  });
+
   test("deleted (with or without the webhook): a new issue; a lost row: found again by its marker; closed: left alone until reopened", async () => {
     rig = await startRig({ provider, env: ENV });
     rig.config("fleetIssue: true\n");
