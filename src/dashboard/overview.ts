@@ -14,6 +14,9 @@ export interface OverviewData {
   health: Health;
 }
 
+/** Markdown emphasis and code marks taken out of a line written for a GitHub comment. */
+const plain = (line: string): string => line.replace(/\*\*|`/g, "");
+
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
 
 export function overviewPage(ctx: PageContext, d: OverviewData): Html {
@@ -77,9 +80,7 @@ ${healthSection(ctx, d.health)}
       (b) => html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
         b.question
           ? html`<b>question</b> from ${b.question.author.startsWith("run:") ? "the agent" : b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
-          : b.class
-            ? html`<b>${b.class}</b>${b.why ? html`: ${b.why}` : html``}`
-            : html`${b.diagnostic ?? "blocked"}`
+          : plain(b.why)
       }</td></tr>`,
     ),
     "Nothing is blocked.",

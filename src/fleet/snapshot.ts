@@ -28,7 +28,7 @@ function firstLine(body: string): string {
 }
 
 /** Why each blocked task is blocked: its open question, else the comment that blocked it (since it was last queued), else its diagnostic. */
-async function blockedWhy(db: Db, tasks: Task[]): Promise<Map<string, string>> {
+export async function blockedWhy(db: Db, tasks: Task[]): Promise<Map<string, string>> {
   const ids = tasks.map((t) => t.id);
   const out = new Map<string, string>();
   if (ids.length === 0) return out;

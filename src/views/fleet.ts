@@ -12,6 +12,7 @@ import type { DeliverySummary } from "../inbox/view.js";
 import type { EffectSummary } from "../effects/outbox.js";
 import { waitingForAll, type WaitingFor } from "../gates/waiting.js";
 import { parseJsonText } from "./task-detail.js";
+import { blockedWhy } from "../fleet/snapshot.js";
 
 export interface FleetDeps {
   db: Db;
@@ -47,10 +48,10 @@ export interface LiveLease extends TaskRef {
 export interface BlockedTask extends TaskRef {
   /** The open question of the agent, if that is what blocks it. */
   question: { body: string; author: string; askedAt: Date } | null;
-  /** The last run's class and why, when a run's outcome escalated it. */
+  /** The last run's class, when a run's outcome escalated it. */
   class: string | null;
-  why: string | null;
-  diagnostic: string | null;
+  /** Why it is blocked, as the fleet issue says it: the question, the comment that blocked it, or its diagnostic. */
+  why: string;
 }
 
 export interface FailedTask extends TaskRef {
@@ -113,6 +114,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     ? await db.decision.findMany({ where: { taskId: { in: blocked.map((t) => t.id) }, kind: "question", answeredAt: null }, orderBy: { createdAt: "asc" } })
     : [];
   const questionOf = new Map(questions.map((q) => [q.taskId, q]));
+  const blockedFor = await blockedWhy(db, blocked);
   const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
   const workers = workerIds.length ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [];
   const nameOf = new Map(workers.map((w) => [w.id, w.name]));
@@ -149,8 +151,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
         ...ref(t),
         question: q ? { body: q.body, author: q.author, askedAt: q.createdAt } : null,
         class: run?.class ?? null,
-        why: whyOf(run),
-        diagnostic: t.diagnostic,
+        why: blockedFor.get(t.id) ?? t.diagnostic ?? "blocked",
       };
     }),
     failed: failed.map((t) => {

@@ -117,6 +117,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const retried = await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.failed.id}` });
     expect(retried.status).toBe(303);
     expect(retried.headers.get("location")).toBe(`/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}`);
+    const held = await post(`/dashboard/tasks/${fleet.queued[0]!.id}/hold`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.queued[0]!.id}` });
+    expect(decodeURIComponent(held.headers.get("location")!)).toBe(`/dashboard/tasks/${fleet.queued[0]!.id}?notice=hold: done; the task is blocked.`);
+    const blockedRows = /aria-label="Blocked tasks">(.*?)<\/table>/s.exec(await (await get("/dashboard", cookie)).text())![1]!;
+    expect(blockedRows).toContain(QUESTION);
+    expect(blockedRows).toMatch(new RegExp(`issues/${fleet.queued[0]!.issue}">.*?<td>[^<]*orchestra hold[^<]*</td>`, "s"));
     const refused = await post(`/dashboard/tasks/${fleet.leased.id}/resume`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.leased.id}` });
     expect(refused.status).toBe(303);
     expect(decodeURIComponent(refused.headers.get("location")!)).toMatch(new RegExp(`^/dashboard/tasks/${fleet.leased.id}\\?error=resume refused: `));
