@@ -60,7 +60,7 @@ async function main(): Promise<void> {
 
   const orchestra = await createOrchestra({ env: { ...env, credentials: env.credentials }, database, log, ingest });
   const { port } = await orchestra.start();
-  log.info({ port }, "orchestra listening");
+  log.info({ port, webhooks: "/api/github/webhooks", dashboard: "/dashboard", metrics: "/metrics" }, "orchestra listening");
 
   let stopping = false;
   const shutdown = (signal: string) => {
