@@ -73,6 +73,8 @@ export interface FleetOverview {
 
 /** How many queued tasks each repository shows; the rest are counted. */
 export const QUEUE_SHOWN = 25;
+/** Queued tasks read, in claim order, to fill each repository's shown ones. */
+export const QUEUE_READ = 1000;
 const LISTED = 200;
 
 const ref = (t: Task): TaskRef => ({ id: t.id, repo: t.repo, issue: t.issue, title: t.title });
@@ -98,9 +100,10 @@ async function lastRuns(db: Db, taskIds: string[]): Promise<Map<string, Run>> {
 export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   const { db } = deps;
   const now = deps.clock.now();
-  const [groups, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
+  const [groups, queuedIn, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
     db.task.groupBy({ by: ["state"], _count: { _all: true } }),
-    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: 1000 }),
+    db.task.groupBy({ by: ["repo"], where: { state: "queued" }, _count: { _all: true } }),
+    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: QUEUE_READ }),
     db.task.findMany({ where: { state: "claimed" }, orderBy: { leaseExpiresAt: "asc" }, take: LISTED }),
     db.task.findMany({ where: { state: "blocked" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
     db.task.findMany({ where: { state: "failed" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
@@ -119,7 +122,12 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   const workers = workerIds.length ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [];
   const nameOf = new Map(workers.map((w) => [w.id, w.name]));
 
-  const byRepo = new Map<string, QueuedTask[]>();
+  // Every repository with queued work, with its count: the tasks read above
+  // are the first QUEUE_READ in claim order over all repositories, so beyond
+  // that a repository's count is not the number read, and a repository whose
+  // tasks all come later has none read (it is listed with its count).
+  const byRepo = new Map<string, QueuedTask[]>(queuedIn.map((g) => [g.repo, []]));
+  const countOf = new Map(queuedIn.map((g) => [g.repo, g._count._all]));
   for (const t of queued) {
     const list = byRepo.get(t.repo) ?? [];
     list.push({ ...ref(t), attempt: t.attempt, queuedAt: t.queuedAt, waitingFor: waiting.get(t) ?? null });
@@ -128,7 +136,12 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   return {
     at: now,
     counts: Object.fromEntries(groups.map((g) => [g.state, g._count._all])),
-    queue: [...byRepo.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([repo, tasks]) => ({ repo, tasks: tasks.slice(0, QUEUE_SHOWN), more: Math.max(0, tasks.length - QUEUE_SHOWN) })),
+    queue: [...byRepo.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([repo, tasks]) => {
+        const shown = tasks.slice(0, QUEUE_SHOWN);
+        return { repo, tasks: shown, more: Math.max(0, Math.max(countOf.get(repo) ?? 0, tasks.length) - shown.length) };
+      }),
     leases: claimed
       .filter((t) => t.leaseEpoch !== null)
       .map((t) => {

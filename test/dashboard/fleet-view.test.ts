@@ -1,0 +1,47 @@
+/**
+ * The overview's queue with more queued tasks than it reads, on each
+ * database: every repository with queued work is listed, each with its own
+ * count, whether or not its tasks fall among the first ones read in claim order.
+ */
+import { randomUUID } from "node:crypto";
+import { openDatabase, type Database } from "../../src/store/db.js";
+import { migrate } from "../../src/store/migrate.js";
+import { Inbox } from "../../src/inbox/store.js";
+import { Outbox } from "../../src/effects/outbox.js";
+import { fleetOverview, QUEUE_READ, QUEUE_SHOWN } from "../../src/views/fleet.js";
+import { providers, testDatabase, type TestDb } from "../support/databases.js";
+
+describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  let t: TestDb;
+  let database: Database;
+  beforeEach(async () => {
+    t = await testDatabase(provider);
+    database = await openDatabase(t.url, { poolSize: 2 });
+    await migrate(database, () => {});
+  });
+  afterEach(async () => {
+    await database.close();
+    await t.drop();
+  });
+
+  test("beyond the tasks read, each repository's queue shows its first tasks and counts the rest", async () => {
+    const now = new Date("2026-12-01T12:00:00Z");
+    let k = 0;
+    const queued = (repo: string, n: number, priority = 1000) =>
+      Array.from({ length: n }, (_, i) => {
+        const at = new Date(now.getTime() - 86_400_000 + k++ * 1000);
+        return { id: randomUUID(), installationId: 1, repo, issue: i + 1, title: `${repo} ${i + 1}`, body: "", state: "queued", priority, queuedAt: at, branch: `agent/issue-${i + 1}`, blockersAt: at, createdAt: at, updatedAt: at };
+      });
+    // acme/a's tasks fill the first QUEUE_READ in claim order; acme/b's all come after them; acme/c's come first (a priority label).
+    await database.db.task.createMany({ data: [...queued("acme/a", QUEUE_READ + 10), ...queued("acme/b", 30), ...queued("acme/c", 3, 0)] });
+
+    const fleet = await fleetOverview({ db: database.db, inbox: new Inbox(database), outbox: new Outbox(database.db, database), clock: { now: () => now } });
+    expect(fleet.queue.map((r) => [r.repo, r.tasks.length, r.more])).toEqual([
+      ["acme/a", QUEUE_SHOWN, QUEUE_READ + 10 - QUEUE_SHOWN],
+      ["acme/b", 0, 30],
+      ["acme/c", 3, 0],
+    ]);
+    expect(fleet.queue.reduce((n, r) => n + r.tasks.length + r.more, 0)).toBe(fleet.counts["queued"]);
+    expect(fleet.queue[0]!.tasks.map((q) => q.issue)).toEqual(Array.from({ length: QUEUE_SHOWN }, (_, i) => i + 1));
+  });
+});
