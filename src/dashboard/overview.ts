@@ -2,7 +2,7 @@
 import { html, time, type Html } from "./html.js";
 import { duration, issueLink, layout, postButton, stateBadge, table, taskLink, type PageContext } from "./layout.js";
 import { stackedBars } from "./charts.js";
-import type { FleetOverview } from "../views/fleet.js";
+import { QUEUE_READ, type FleetOverview } from "../views/fleet.js";
 import type { HourSeries } from "../views/activity.js";
 import { TASK_STATES } from "../machine/model.js";
 import { healthSection, type Health } from "./health.js";
@@ -54,7 +54,7 @@ ${healthSection(ctx, d.health)}
     ),
     "",
   )}
-  ${r.more ? html`<p class="muted">and ${r.more} more queued in ${r.repo}</p>` : html``}`,
+  ${r.more ? html`<p class="muted">${r.tasks.length ? `and ${r.more} more` : `${r.more} queued, all later in claim order than the first ${QUEUE_READ} of the fleet`}: <code>orchestra tasks --repo ${r.repo} --state queued</code> lists them</p>` : html``}`,
       )}
 </section>
 

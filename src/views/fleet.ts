@@ -77,7 +77,10 @@ export const QUEUE_SHOWN = 25;
 export const QUEUE_READ = 1000;
 const LISTED = 200;
 
-const ref = (t: Task): TaskRef => ({ id: t.id, repo: t.repo, issue: t.issue, title: t.title });
+/** What the queue shows of a task and what its gates are decided on (not its body). */
+const QUEUED_COLUMNS = { id: true, repo: true, issue: true, title: true, attempt: true, queuedAt: true, state: true, installationId: true, backoffUntil: true, blockedBy: true, blockersAt: true, diagnostic: true } as const;
+
+const ref = (t: Pick<Task, "id" | "repo" | "issue" | "title">): TaskRef => ({ id: t.id, repo: t.repo, issue: t.issue, title: t.title });
 
 /** `evidence.why` of a run, the one line every class's evidence carries. */
 export function whyOf(run: Pick<Run, "evidence"> | undefined): string | null {
@@ -103,7 +106,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   const [groups, queuedIn, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
     db.task.groupBy({ by: ["state"], _count: { _all: true } }),
     db.task.groupBy({ by: ["repo"], where: { state: "queued" }, _count: { _all: true } }),
-    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: QUEUE_READ }),
+    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: QUEUE_READ, select: QUEUED_COLUMNS }),
     db.task.findMany({ where: { state: "claimed" }, orderBy: { leaseExpiresAt: "asc" }, take: LISTED }),
     db.task.findMany({ where: { state: "blocked" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
     db.task.findMany({ where: { state: "failed" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
@@ -111,7 +114,14 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     deps.outbox.list({ state: "parked", limit: 50 }),
     deps.deliveriesWaiting?.(),
   ]);
-  const waiting = await waitingForAll(db, queued, now, waitingSet);
+  // Only the tasks shown are asked what they wait for.
+  const shownCount = new Map<string, number>();
+  const shown = queued.filter((t) => {
+    const n = shownCount.get(t.repo) ?? 0;
+    shownCount.set(t.repo, n + 1);
+    return n < QUEUE_SHOWN;
+  });
+  const waiting = await waitingForAll(db, shown, now, waitingSet);
   const runs = await lastRuns(db, [...claimed, ...blocked, ...failed].map((t) => t.id));
   const questions = blocked.length
     ? await db.decision.findMany({ where: { taskId: { in: blocked.map((t) => t.id) }, kind: "question", answeredAt: null }, orderBy: { createdAt: "asc" } })
@@ -128,7 +138,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   // tasks all come later has none read (it is listed with its count).
   const byRepo = new Map<string, QueuedTask[]>(queuedIn.map((g) => [g.repo, []]));
   const countOf = new Map(queuedIn.map((g) => [g.repo, g._count._all]));
-  for (const t of queued) {
+  for (const t of shown) {
     const list = byRepo.get(t.repo) ?? [];
     list.push({ ...ref(t), attempt: t.attempt, queuedAt: t.queuedAt, waitingFor: waiting.get(t) ?? null });
     byRepo.set(t.repo, list);
@@ -139,8 +149,7 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     queue: [...byRepo.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([repo, tasks]) => {
-        const shown = tasks.slice(0, QUEUE_SHOWN);
-        return { repo, tasks: shown, more: Math.max(0, Math.max(countOf.get(repo) ?? 0, tasks.length) - shown.length) };
+        return { repo, tasks, more: Math.max(0, (countOf.get(repo) ?? 0) - tasks.length) };
       }),
     leases: claimed
       .filter((t) => t.leaseEpoch !== null)
