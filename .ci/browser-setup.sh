@@ -7,4 +7,4 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get update >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y chromium >&2
 fi
-chromium --version >&2
+dpkg-query -W -f='chromium ${Version}\n' chromium >&2 2>/dev/null || chromium --version >&2

@@ -65,6 +65,17 @@ export function safeNext(next: string | null): string {
   return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?(#[A-Za-z0-9_-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
 }
 
+/** No Origin header (older clients), or one naming this host; a malformed one is another site. */
+function sameOrigin(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (!origin || origin === "null") return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
 /** The dashboard page a form was posted from (its Referer), else the fleet. */
 function backTo(req: IncomingMessage): string {
   const referer = req.headers.referer;
@@ -135,8 +146,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
   const action = (handler: (r: Request) => Promise<{ to: string; notice: string }>) => async (r: Request) => {
     const session = sessionOf(r.req);
     if (!session) throw new HttpError(401, "not signed in: sign in at /dashboard/sign-in");
-    const origin = r.req.headers.origin;
-    if (origin && origin !== "null" && new URL(origin).host !== r.req.headers.host) throw new HttpError(403, "the form was posted from another site");
+    if (!sameOrigin(r.req)) throw new HttpError(403, "the form was posted from another site");
     const form = await formBody(r.req);
     if (!checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session; reload the page and try again");
     const back = backTo(r.req);

@@ -98,7 +98,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const noToken = await post(`/dashboard/tasks/${fleet.failed.id}/retry`, {});
     expect(noToken.status).toBe(403);
     expect(((await noToken.json()) as { error: string }).error).toMatch(/CSRF token/);
-    expect((await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { origin: "https://evil.example" })).status).toBe(403);
+    for (const origin of ["https://evil.example", "not a url"]) expect((await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { origin })).status).toBe(403);
     const noSession = await fetch(`${rig.app.url}/dashboard/tasks/${fleet.failed.id}/retry`, form({ csrf }));
     expect(noSession.status).toBe(401);
     expect((await db().task.findUniqueOrThrow({ where: { id: fleet.failed.id } })).state).toBe("failed");
