@@ -2,7 +2,7 @@
 import { html, time, type Html } from "./html.js";
 import { duration, issueLink, layout, postButton, stateBadge, table, taskLink, type PageContext } from "./layout.js";
 import { stackedBars } from "./charts.js";
-import { QUEUE_READ, type FleetOverview } from "../views/fleet.js";
+import { LISTED, QUEUE_READ, type FleetOverview } from "../views/fleet.js";
 import type { HourSeries } from "../views/activity.js";
 import { TASK_STATES } from "../machine/model.js";
 import { healthSection, type Health } from "./health.js";
@@ -16,6 +16,10 @@ export interface OverviewData {
 
 /** Markdown emphasis and code marks taken out of a line written for a GitHub comment. */
 const plain = (line: string): string => line.replace(/\*\*|`/g, "");
+
+/** The line under a list cut at LISTED: how many more, and the command that lists them all. */
+const more = (total: number, state: string): Html =>
+  total > LISTED ? html`<p class="muted">and ${total - LISTED} more ${state}: <code>orchestra tasks --state ${state}</code> lists them</p>` : html``;
 
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
 
@@ -59,7 +63,7 @@ ${healthSection(ctx, d.health)}
 </section>
 
 <section aria-labelledby="leases-h">
-  <h2 id="leases-h">Live leases <span class="muted">(${f.leases.length})</span></h2>
+  <h2 id="leases-h">Live leases <span class="muted">(${Math.max(f.counts["claimed"] ?? 0, f.leases.length)})</span></h2>
   ${table(
     "Live leases",
     ["Issue", "Task", "Worker", "Run", "Step", "Time left"],
@@ -69,10 +73,11 @@ ${healthSection(ctx, d.health)}
     ),
     "No run holds a lease.",
   )}
+  ${more(f.counts["claimed"] ?? 0, "claimed")}
 </section>
 
 <section aria-labelledby="blocked-h">
-  <h2 id="blocked-h">Blocked <span class="muted">(${f.blocked.length})</span></h2>
+  <h2 id="blocked-h">Blocked <span class="muted">(${Math.max(f.counts["blocked"] ?? 0, f.blocked.length)})</span></h2>
   ${table(
     "Blocked tasks",
     ["Issue", "Task", "Waiting on a human for"],
@@ -85,10 +90,11 @@ ${healthSection(ctx, d.health)}
     ),
     "Nothing is blocked.",
   )}
+  ${more(f.counts["blocked"] ?? 0, "blocked")}
 </section>
 
 <section aria-labelledby="failed-h">
-  <h2 id="failed-h">Failed <span class="muted">(${f.failed.length})</span></h2>
+  <h2 id="failed-h">Failed <span class="muted">(${Math.max(f.counts["failed"] ?? 0, f.failed.length)})</span></h2>
   ${table(
     "Failed tasks",
     ["Issue", "Task", "Last class", "Recovery", "Evidence", "Ended"],
@@ -97,6 +103,7 @@ ${healthSection(ctx, d.health)}
     ),
     "Nothing failed.",
   )}
+  ${more(f.counts["failed"] ?? 0, "failed")}
 </section>
 
 <section aria-labelledby="parked">
