@@ -89,3 +89,24 @@ test.each([
   const at = new Date("2026-12-01T00:00:00Z");
   expect(rateLimitOf(headers, at)).toEqual(seen && { ...seen, seenAt: at });
 });
+
+test("the overview: a list cut at LISTED has the total in its heading and a line naming the command for the rest", async () => {
+  const { overviewPage } = await import("../../src/dashboard/overview.js");
+  const { LISTED } = await import("../../src/views/fleet.js");
+  const now = new Date("2026-12-01T12:00:00Z");
+  const failed = Array.from({ length: LISTED }, (_, i) => ({ id: `t${i}`, repo: "acme/app", issue: i + 1, title: `Issue ${i + 1}`, class: "phantom", recovery: "delete-branch-requeue", why: "no pull request", endedAt: now }));
+  const empty = { hours: [now], series: [] };
+  const page = overviewPage(
+    { now, csrf: "c", web: "https://github.com" },
+    {
+      fleet: { at: now, counts: { failed: LISTED + 50, blocked: 3 }, queue: [{ repo: "acme/lib", tasks: [], more: 7 }], leases: [], blocked: [], failed, parked: { deliveries: [], effects: [] } },
+      runs: empty,
+      calls: empty,
+      health: { deliveries: {}, effects: {}, github: { rateLimits: [], callsPerHour: [] }, failing: {} },
+    },
+  ).text;
+  expect(page).toContain(`Failed <span class="muted">(${LISTED + 50})</span>`);
+  expect(page).toContain("and 50 more failed: <code>orchestra tasks --state failed</code> lists them");
+  expect(page).not.toContain("more blocked");
+  expect(page).toContain("7 queued, all later in claim order than the first 1000 of the fleet: <code>orchestra tasks --repo acme/lib --state queued</code> lists them");
+});
