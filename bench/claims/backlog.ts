@@ -14,9 +14,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
-import { cleanupAllSync, makeTempDir, removeTempDir, sleep } from "../ingest/targets.js";
+import { makeTempDir, removeTempDir } from "../ingest/targets.js";
 import { integerOption, root, stamp, UsageError } from "./options.js";
 import { buildWorld, claimQueries, CLAIM_INDEX, dropAllCreated, explain, queuedScan, release, runQuery, scenarios, type QueuedScan, type Scenario, type ScenarioName, type World } from "./backlog-world.js";
+import { runBench } from "../lifecycle.js";
 
 const USAGE = `Usage: npm run bench:backlog -- [options]
 
@@ -319,26 +320,4 @@ async function main(): Promise<number> {
   return report(o, results, skipped, t0, load);
 }
 
-let dying = false;
-const die = (code: number, why: string): void => {
-  if (dying) return;
-  dying = true;
-  process.stderr.write(`bench:backlog: ${why}, cleaning up\n`);
-  cleanupAllSync();
-  void Promise.race([dropAllCreated(), sleep(10_000)]).finally(() => process.exit(code));
-};
-process.on("exit", cleanupAllSync);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
-const hardLimit = setInterval(() => {
-  if (Date.now() > deadlineAt) die(3, "--max-minutes ran out");
-}, 1000);
-hardLimit.unref();
-
-main().then(
-  async (code) => {
-    cleanupAllSync();
-    await dropAllCreated();
-    process.exit(code);
-  },
-  (e: unknown) => die(1, `failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
-);
+runBench("backlog", main, { deadlineAt: () => deadlineAt, dropDatabases: dropAllCreated });

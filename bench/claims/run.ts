@@ -12,13 +12,14 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import { cleanupAllSync, freePort, makeTempDir, removeTempDir, settle, sleep, StartError, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
+import { freePort, makeTempDir, removeTempDir, settle, sleep, StartError, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
 import { closedLoop, newLane, registerWorker, type Claimed, type Lane, type LoopResult } from "./load.js";
 import { connectionsText, LanePool, openLoop, type OpenResult } from "./open.js";
 import { KINDS, openClaims, parseConfig, root, stamp, USAGE, type Config } from "./options.js";
 import { checkConfig, checkStore, dropAllDatabases, explainCandidates, freshDatabase, IN_PROGRESS, QUEUED, seed, startFake, type Plan, type StoreCheck } from "./world.js";
 import { cpuCount, LabelSampler, labelFigures, meter, perClaim, type PerClaim, type PhaseCost } from "./observe.js";
 import { report, type ConfigRun, type Kind } from "./report.js";
+import { runBench } from "../lifecycle.js";
 
 const MAIN = join(root, "dist/src/main.js");
 
@@ -226,26 +227,4 @@ async function main(): Promise<number> {
   return report(cfg, runs, skipped, { root, stamp, startedAt: t0, loadAtStart: load, log });
 }
 
-let dying = false;
-const die = (code: number, why: string): void => {
-  if (dying) return;
-  dying = true;
-  process.stderr.write(`bench:claims: ${why}, cleaning up\n`);
-  cleanupAllSync();
-  void Promise.race([dropAllDatabases(), sleep(10_000)]).finally(() => process.exit(code));
-};
-process.on("exit", cleanupAllSync);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
-const hardLimit = setInterval(() => {
-  if (Date.now() > deadlineAt) die(3, "--max-minutes ran out");
-}, 1000);
-hardLimit.unref();
-
-main().then(
-  async (code) => {
-    cleanupAllSync();
-    await dropAllDatabases();
-    process.exit(code);
-  },
-  (e: unknown) => die(1, `failed: ${e instanceof StartError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
-);
+runBench("claims", main, { deadlineAt: () => deadlineAt, dropDatabases: dropAllDatabases, explain: (e) => (e instanceof StartError ? e.message : null) });

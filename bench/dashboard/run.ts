@@ -16,12 +16,13 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
-import { cleanupAllSync, freePort, makeTempDir, processRssMb, removeTempDir, settle, sleep, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
+import { freePort, makeTempDir, processRssMb, removeTempDir, settle, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
 import { formatProfile, profileIn, summariseProfile, type ProfileSummary } from "../ingest/profile.js";
 import { EXIT_ON_SIGUSR2 } from "../ingest/config.js";
 import { integerOption, root, stamp, UsageError } from "../claims/options.js";
 import { dropAllDatabases, freshDatabase, type BenchDb } from "../claims/world.js";
 import { seedWorld, split, type WorldFacts, type WorldSpec } from "./world.js";
+import { runBench } from "../lifecycle.js";
 
 const USAGE = `Usage: npm run bench:dashboard -- [options]
 
@@ -497,26 +498,4 @@ async function main(): Promise<number> {
   return report(o, worlds, t0, load);
 }
 
-let dying = false;
-const die = (code: number, why: string): void => {
-  if (dying) return;
-  dying = true;
-  process.stderr.write(`bench:dashboard: ${why}, cleaning up\n`);
-  cleanupAllSync();
-  void Promise.race([dropAllDatabases(), sleep(10_000)]).finally(() => process.exit(code));
-};
-process.on("exit", cleanupAllSync);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
-const hardLimit = setInterval(() => {
-  if (Date.now() > deadlineAt) die(3, "--max-minutes ran out");
-}, 1000);
-hardLimit.unref();
-
-main().then(
-  async (code) => {
-    cleanupAllSync();
-    await dropAllDatabases();
-    process.exit(code);
-  },
-  (e: unknown) => die(1, `failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
-);
+runBench("dashboard", main, { deadlineAt: () => deadlineAt, dropDatabases: dropAllDatabases });
