@@ -30,11 +30,16 @@ describe.each(providers)("processor on %s", (provider) => {
 
   test("a delivery failing deterministically is retried with backoff and parked after N attempts with its errors and the reason listed", async () => {
     const attemptsAt: number[] = [];
-    const failing: Capability = ({ events }) =>
+    const later: string[] = [];
+    const failing: Capability = ({ events }) => {
       events.on("issues.labeled", async () => {
         attemptsAt.push(Date.now());
         throw new Error(`GitHub answered 502 (attempt ${attemptsAt.length})`);
       });
+      events.on("issues.unlabeled", async (ctx) => {
+        later.push(ctx.deliveryId);
+      });
+    };
     app = await startOrchestra({ lifecycle: false, db, capabilities: [failing], retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 } });
     const id = randomUUID();
     const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "labeled", { installation: { id: 3 } }), secret: app.secret, deliveryId: id });
@@ -58,8 +63,10 @@ describe.each(providers)("processor on %s", (provider) => {
     // Backoff, not a hot loop: each gap is at least the jittered base delay.
     expect(attemptsAt[1]! - attemptsAt[0]!).toBeGreaterThanOrEqual(150 * 0.75 - 5);
     expect(attemptsAt[2]! - attemptsAt[1]!).toBeGreaterThanOrEqual(300 * 0.75 - 5);
-    // Parked means parked: no further attempts.
-    await new Promise((r) => setTimeout(r, 600));
+    // Parked means parked: a delivery stored after it was parked is claimed and handled, and the parked one is not tried again.
+    const after = randomUUID();
+    expect((await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "unlabeled", { installation: { id: 3 } }), secret: app.secret, deliveryId: after })).status).toBe(202);
+    await eventually(() => (later.includes(after) ? true : undefined), 10_000, "the delivery stored after the parked one handled");
     expect(attemptsAt).toHaveLength(3);
     expect(app.logs.some((l) => String(l["msg"]).includes("delivery parked after 3 attempts"))).toBe(true);
 
@@ -83,11 +90,14 @@ describe.each(providers)("processor on %s", (provider) => {
     const order: string[] = [];
     let running = 0;
     let maxParallel = 0;
+    // Handlers wait at a gate the test opens once the first delivery of every key is being handled at once.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
     const slow: Capability = ({ events }) =>
       events.on("issues.labeled", async (ctx) => {
         running++;
         maxParallel = Math.max(maxParallel, running);
-        await new Promise((r) => setTimeout(r, 20));
+        await gate;
         order.push(`${ctx.payload.issue.number}:${ctx.deliveryId}`);
         running--;
       });
@@ -101,6 +111,8 @@ describe.each(providers)("processor on %s", (provider) => {
         await sends[sends.length - 1];
       }
     }
+    await eventually(() => (running === 3 ? true : undefined), 10_000, "one delivery of each key handled at once");
+    open();
     await eventually(() => (order.length === 15 ? true : undefined), 10_000, "all 15 handled");
     for (const issue of [1, 2, 3]) {
       expect(order.filter((o) => o.startsWith(`${issue}:`))).toEqual([0, 1, 2, 3, 4].map((i) => `${issue}:k${issue}-${i}`));
