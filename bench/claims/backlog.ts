@@ -10,14 +10,13 @@
 // Scenarios, seeding and plans are in ./backlog-world.ts. See bench/README.md.
 import os from "node:os";
 import { join, relative } from "node:path";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
 import { makeTempDir, removeTempDir } from "../ingest/targets.js";
 import { integerOption, root, stamp, UsageError } from "./options.js";
 import { buildWorld, claimQueries, CLAIM_INDEX, dropAllCreated, explain, queuedScan, release, runQuery, scenarios, type QueuedScan, type Scenario, type ScenarioName, type World } from "./backlog-world.js";
 import { runBench } from "../lifecycle.js";
+import { runFacts, writeResults } from "../results.js";
 
 const USAGE = `Usage: npm run bench:backlog -- [options]
 
@@ -257,31 +256,14 @@ function report(o: Options, results: ProviderRun[], skipped: string[], startedAt
     + "\n (in A, the 10,000 of the repository at its limit); the full plans are in the results file)");
 
   const correct = results.every((p) => p.runs.every((r) => r.empty === 0 && r.wrong === 0));
-  const out = join(root, "bench/results", `backlog-${stamp}.json`);
-  mkdirSync(join(root, "bench/results"), { recursive: true });
-  let commit: string | null = null;
-  try {
-    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  } catch {
-    commit = null;
-  }
-  const cpus = os.cpus();
-  writeFileSync(
-    out,
-    JSON.stringify(
-      {
-        startedAt: new Date(startedAt).toISOString(),
-        durationS: (Date.now() - startedAt) / 1000,
-        commit,
-        machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? null, node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg() },
-        options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
-        skipped,
-        correct,
-        providers: results,
-      },
-      null,
-      2,
-    ) + "\n",
+  const out = writeResults(join(root, "bench/results", `backlog-${stamp}.json`),
+    {
+      ...runFacts({ root, startedAt, loadAtStart }),
+      options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
+      skipped,
+      correct,
+      providers: results,
+    }
   );
   log(`\nload average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   log(`results: ${relative(process.cwd(), out) || out}`);

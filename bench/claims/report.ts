@@ -2,7 +2,7 @@
 // the baseline, the closed loop and the open loop), the targets with
 // PASS/FAIL, the correctness verdict (it decides the exit status) and the
 // results JSON in bench/results/.
-import { execFileSync } from "node:child_process";
+import { gitCommit } from "../results.js";
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join, relative } from "node:path";
@@ -55,14 +55,6 @@ interface Context {
 
 const fmt = (n: number | null | undefined, d = 1): string => (n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(d) : "-");
 const verdict = (ok: boolean): string => (ok ? "PASS" : "FAIL");
-
-function gitCommit(root: string): string | null {
-  try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  } catch {
-    return null;
-  }
-}
 
 function table(cfg: Config, runs: ConfigRun[], pg1: ConfigRun | undefined): string {
   const rows: string[][] = [];

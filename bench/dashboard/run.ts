@@ -10,19 +10,19 @@
 // world; absolute milliseconds are for information. See bench/README.md.
 import os from "node:os";
 import http from "node:http";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
-import { freePort, makeTempDir, processRssMb, removeTempDir, settle, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
+import { freePort, makeTempDir, serviceEnv, processRssMb, removeTempDir, settle, startTarget, stopTarget, type RunningTarget } from "../ingest/targets.js";
 import { formatProfile, profileIn, summariseProfile, type ProfileSummary } from "../ingest/profile.js";
 import { EXIT_ON_SIGUSR2 } from "../ingest/config.js";
 import { integerOption, root, stamp, UsageError } from "../claims/options.js";
 import { dropAllDatabases, freshDatabase, type BenchDb } from "../claims/world.js";
 import { seedWorld, split, type WorldFacts, type WorldSpec } from "./world.js";
 import { runBench } from "../lifecycle.js";
+import { runFacts, writeResults } from "../results.js";
+import { makeSecrets } from "../ingest/session.js";
 
 const USAGE = `Usage: npm run bench:dashboard -- [options]
 
@@ -230,12 +230,6 @@ const remaining = (): number => deadlineAt - Date.now();
 
 const MAIN = join(root, "dist/src/main.js");
 
-function throwawaySecrets(): { privateKey: string; webhookSecret: string; adminToken: string } {
-  // Throwaway credentials: the key signs nothing that leaves this machine.
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } });
-  return { privateKey, webhookSecret: randomBytes(24).toString("hex"), adminToken: randomBytes(32).toString("hex") };
-}
-
 async function runWorld(o: Options, name: string, spec: WorldSpec, profileDir: string | null): Promise<WorldRun> {
   const tag = `[${name}]`;
   const dir = makeTempDir("orchestra-bench-dashboard-");
@@ -249,33 +243,10 @@ async function runWorld(o: Options, name: string, spec: WorldSpec, profileDir: s
     const facts = await seedWorld(bench.url, spec, (line) => log(`${tag}   ${line}`));
     log(`${tag}   seeded in ${fmt(facts.seedS, 1)} s: ${facts.runs} runs (${facts.endedRuns} ended in the last 24 h), ${facts.decisions} decisions, ${facts.effects} effects, ${facts.deliveries} deliveries`);
 
-    const secrets = throwawaySecrets();
+    const secrets = makeSecrets();
     const cwd = makeTempDir("orchestra-bench-dashboard-cwd-");
     const port = await freePort();
-    let ghePort = await freePort();
-    while (ghePort === port) ghePort = await freePort();
-    // A clean environment, nothing inherited from this shell; an empty
-    // working directory, because Probot loads ./.env over the environment.
-    const env: Record<string, string> = {
-      PATH: process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: cwd,
-      TMPDIR: cwd,
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      LOG_FORMAT: "json",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      APP_ID: "123456",
-      PRIVATE_KEY: secrets.privateKey,
-      WEBHOOK_SECRET: secrets.webhookSecret,
-      ORCHESTRA_ADMIN_TOKEN: secrets.adminToken,
-      DATABASE_URL: bench.url,
-      // Nothing listens there: the service's background GitHub calls (the
-      // sweep reads each repository's configuration) fail at once on
-      // 127.0.0.1; the pages measured here make none.
-      GHE_HOST: `127.0.0.1:${ghePort}`,
-      GHE_PROTOCOL: "http",
-    };
+    const env = await serviceEnv({ dir: cwd, port, databaseUrl: bench.url, secrets });
     const execArgv = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : [];
     const t0 = Date.now();
     target = await startTarget({ name: `${name} service`, script: MAIN, cwd, env, port, readyPath: "/ready", startTimeoutMs: Math.min(60_000, Math.max(1000, remaining())), execArgv });
@@ -435,35 +406,18 @@ function report(o: Options, worlds: WorldRun[], startedAt: number, loadAtStart: 
   out(" the API list answers at most 500 tasks and the overview reads at most 1000 queued and 200 of each other list, so neither reads the whole fleet)");
 
   const failed = worlds.some((w) => ROUTES.some((r) => w.routes[r.name].failures > 0));
-  mkdirSync(join(root, "bench/results"), { recursive: true });
-  const file = join(root, "bench/results", `dashboard-${stamp}.json`);
-  let commit: string | null = null;
-  try {
-    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  } catch {
-    commit = null;
-  }
-  const cpus = os.cpus();
-  writeFileSync(
-    file,
-    JSON.stringify(
-      {
-        startedAt: new Date(startedAt).toISOString(),
-        durationS: (Date.now() - startedAt) / 1000,
-        commit,
-        machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? null, node: process.version, loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg() },
-        options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
-        database: o.databaseUrl ? "postgresql" : "sqlite",
-        ratios: {
-          dashboardVsApi: { baseline: { p50: base.routes.dashboard.stats.p50Ms / base.routes.api.stats.p50Ms, p95: base.routes.dashboard.stats.p95Ms / base.routes.api.stats.p95Ms }, large: { p50: large.routes.dashboard.stats.p50Ms / large.routes.api.stats.p50Ms, p95: large.routes.dashboard.stats.p95Ms / large.routes.api.stats.p95Ms } },
-          largeVsBaseline: Object.fromEntries(ROUTES.map((r) => [r.name, { p50: large.routes[r.name].stats.p50Ms / base.routes[r.name].stats.p50Ms, p95: large.routes[r.name].stats.p95Ms / base.routes[r.name].stats.p95Ms }])),
-          ...(again ? { baselineAgainVsBaseline: Object.fromEntries(ROUTES.map((r) => [r.name, { p50: again.routes[r.name].stats.p50Ms / base.routes[r.name].stats.p50Ms }])) } : {}),
-        },
-        worlds,
+  const file = writeResults(join(root, "bench/results", `dashboard-${stamp}.json`),
+    {
+      ...runFacts({ root, startedAt, loadAtStart }),
+      options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
+      database: o.databaseUrl ? "postgresql" : "sqlite",
+      ratios: {
+        dashboardVsApi: { baseline: { p50: base.routes.dashboard.stats.p50Ms / base.routes.api.stats.p50Ms, p95: base.routes.dashboard.stats.p95Ms / base.routes.api.stats.p95Ms }, large: { p50: large.routes.dashboard.stats.p50Ms / large.routes.api.stats.p50Ms, p95: large.routes.dashboard.stats.p95Ms / large.routes.api.stats.p95Ms } },
+        largeVsBaseline: Object.fromEntries(ROUTES.map((r) => [r.name, { p50: large.routes[r.name].stats.p50Ms / base.routes[r.name].stats.p50Ms, p95: large.routes[r.name].stats.p95Ms / base.routes[r.name].stats.p95Ms }])),
+        ...(again ? { baselineAgainVsBaseline: Object.fromEntries(ROUTES.map((r) => [r.name, { p50: again.routes[r.name].stats.p50Ms / base.routes[r.name].stats.p50Ms }])) } : {}),
       },
-      null,
-      2,
-    ) + "\n",
+      worlds,
+    }
   );
   out(`\nload average at start ${loadAtStart.map((l) => l.toFixed(2)).join(" ")}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}; ${fmt((Date.now() - startedAt) / 1000, 0)} s`);
   out(`results: ${relative(process.cwd(), file) || file}`);

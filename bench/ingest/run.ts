@@ -2,7 +2,7 @@
 // rate, against Orchestra and against a bare Probot app, one after the other
 // in a single run, so the ratio between them is what the numbers mean.
 // See bench/README.md for how to run it and how to read the output.
-import { execFileSync } from "node:child_process";
+import { gitCommit } from "../results.js";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -22,14 +22,6 @@ const log = (line: string): void => {
   process.stdout.write(line + "\n");
 };
 
-
-function gitCommit(): string | null {
-  try {
-    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  } catch {
-    return null;
-  }
-}
 
 async function main(): Promise<number> {
   let cfg: Config;
@@ -131,7 +123,7 @@ async function main(): Promise<number> {
   };
   const report = {
     startedAt: new Date(t0).toISOString(),
-    commit: gitCommit(),
+    commit: gitCommit(root),
     machine: { loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg()[0] ?? null, node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? null },
     config: { ...cfg, databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)" },
     payloads: { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix },

@@ -6,6 +6,7 @@ import { closedLoop, openLoop, WebhookClient, type PhaseResult } from "./load.js
 import { deliveries, type Pool } from "./payloads.js";
 import {
   freePort,
+  serviceEnv,
   makeTempDir,
   processCpuMs,
   processPeakRssMb,
@@ -77,32 +78,8 @@ export async function runSession(
   const dir = makeTempDir(`orchestra-bench-${kind}-`);
   try {
     const port = await freePort();
-    let ghePort = await freePort();
-    while (ghePort === port) ghePort = await freePort();
     const databaseUrl = cfg.databaseUrl ?? `file:${join(dir, "orchestra.db")}`;
-    // A clean environment rather than this process's: nothing inherited (a
-    // stray DATABASE_URL, WEBHOOK_PROXY_URL, NODE_OPTIONS) can make the two
-    // targets differ or send traffic off this machine. The working directory
-    // is the empty temp dir because Probot loads ./.env over the environment.
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: dir,
-      TMPDIR: dir,
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      LOG_FORMAT: "json",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      APP_ID: "123456",
-      PRIVATE_KEY: secrets.privateKey,
-      WEBHOOK_SECRET: secrets.webhookSecret,
-      ORCHESTRA_ADMIN_TOKEN: secrets.adminToken,
-      DATABASE_URL: databaseUrl,
-      // Nothing listens there: any GitHub call the service makes while
-      // processing fails fast on 127.0.0.1 instead of reaching the internet.
-      GHE_HOST: `127.0.0.1:${ghePort}`,
-      GHE_PROTOCOL: "http",
-    };
+    const env = await serviceEnv({ dir, port, databaseUrl, secrets });
     const isPg = databaseUrl.startsWith("postgres");
     const rowsBefore = kind === "orchestra" && isPg ? await pgRowCount(databaseUrl) : 0;
     if (rowsBefore > 0) {

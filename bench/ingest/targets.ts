@@ -232,3 +232,33 @@ export async function settle(pid: number | undefined, minS: number, maxS: number
   }
   return { seconds: (Date.now() - start) / 1000, quiet: false, lastCpuShare: share };
 }
+
+/**
+ * The environment the service is started with in a benchmark: production
+ * settings and nothing inherited from this shell (a stray DATABASE_URL,
+ * WEBHOOK_PROXY_URL or NODE_OPTIONS would make targets differ or send
+ * traffic off this machine). `dir` is the empty working directory (Probot
+ * loads ./.env over the environment). GitHub is a port on 127.0.0.1 where
+ * nothing listens, so any call the service makes fails at once there.
+ */
+export async function serviceEnv(o: { dir: string; port: number; databaseUrl: string; secrets: { privateKey: string; webhookSecret: string; adminToken: string } }): Promise<Record<string, string>> {
+  let ghePort = await freePort();
+  while (ghePort === o.port) ghePort = await freePort();
+  return {
+    PATH: process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: o.dir,
+    TMPDIR: o.dir,
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    LOG_FORMAT: "json",
+    HOST: "127.0.0.1",
+    PORT: String(o.port),
+    APP_ID: "123456",
+    PRIVATE_KEY: o.secrets.privateKey,
+    WEBHOOK_SECRET: o.secrets.webhookSecret,
+    ORCHESTRA_ADMIN_TOKEN: o.secrets.adminToken,
+    DATABASE_URL: o.databaseUrl,
+    GHE_HOST: `127.0.0.1:${ghePort}`,
+    GHE_PROTOCOL: "http",
+  };
+}
