@@ -7,7 +7,7 @@
  * each bounded to the rows the issue shows.
  */
 import type { Db } from "../store/db.js";
-import type { Task } from "../store/generated/sqlite/client.js";
+import type { Decision, Task } from "../store/generated/sqlite/client.js";
 import { waitingForAll } from "../gates/waiting.js";
 import { EVERYWHERE } from "../gates/repos.js";
 import { parseJson } from "../apply/views.js";
@@ -27,16 +27,27 @@ function firstLine(body: string): string {
   return (body.split("\n")[0] ?? "").replace(/^Orchestra needs a human for this issue\.\s*/, "");
 }
 
-/** Why each blocked task is blocked: its open question, else the comment that blocked it (since it was last queued), else its diagnostic. */
-export async function blockedWhy(db: Db, tasks: Task[]): Promise<Map<string, string>> {
+/** The open question of each task that has one (the latest), by task id. */
+export async function openQuestions(db: Db, taskIds: string[]): Promise<Map<string, Decision>> {
+  if (taskIds.length === 0) return new Map();
+  const questions = await db.decision.findMany({ where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, supersededAt: null }, orderBy: { createdAt: "asc" } });
+  return new Map(questions.map((q) => [q.taskId, q]));
+}
+
+/**
+ * Why each blocked task is blocked: its open question, else the comment that
+ * blocked it (since it was last queued), else its diagnostic. `questions` are
+ * the tasks' open questions when the caller has read them already.
+ */
+export async function blockedWhy(db: Db, tasks: Task[], questions?: Map<string, Decision>): Promise<Map<string, string>> {
   const ids = tasks.map((t) => t.id);
   const out = new Map<string, string>();
   if (ids.length === 0) return out;
-  const [questions, comments] = await Promise.all([
-    db.decision.findMany({ where: { taskId: { in: ids }, kind: "question", answeredAt: null, supersededAt: null }, orderBy: { createdAt: "desc" } }),
+  const [open, comments] = await Promise.all([
+    questions ?? openQuestions(db, ids),
     db.effect.findMany({ where: { taskId: { in: ids }, kind: "comment" }, orderBy: { seq: "desc" }, select: { taskId: true, key: true, payload: true, createdAt: true } }),
   ]);
-  for (const q of questions) if (!out.has(q.taskId)) out.set(q.taskId, `question: “${q.body}”`);
+  for (const [taskId, q] of open) out.set(taskId, `question: “${q.body}”`);
   const since = new Map(tasks.map((t) => [t.id, t.queuedAt.getTime()]));
   for (const c of comments) {
     if (!c.taskId || out.has(c.taskId) || c.createdAt.getTime() < (since.get(c.taskId) ?? 0) || !BLOCKING_COMMENTS.some((p) => c.key.startsWith(p))) continue;

@@ -12,7 +12,7 @@ import type { DeliverySummary } from "../inbox/view.js";
 import type { EffectSummary } from "../effects/outbox.js";
 import { waitingForAll, type WaitingFor } from "../gates/waiting.js";
 import { parseJsonText } from "./task-detail.js";
-import { blockedWhy } from "../fleet/snapshot.js";
+import { blockedWhy, openQuestions } from "../fleet/snapshot.js";
 
 export interface FleetDeps {
   db: Db;
@@ -124,11 +124,8 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   });
   const waiting = await waitingForAll(db, shown, now, waitingSet);
   const runs = await lastRuns(db, [...claimed, ...blocked, ...failed].map((t) => t.id));
-  const questions = blocked.length
-    ? await db.decision.findMany({ where: { taskId: { in: blocked.map((t) => t.id) }, kind: "question", answeredAt: null }, orderBy: { createdAt: "asc" } })
-    : [];
-  const questionOf = new Map(questions.map((q) => [q.taskId, q]));
-  const blockedFor = await blockedWhy(db, blocked);
+  const questionOf = await openQuestions(db, blocked.map((t) => t.id));
+  const blockedFor = await blockedWhy(db, blocked, questionOf);
   const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
   const workers = workerIds.length ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [];
   const nameOf = new Map(workers.map((w) => [w.id, w.name]));
