@@ -14,7 +14,7 @@ export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken:
   router.add("GET", "/api/v1/deliveries", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const { state, limit } = listQuery(query, STATES);
-    const [deliveries, counts, summary] = await Promise.all([deps.inbox.list({ state, limit }), deps.inbox.counts(), deps.inbox.summary()]);
+    const [deliveries, { counts, summary }] = await Promise.all([deps.inbox.list({ state, limit }), deps.inbox.tally()]);
     sendJson(res, 200, { summary, counts, deliveries });
   });
 

@@ -26,7 +26,7 @@ import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   adminToken: string;
-  inbox: Pick<Inbox, "list" | "replay" | "summary">;
+  inbox: Pick<Inbox, "list" | "replay" | "tally">;
   streaks: Pick<FailureStreaks, "current">;
   callHours: Parameters<typeof githubStanding>[0]["callHours"];
   rateLimits: Parameters<typeof githubStanding>[0]["rateLimits"];
@@ -191,7 +191,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
         fleetOverview(deps),
         runsByClass(deps.db, ctx.now, HOURS),
         githubStanding(deps),
-        deps.inbox.summary(),
+        deps.inbox.tally().then((t) => t.summary),
         deps.outbox.counts(),
         deps.streaks.current(),
       ]);

@@ -7,7 +7,7 @@
 import type { Database, Db } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
-import { deliveryCounts, deliverySummary, listDeliveries, type DeliverySummary } from "./view.js";
+import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
 import { eachRowSqlite } from "../store/sql.js";
 
 export type { DeliverySummary } from "./view.js";
@@ -286,13 +286,8 @@ export class Inbox {
     return listDeliveries(this.#db, filter);
   }
 
-  /** Deliveries by stored state. */
-  counts(): Promise<Record<string, number>> {
-    return deliveryCounts(this.#db);
-  }
-
-  /** Deliveries by listed state: fresh pending apart from retrying, every state present. */
-  summary(): ReturnType<typeof deliverySummary> {
-    return deliverySummary(this.#db);
+  /** Deliveries counted by state: as stored, and as listed (retrying apart from fresh pending). */
+  tally(): Promise<DeliveryTally> {
+    return deliveryTally(this.#db);
   }
 }

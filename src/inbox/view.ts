@@ -57,21 +57,23 @@ export async function listDeliveries(db: Db, filter: { state?: string; limit?: n
   }));
 }
 
-/** Count of deliveries in each listed state, every state present (zero included). */
-export async function deliverySummary(db: Db): Promise<Record<ListedState, number>> {
+export interface DeliveryTally {
+  /** By stored state, as the table holds them. */
+  counts: Record<string, number>;
+  /** By listed state, every state present (zero included): fresh pending apart from retrying. */
+  summary: Record<ListedState, number>;
+}
+
+/** The deliveries counted by state, in one grouped read and one count of the retrying ones. */
+export async function deliveryTally(db: Db): Promise<DeliveryTally> {
   const [groups, retrying] = await Promise.all([
     db.delivery.groupBy({ by: ["state"], _count: { _all: true } }),
     db.delivery.count({ where: { state: "pending", attempts: { gt: 0 } } }),
   ]);
-  const out = Object.fromEntries(LISTED_STATES.map((s) => [s, 0])) as Record<ListedState, number>;
-  for (const g of groups) if (g.state in out) out[g.state as ListedState] = g._count._all;
-  out.pending -= retrying;
-  out.retrying = retrying;
-  return out;
-}
-
-/** Deliveries by stored state, as the table holds them. */
-export async function deliveryCounts(db: Db): Promise<Record<string, number>> {
-  const groups = await db.delivery.groupBy({ by: ["state"], _count: { _all: true } });
-  return Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
+  const counts = Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
+  const summary = Object.fromEntries(LISTED_STATES.map((s) => [s, 0])) as Record<ListedState, number>;
+  for (const g of groups) if (g.state in summary) summary[g.state as ListedState] = g._count._all;
+  summary.pending -= retrying;
+  summary.retrying = retrying;
+  return { counts, summary };
 }

@@ -68,9 +68,8 @@ export class CallHours {
       if (this.#prunedHour !== hour) {
         this.#prunedHour = hour;
         const oldest = hourKey(new Date(now.getTime() - this.opts.keepHours * 3_600_000));
-        const rows = await this.deps.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } }, select: { name: true } });
-        const old = rows.map((r) => r.name).filter((n) => n.slice(CALLS_PREFIX.length, CALLS_PREFIX.length + 13) < oldest);
-        if (old.length) await this.deps.database.db.counter.deleteMany({ where: { name: { in: old } } });
+        // Names sort by their hour: every one before `oldest` is older.
+        await this.deps.database.db.counter.deleteMany({ where: { name: { startsWith: CALLS_PREFIX, lt: `${CALLS_PREFIX}${oldest}` } } });
       }
     })();
     try {
@@ -84,9 +83,10 @@ export class CallHours {
   async lastHours(hours: number): Promise<CallHour[]> {
     await this.flush();
     const now = this.deps.clock.now();
-    const rows = await this.deps.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } });
-    const byName = new Map(rows.map((r) => [r.name, r.value]));
     const top = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
+    const first = `${CALLS_PREFIX}${hourKey(new Date(top - (hours - 1) * 3_600_000))}`;
+    const rows = await this.deps.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX, gte: first } } });
+    const byName = new Map(rows.map((r) => [r.name, r.value]));
     return Array.from({ length: hours }, (_, i) => {
       const hour = new Date(top - (hours - 1 - i) * 3_600_000);
       const key = hourKey(hour);

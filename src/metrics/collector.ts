@@ -40,7 +40,7 @@ async function read(db: Db, now: Date): Promise<Snapshot> {
     db.delivery.groupBy({ by: ["state"], _count: { _all: true } }),
     db.delivery.count({ where: { state: "pending", attempts: { gt: 0 } } }),
     db.delivery.findFirst({ where: { state: "pending" }, orderBy: { seq: "asc" }, select: { receivedAt: true } }),
-    db.counter.findMany({ select: { name: true, value: true } }),
+    db.counter.findMany({ where: { name: { startsWith: "ignored." } }, select: { name: true, value: true } }),
     db.task.groupBy({ by: ["state", "repo"], _count: { _all: true } }),
     db.run.groupBy({ by: ["class"], where: { class: { not: null } }, _count: { _all: true } }),
     db.run.groupBy({ by: ["recovery"], where: { recovery: { not: null } }, _count: { _all: true } }),
