@@ -39,9 +39,9 @@ export interface IdempotencyOptions {
   takeoverMs?: number;
 }
 
-export const TAKEOVER_MS = 60_000;
+const TAKEOVER_MS = 60_000;
 /** Keys longer than this are refused: a key names a request, it does not carry one. */
-export const MAX_KEY_LENGTH = 200;
+const MAX_KEY_LENGTH = 200;
 
 const sha256 = (s: string | Buffer) => createHash("sha256").update(s).digest("hex");
 

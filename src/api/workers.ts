@@ -132,16 +132,16 @@ export interface WorkerApiDeps {
 const REGISTER_AGAIN = "register a new worker (POST /api/v1/workers, admin token) and give it the new token";
 
 /** The worker the bearer token names; 401 for none, an unknown token, or a revoked worker (saying so). */
-async function authWorker(req: IncomingMessage, workers: Workers): Promise<Worker> {
+async function authWorker(req: IncomingMessage, workers: Workers, opts: { fresh?: boolean } = {}): Promise<Worker> {
   const token = bearer(req);
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <worker token>");
-  const worker = await workers.byToken(token);
+  const worker = await workers.byToken(token, opts);
   if (!worker) throw new HttpError(401, "unknown worker token: it was never issued, or it was replaced by a rotation (orchestra workers rotate <id> shows the new one once)", { reason: "unknown-token" });
   if (worker.revokedAt) throw revokedError(worker);
   return worker;
 }
 
-export function revokedError(worker: Worker): HttpError {
+function revokedError(worker: Worker): HttpError {
   return new HttpError(401, `worker ${worker.name} (${worker.id}) was revoked at ${worker.revokedAt!.toISOString()}; its token no longer works and its leases were released; ${REGISTER_AGAIN}`, {
     reason: "revoked",
   });
@@ -177,13 +177,10 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   });
 
   router.add("POST", "/api/v1/claims", async ({ req, res }) => {
-    const cached = await authWorker(req, workers);
+    // A claim makes a lease: the worker is read afresh, so a token revoked or rotated on another replica cannot claim.
+    const worker = await authWorker(req, workers, { fresh: true });
     const { raw } = await jsonRequest(req, schemas.claim);
-    await idempotency.run(req, res, cached.id, raw, async () => {
-      // A claim makes a lease: it reads the worker afresh, so a token revoked or rotated on another replica cannot claim.
-      const worker = await workers.current(cached);
-      if (!worker) throw new HttpError(401, "this worker token was replaced by a rotation; use the new token", { reason: "unknown-token" });
-      if (worker.revokedAt) throw revokedError(worker);
+    await idempotency.run(req, res, worker.id, raw, async () => {
       const claim = await deps.claims.claim(worker);
       return claim ? { status: 200, body: claim } : { status: 204 };
     });

@@ -60,7 +60,7 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  * the unread bytes are never buffered, and the sender gets its answer
  * (413, 503 with Retry-After) instead of a stalled upload.
  */
-export function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
+function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
   const headers: Record<string, string> = { connection: "close" };
   if (status === 503) headers["retry-after"] = String(RETRY_AFTER_S);
   req.pause();

@@ -33,7 +33,7 @@ export interface RetryPolicy {
   windowMs: number;
 }
 
-export const HOUR_MS = 3_600_000;
+const HOUR_MS = 3_600_000;
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseMs: 2_000, capMs: 10 * 60_000, windowMs: 6 * HOUR_MS };
 
 export type RetryDecision =
@@ -52,7 +52,7 @@ export interface RetryInput {
   random?: () => number;
 }
 
-export const isTransient = (c: FailureClass): boolean => c !== "deterministic";
+const isTransient = (c: FailureClass): boolean => c !== "deterministic";
 
 /**
  * Delay after `attempts` failed attempts: base doubling, jitter of ±25% so

@@ -24,9 +24,9 @@ function newToken(): string {
  * How long a token's worker is remembered, and how often "last seen" is
  * written, per process. A revocation or rotation made in this process takes
  * effect at once (its entries are dropped); another replica notices within
- * TOKEN_CACHE_MS, except for claims, which read the worker again (`current`).
+ * TOKEN_CACHE_MS, except for claims, which read the worker afresh (`byToken(…, { fresh: true })`).
  */
-export const TOKEN_CACHE_MS = 10_000;
+const TOKEN_CACHE_MS = 10_000;
 const SEEN_EVERY_MS = 30_000;
 
 export class Workers {
@@ -72,29 +72,20 @@ export class Workers {
     for (const [hash, hit] of this.#byHash) if (hit.worker.id === id) this.#byHash.delete(hash);
   }
 
-  /** The token's worker (revoked ones included: the caller says why it refuses); a few seconds' cache spares every worker call a database read. */
-  async byToken(token: string): Promise<Worker | null> {
+  /**
+   * The token's worker (revoked ones included: the caller says why it
+   * refuses). A few seconds' cache spares every worker call a database read;
+   * `fresh` reads the database anyway: a claim creates a lease, so it must not
+   * ride on a token another replica revoked or rotated a few seconds ago.
+   */
+  async byToken(token: string, opts: { fresh?: boolean } = {}): Promise<Worker | null> {
     const hash = hashToken(token);
     const hit = this.#byHash.get(hash);
-    if (hit && Date.now() - hit.at < TOKEN_CACHE_MS) return hit.worker;
+    if (!opts.fresh && hit && Date.now() - hit.at < TOKEN_CACHE_MS) return hit.worker;
     const worker = await this.db.worker.findUnique({ where: { tokenHash: hash } });
     if (worker) this.#byHash.set(hash, { worker, at: Date.now() });
     else this.#byHash.delete(hash);
     return worker;
-  }
-
-  /**
-   * The worker as the database has it now, bypassing the cache: a claim
-   * creates a lease, so it must not ride on a token another replica revoked
-   * or rotated a few seconds ago.
-   */
-  async current(worker: Worker): Promise<Worker | null> {
-    const now = await this.db.worker.findUnique({ where: { id: worker.id } });
-    if (!now || now.tokenHash !== worker.tokenHash) {
-      this.forget(worker.id);
-      return null;
-    }
-    return now;
   }
 
   /** The repositories a worker may claim from; null: all. */

@@ -27,7 +27,7 @@ export interface AppTarget {
   baseUrl: string | undefined;
 }
 
-export const apiOf = (t: Pick<AppTarget, "baseUrl">): string => t.baseUrl ?? "https://api.github.com";
+const apiOf = (t: Pick<AppTarget, "baseUrl">): string => t.baseUrl ?? "https://api.github.com";
 
 export function appOctokit(t: AppTarget): Octokit {
   return new DoctorOctokit({ auth: { appId: t.appId, privateKey: t.privateKey }, ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}), log: quiet }) as Octokit;
