@@ -16,6 +16,7 @@ import { makeTempDir, removeTempDir } from "../ingest/targets.js";
 import { integerOption, root, stamp, UsageError } from "./options.js";
 import { buildWorld, claimQueries, CLAIM_INDEX, dropAllCreated, explain, queuedScan, release, runQuery, scenarios, type QueuedScan, type Scenario, type ScenarioName, type World } from "./backlog-world.js";
 import { runBench } from "../lifecycle.js";
+import { nearestRank } from "../ingest/load.js";
 import { runFacts, writeResults } from "../results.js";
 
 const USAGE = `Usage: npm run bench:backlog -- [options]
@@ -87,9 +88,8 @@ interface Stats {
 
 /** Nearest rank: every percentile is a latency some claim actually had. */
 function stats(nanos: number[]): Stats {
-  const s = Float64Array.from(nanos).sort();
-  const at = (p: number): number => (s.length ? s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! / 1e6 : NaN);
-  return { n: s.length, p50Ms: at(0.5), p95Ms: at(0.95), p99Ms: at(0.99), maxMs: s.length ? s[s.length - 1]! / 1e6 : NaN };
+  const { n, p50Ms, p95Ms, p99Ms, maxMs } = nearestRank(nanos);
+  return { n, p50Ms, p95Ms, p99Ms, maxMs };
 }
 
 interface ScenarioRun {

@@ -21,6 +21,7 @@ import { integerOption, root, stamp, UsageError } from "../claims/options.js";
 import { dropAllDatabases, freshDatabase, type BenchDb } from "../claims/world.js";
 import { seedWorld, split, type WorldFacts, type WorldSpec } from "./world.js";
 import { runBench } from "../lifecycle.js";
+import { nearestRank } from "../ingest/load.js";
 import { runFacts, writeResults } from "../results.js";
 import { makeSecrets } from "../ingest/session.js";
 
@@ -184,10 +185,8 @@ interface Stats {
 
 /** Nearest rank: every percentile is a latency some request actually had. */
 function stats(nanos: number[]): Stats {
-  const s = Float64Array.from(nanos).sort();
-  const at = (p: number): number => (s.length ? s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! / 1e6 : NaN);
-  const sum = s.reduce((a, b) => a + b, 0);
-  return { n: s.length, p50Ms: at(0.5), p95Ms: at(0.95), maxMs: s.length ? s[s.length - 1]! / 1e6 : NaN, meanMs: s.length ? sum / s.length / 1e6 : NaN };
+  const { n, p50Ms, p95Ms, maxMs, meanMs } = nearestRank(nanos);
+  return { n, p50Ms, p95Ms, maxMs, meanMs };
 }
 
 // ---------------------------------------------------------------- one world

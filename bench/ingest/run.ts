@@ -9,10 +9,11 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PhaseResult } from "./load.js";
 import { buildPool } from "./payloads.js";
-import { cleanupAllSync, StartError } from "./targets.js";
+import { StartError } from "./targets.js";
 import { parseConfig, USAGE, type Config } from "./config.js";
 import { fmt, roundLines, summarise, table, type SessionResult } from "./report.js";
 import { makeSecrets, runSession } from "./session.js";
+import { runBench } from "../lifecycle.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // dist/bench/ingest/run.js -> repository root
@@ -32,11 +33,7 @@ async function main(): Promise<number> {
     return 2;
   }
   // However the run goes wrong, it ends: this fires even if a phase hangs.
-  setTimeout(() => {
-    process.stderr.write(`bench:ingest: --max-minutes ${cfg.maxMinutes} exceeded, stopping\n`);
-    cleanupAllSync();
-    process.exit(3);
-  }, cfg.maxMinutes * 60_000).unref();
+  deadlineAt = Date.now() + cfg.maxMinutes * 60_000;
 
   for (const kind of new Set(cfg.targets)) {
     const script = kind === "orchestra" ? cfg.orchestraMain : join(here, "bare-app.js");
@@ -154,24 +151,5 @@ async function main(): Promise<number> {
   return correct && (fast || !cfg.strict) ? 0 : 1;
 }
 
-process.on("exit", cleanupAllSync);
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(signal, () => {
-    process.stderr.write(`bench:ingest: ${signal}, cleaning up\n`);
-    cleanupAllSync();
-    process.exit(128 + (os.constants.signals[signal] ?? 0));
-  });
-}
-
-main().then(
-  (code) => {
-    cleanupAllSync();
-    process.exit(code);
-  },
-  (e: unknown) => {
-    const detail = e instanceof StartError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
-    process.stderr.write(`bench:ingest failed: ${detail}\n`);
-    cleanupAllSync();
-    process.exit(1);
-  },
-);
+let deadlineAt = Infinity;
+runBench("ingest", main, { deadlineAt: () => deadlineAt, dropDatabases: async () => {}, explain: (e) => (e instanceof StartError ? e.message : null) });
