@@ -5,12 +5,10 @@
  * the database, so like `migrate` it opens it directly (DATABASE_URL) rather
  * than asking a running service.
  */
-import { existsSync } from "node:fs";
 import { ConfigError, parseEnv } from "../config/env.js";
-import { openDatabase, providerOf, redact, sqlitePath, type Database } from "../store/db.js";
 import { scrub, secretsOf } from "../config/redact.js";
-import { select } from "../store/sql.js";
 import { PRUNED_KINDS, prune, totalOf, type PrunedKind, type PruneResult, type RetentionPolicy } from "../reconcile/retention.js";
+import { openExisting, reason } from "./database.js";
 
 export interface PruneFlags {
   dryRun: boolean;
@@ -45,20 +43,6 @@ const LABEL: Record<PrunedKind, string> = {
   audit: "audit entries",
 };
 
-/** Why a database call failed, in one line: the driver adapter's error kind and its details, or the message. */
-export function reason(err: unknown): string {
-  const cause = (err as { cause?: unknown } | null)?.cause;
-  if (cause && typeof cause === "object" && typeof (cause as { kind?: unknown }).kind === "string") {
-    const { kind, ...rest } = cause as Record<string, unknown>;
-    const details = Object.entries(rest)
-      .filter(([, v]) => typeof v === "string" || typeof v === "number")
-      .map(([k, v]) => `${k} ${String(v)}`)
-      .join(", ");
-    return details ? `${String(kind)}: ${details}` : String(kind);
-  }
-  return (err instanceof Error ? err.message : String(err)).split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "unknown error";
-}
-
 /** Runs the command; answers the exit code (0 done, 1 database trouble, 2 bad settings). */
 export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<number> {
   const fail = (code: number, message: string) => {
@@ -76,28 +60,16 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
     if (err instanceof ConfigError) return fail(2, err.lines.join("; "));
     throw err;
   }
-  // Opening a SQLite file that is not there would create an empty one: say where to look instead.
-  if (providerOf(url) === "sqlite") {
-    const path = sqlitePath(url);
-    if (path !== ":memory:" && !existsSync(path)) {
-      return fail(1, `no database at ${path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`);
+  const opened = await openExisting(url);
+  if (!opened.ok) {
+    if (opened.problem === "missing") {
+      return fail(1, `no database at ${opened.path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`);
     }
+    const where = opened.problem === "unreachable" ? opened.where : (opened.url ?? "the default ./data/orchestra.db");
+    return fail(1, `database unreachable at ${where} (${opened.why}); check DATABASE_URL and that the database server is running, then run orchestra prune again`);
   }
-  const unreachable = (err: unknown, where: string) =>
-    fail(1, `database unreachable at ${where} (${reason(err)}); check DATABASE_URL and that the database server is running, then run orchestra prune again`);
-  let database: Database;
+  const { database } = opened;
   try {
-    database = await openDatabase(url, { poolSize: 1 });
-  } catch (err) {
-    return unreachable(err, url ? redact(url) : "the default ./data/orchestra.db");
-  }
-  try {
-    try {
-      // The PostgreSQL pool connects on first use: ask before saying anything else.
-      await select(database, "SELECT 1 AS ok");
-    } catch (err) {
-      return unreachable(err, database.where);
-    }
     const now = io.now ?? Date.now;
     let lastShown = now();
     let result: PruneResult;

@@ -5,6 +5,7 @@
  * keeps only its hash.
  */
 import type { WorkerListing } from "../workers/tokens.js";
+import { table as textTable, when } from "./io.js";
 
 export interface WorkersIo {
   /** An admin API call; it reports the failure and exits on an error answer. */
@@ -62,14 +63,11 @@ export async function workersCommand(args: { verb: "list" | "revoke" | "rotate";
   out(`new token for worker ${id} (shown once; Orchestra keeps only its hash; the old token no longer works):\n${rotated.token}\n`);
 }
 
-const when = (iso: string | null) => (iso === null ? "-" : iso.replace(/\.\d{3}Z$/, "Z"));
-
 /** A fixed-width table of workers, one line each, the newest last. */
 export function table(workers: WorkerListing[]): string {
   if (workers.length === 0) return "no workers registered; register one with POST /api/v1/workers (admin token)\n";
-  const header = ["ID", "NAME", "REPOS", "TOKEN", "LAST SEEN", "LEASES", "REVOKED"];
-  const rows = workers.map((w) => [w.id, w.name, w.repos === null ? "all" : w.repos.join(","), w.tokenHint ? `…${w.tokenHint}` : "-", when(w.lastSeenAt), String(w.liveLeases), when(w.revokedAt)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
-  return `${[header, ...rows].map(line).join("\n")}\n`;
+  return textTable(
+    ["ID", "NAME", "REPOS", "TOKEN", "LAST SEEN", "LEASES", "REVOKED"],
+    workers.map((w) => [w.id, w.name, w.repos === null ? "all" : w.repos.join(","), w.tokenHint ? `…${w.tokenHint}` : "-", when(w.lastSeenAt), String(w.liveLeases), when(w.revokedAt)]),
+  );
 }

@@ -4,14 +4,11 @@
  * (reachable, every committed migration applied). Nothing secret is shown:
  * the settings' own error lines never echo a secret, and URLs are masked.
  */
-import { existsSync } from "node:fs";
 import { ConfigError, parseEnv, type Credentials, type Env } from "../../config/env.js";
 import { ingestLimits } from "../../ingest/limits.js";
 import { maskUrl } from "../../config/redact.js";
-import { openDatabase, providerOf, sqlitePath, type Database } from "../../store/db.js";
 import { migrationNames, pendingOf } from "../../store/migrate.js";
-import { select } from "../../store/sql.js";
-import { reason } from "../prune.js";
+import { openExisting, reason } from "../database.js";
 import type { Check } from "./check.js";
 
 const AGAIN = "then run orchestra doctor again";
@@ -68,33 +65,21 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
     if (!(err instanceof ConfigError)) throw err;
     return { name, status: "fail", detail: err.lines.join("; "), fix: `correct DATABASE_URL ${WHERE_SETTINGS}; ${AGAIN}` };
   }
-  const provider = providerOf(url);
-  // Opening a SQLite file that is not there would create an empty one: say where it was looked for instead.
-  if (provider === "sqlite") {
-    const path = sqlitePath(url);
-    if (path !== ":memory:" && !existsSync(path)) {
+  const opened = await openExisting(url);
+  if (!opened.ok) {
+    if (opened.problem === "missing") {
       return {
         name,
         status: "fail",
-        detail: `no database at ${path}`,
+        detail: `no database at ${opened.path}`,
         fix: `set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run orchestra doctor from the service's working directory; for a new installation, orchestra migrate creates it; ${AGAIN}`,
       };
     }
+    if (opened.problem === "unopenable") return { name, status: "fail", detail: `cannot open ${opened.url ?? "./data/orchestra.db"} (${opened.why})`, fix: `check DATABASE_URL and that the database server is running; ${AGAIN}` };
+    return { name, status: "fail", detail: `${opened.where} does not answer (${opened.why})`, fix: `check DATABASE_URL (host, port, user, password, database name) and that the database server is running and reachable from here; ${AGAIN}` };
   }
-  const where = url ? maskUrl(url) : "./data/orchestra.db";
-  let database: Database;
+  const { database } = opened;
   try {
-    database = await openDatabase(url, { poolSize: 1 });
-  } catch (err) {
-    return { name, status: "fail", detail: `cannot open ${where} (${reason(err)})`, fix: `check DATABASE_URL and that the database server is running; ${AGAIN}` };
-  }
-  try {
-    try {
-      // The PostgreSQL pool connects on first use: this is the reachability check.
-      await select(database, "SELECT 1 AS ok");
-    } catch (err) {
-      return { name, status: "fail", detail: `${database.where} does not answer (${reason(err)})`, fix: `check DATABASE_URL (host, port, user, password, database name) and that the database server is running and reachable from here; ${AGAIN}` };
-    }
     const committed = migrationNames(database.provider);
     let pending: string[];
     try {
