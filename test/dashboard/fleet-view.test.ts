@@ -4,25 +4,13 @@
  * count, whether or not its tasks fall among the first ones read in claim order.
  */
 import { randomUUID } from "node:crypto";
-import { openDatabase, type Database } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { Inbox } from "../../src/inbox/store.js";
 import { Outbox } from "../../src/effects/outbox.js";
 import { fleetOverview, QUEUE_READ, QUEUE_SHOWN } from "../../src/views/fleet.js";
-import { providers, testDatabase, type TestDb } from "../support/databases.js";
+import { eachMigratedDatabase, providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
-  let t: TestDb;
-  let database: Database;
-  beforeEach(async () => {
-    t = await testDatabase(provider);
-    database = await openDatabase(t.url, { poolSize: 2 });
-    await migrate(database, () => {});
-  });
-  afterEach(async () => {
-    await database.close();
-    await t.drop();
-  });
+  const each = eachMigratedDatabase(provider);
 
   test("beyond the tasks read, each repository's queue shows its first tasks and counts the rest", async () => {
     const now = new Date("2026-12-01T12:00:00Z");
@@ -33,9 +21,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
         return { id: randomUUID(), installationId: 1, repo, issue: i + 1, title: `${repo} ${i + 1}`, body: "", state: "queued", priority, queuedAt: at, branch: `agent/issue-${i + 1}`, blockersAt: at, createdAt: at, updatedAt: at };
       });
     // acme/a's tasks fill the first QUEUE_READ in claim order; acme/b's all come after them; acme/c's come first (a priority label).
-    await database.db.task.createMany({ data: [...queued("acme/a", QUEUE_READ + 10), ...queued("acme/b", 30), ...queued("acme/c", 3, 0)] });
+    await each.database.db.task.createMany({ data: [...queued("acme/a", QUEUE_READ + 10), ...queued("acme/b", 30), ...queued("acme/c", 3, 0)] });
 
-    const fleet = await fleetOverview({ db: database.db, inbox: new Inbox(database), outbox: new Outbox(database.db, database), clock: { now: () => now } });
+    const fleet = await fleetOverview({ db: each.database.db, inbox: new Inbox(each.database), outbox: new Outbox(each.database.db, each.database), clock: { now: () => now } });
     expect(fleet.queue.map((r) => [r.repo, r.tasks.length, r.more])).toEqual([
       ["acme/a", QUEUE_SHOWN, QUEUE_READ + 10 - QUEUE_SHOWN],
       ["acme/b", 0, 30],

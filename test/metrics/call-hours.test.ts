@@ -1,31 +1,19 @@
 /** GitHub calls per hour in the counter table, on each database: tallied, written in batches, kept on failure, pruned. */
-import { openDatabase, type Database } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { CallHours, CALLS_PREFIX } from "../../src/metrics/call-hours.js";
-import { providers, testDatabase, type TestDb } from "../support/databases.js";
+import { eachMigratedDatabase, providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
-  let t: TestDb;
-  let database: Database;
-  beforeEach(async () => {
-    t = await testDatabase(provider);
-    database = await openDatabase(t.url, { poolSize: 2 });
-    await migrate(database, () => {});
-  });
-  afterEach(async () => {
-    await database.close();
-    await t.drop();
-  });
+  const each = eachMigratedDatabase(provider);
 
   test("calls are written at most once per interval, then read back per hour with zeros between", async () => {
     const clock = { ms: Date.parse("2026-12-01T08:59:58Z"), now: () => new Date(clock.ms) };
-    const hours = new CallHours({ database, clock }, { flushMs: 10_000, keepHours: 48 });
+    const hours = new CallHours({ database: each.database, clock }, { flushMs: 10_000, keepHours: 48 });
     hours.count("read"); // the first call writes at once
     await hours.flush();
     for (let i = 0; i < 5; i++) hours.count("write");
     clock.ms += 3_000; // 09:00:01, a new hour
     hours.count("read");
-    const stored = async () => Object.fromEntries((await database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } })).map((r) => [r.name, r.value]));
+    const stored = async () => Object.fromEntries((await each.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } })).map((r) => [r.name, r.value]));
     expect(await stored()).toEqual({ "github.calls.2026-12-01T08.read": 1 });
     const series = await hours.lastHours(3);
     expect(series.map((h) => [h.hour.toISOString(), h.reads, h.writes])).toEqual([
@@ -39,16 +27,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const clock = { ms: Date.parse("2026-12-01T08:00:00Z"), now: () => new Date(clock.ms) };
     let unreachable = false;
     const flaky = {
-      db: database.db,
-      provider: database.provider,
+      db: each.database.db,
+      provider: each.database.provider,
       get raw() {
         if (unreachable) throw new Error("database unreachable");
-        return database.raw;
+        return each.database.raw;
       },
     };
     const errors: unknown[] = [];
     const hours = new CallHours({ database: flaky, clock, onError: (err) => errors.push(err) }, { flushMs: 60_000, keepHours: 2 });
-    const rows = async () => (await database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
+    const rows = async () => (await each.database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
     unreachable = true;
     hours.count("write");
     hours.count("write");

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import type { Provider } from "../../src/store/db.js";
+import { openDatabase, type Database, type Provider } from "../../src/store/db.js";
+import { migrate } from "../../src/store/migrate.js";
 
 export const pgUrl = process.env["TEST_DATABASE_URL"];
 
@@ -85,4 +86,22 @@ export async function testDatabase(provider: Provider): Promise<TestDb> {
       }
     },
   };
+}
+
+/**
+ * A migrated database of `provider` for each test of the enclosing describe
+ * (opened before, closed and dropped after). Read `.database` inside a test.
+ */
+export function eachMigratedDatabase(provider: Provider): { readonly database: Database } {
+  const current = {} as { database: Database; testDb: TestDb };
+  beforeEach(async () => {
+    current.testDb = await testDatabase(provider);
+    current.database = await openDatabase(current.testDb.url, { poolSize: 2 });
+    await migrate(current.database, () => {});
+  });
+  afterEach(async () => {
+    await current.database.close();
+    await current.testDb.drop();
+  });
+  return current;
 }
