@@ -264,7 +264,8 @@ export class Executor {
     }
     if (failure.class === "rate-limit") {
       // The whole installation waits until GitHub's reset, not this effect's backoff; the wait is not the effect's fault and costs no attempt.
-      await installations.rateLimited(e.installationId, failure.retryAfter ?? decision.retryAt);
+      const lifts = failure.retryAfterMs === undefined ? decision.retryAt : new Date(now.getTime() + failure.retryAfterMs);
+      await installations.rateLimited(e.installationId, lifts);
       await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: false, maybeSent: false }, now);
       log.warn({ installationId: e.installationId, until: decision.retryAt.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
       return "stop";

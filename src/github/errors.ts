@@ -15,18 +15,25 @@ interface RequestErrorLike {
 }
 
 /**
- * When a rate limit lifts: `retry-after` (seconds) for secondary limits,
- * `x-ratelimit-reset` (epoch seconds) for an exhausted quota, else a minute.
+ * How long a rate limit asks to wait, from the moment GitHub answered:
+ * `retry-after` (seconds) for secondary limits, `x-ratelimit-reset` (epoch
+ * seconds) for an exhausted quota, else a minute. The reset is an instant on
+ * GitHub's clock, so it is measured against the answer's own `Date` header
+ * (also GitHub's clock), not this machine's: whoever waits turns the wait into
+ * an instant on its own clock.
  */
-export function rateLimitedUntil(status: number | undefined, message: string, headers: Record<string, string | undefined>, now = Date.now()): Date | undefined {
+export function rateLimitWaitMs(status: number | undefined, message: string, headers: Record<string, string | undefined>, received = Date.now()): number | undefined {
   if (status !== 403 && status !== 429) return undefined;
   const retryAfter = headers["retry-after"];
   const exhausted = headers["x-ratelimit-remaining"] === "0";
   if (retryAfter === undefined && !exhausted && !/rate limit/i.test(message)) return undefined;
-  if (retryAfter !== undefined && /^\d+$/.test(retryAfter)) return new Date(now + Number(retryAfter) * 1000);
+  if (retryAfter !== undefined && /^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000;
   const reset = Number(headers["x-ratelimit-reset"]);
-  if (exhausted && Number.isFinite(reset) && reset > 0) return new Date(Math.max(now, reset * 1000));
-  return new Date(now + 60_000);
+  if (exhausted && Number.isFinite(reset) && reset > 0) {
+    const answered = Date.parse(headers["date"] ?? "");
+    return Math.max(0, reset * 1000 - (Number.isFinite(answered) ? answered : received));
+  }
+  return 60_000;
 }
 
 /** Maps an octokit failure to a GitHubError that says what the failure means for a retry. */
@@ -35,12 +42,12 @@ export function toGitHubError(operation: string, e: unknown): GitHubError {
   const status = typeof err.status === "number" ? err.status : undefined;
   const message = err.response?.data?.message ?? err.message ?? String(e);
   const headers = err.response?.headers ?? {};
-  const limited = rateLimitedUntil(status, message, headers);
+  const limited = rateLimitWaitMs(status, message, headers);
   // The token is minted lazily on the first request; its failure is the installation's, not the call's.
   const tokenFailure = /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
   const retryable = status === undefined || status >= 500 || limited !== undefined;
   return new GitHubError(tokenFailure ? "mint installation token" : operation, status, message, retryable, {
-    ...(limited ? { rateLimitedUntil: limited } : {}),
+    ...(limited !== undefined ? { retryAfterMs: limited } : {}),
     tokenFailure,
     // No answer, or a server error: the request may have been acted on.
     mayHaveSent: !tokenFailure && (status === undefined || status >= 500),
@@ -114,13 +121,13 @@ export function failureOf(e: unknown): Failure {
     const all = e.errors.map(failureOf);
     const limited = all.filter((f) => f.class === "rate-limit");
     if (limited.length > 0) {
-      const latest = Math.max(...limited.map((f) => f.retryAfter?.getTime() ?? 0));
-      return { class: "rate-limit", ...(latest > 0 ? { retryAfter: new Date(latest) } : {}) };
+      const longest = Math.max(...limited.map((f) => f.retryAfterMs ?? 0));
+      return { class: "rate-limit", ...(longest > 0 ? { retryAfterMs: longest } : {}) };
     }
     return all.find((f) => f.class !== "deterministic") ?? { class: "deterministic" };
   }
   if (e instanceof GitHubError) {
-    if (e.rateLimitedUntil) return { class: "rate-limit", retryAfter: e.rateLimitedUntil };
+    if (e.retryAfterMs !== undefined) return { class: "rate-limit", retryAfterMs: e.retryAfterMs };
     if (e.status === undefined) return { class: "network" };
     return e.status >= 500 ? { class: "github-5xx" } : { class: "deterministic" };
   }

@@ -232,8 +232,8 @@ export interface GitHub {
 }
 
 export interface GitHubErrorDetail {
-  /** A rate limit (primary or secondary): nothing more for this installation before this time. */
-  rateLimitedUntil?: Date;
+  /** A rate limit (primary or secondary): nothing more for this installation for this long after the answer. */
+  retryAfterMs?: number;
   /** GitHub would not mint the installation's token (uninstalled, suspended, wrong App). */
   tokenFailure?: boolean;
   /** The request may have reached GitHub and taken effect although no answer came (5xx, timeout, reset). */
@@ -242,7 +242,7 @@ export interface GitHubErrorDetail {
 
 export class GitHubError extends Error {
   override readonly name = "GitHubError";
-  readonly rateLimitedUntil: Date | undefined;
+  readonly retryAfterMs: number | undefined;
   readonly tokenFailure: boolean;
   readonly mayHaveSent: boolean;
   constructor(
@@ -254,7 +254,7 @@ export class GitHubError extends Error {
     detail: GitHubErrorDetail = {},
   ) {
     super(`${operation}: ${status === undefined ? "" : `${status} `}${message}`);
-    this.rateLimitedUntil = detail.rateLimitedUntil;
+    this.retryAfterMs = detail.retryAfterMs;
     this.tokenFailure = detail.tokenFailure ?? false;
     this.mayHaveSent = detail.mayHaveSent ?? false;
   }

@@ -55,17 +55,42 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** How long the rest of a refused body is read and dropped before the connection is cut. */
+const LINGER_MS = 5_000;
+
 /**
- * Answers without reading the rest of the body, then closes the connection:
- * the unread bytes are never buffered, and the sender gets its answer
- * (413, 503 with Retry-After) instead of a stalled upload.
+ * Answers at once without keeping the rest of the body: the unread bytes are
+ * never buffered, and the sender gets its answer (413, 503 with Retry-After)
+ * instead of a stalled upload.
+ *
+ * The connection is not closed while the sender is still sending: TCP answers
+ * bytes that reach a closed socket with a reset, and the reset can wipe out
+ * the answer before the sender has read it (RFC 9112, section 9.6). On a
+ * loaded machine senders saw ECONNRESET or EPIPE instead of their 413 or 503.
+ * So the answer is written whole, the rest of the body is read into nothing,
+ * and the response ends (letting Node close the connection) once the body has
+ * ended, or after LINGER_MS for a sender that is still sending.
  */
 function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number, reason: string): void {
-  const headers: Record<string, string> = { connection: "close" };
-  if (status === 503) headers["retry-after"] = String(RETRY_AFTER_S);
-  req.pause();
-  sendJson(res, status, { error: reason }, headers);
-  res.once("finish", () => req.socket?.destroy());
+  const text = JSON.stringify({ error: reason });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...(status === 503 ? { "retry-after": String(RETRY_AFTER_S) } : {}),
+  });
+  if (req.complete) {
+    res.end(text);
+    return;
+  }
+  res.write(text);
+  req.resume();
+  const end = (): void => {
+    clearTimeout(cut);
+    if (!res.writableEnded) res.end();
+  };
+  const cut = setTimeout(end, LINGER_MS).unref();
+  req.once("end", end);
+  req.once("close", end);
 }
 
 export function webhookHandler(deps: IngestDeps) {

@@ -106,7 +106,7 @@ export class MissedDeliveries {
           // Not sent (a refusal, a rate limit): the next sweep may ask again; maybe sent: in an hour.
           const sent = !(err instanceof GitHubError) || err.mayHaveSent;
           await db.redelivery.update({ where: { guid }, data: { lastError: errorText(err).slice(0, 500), ...(sent ? {} : { requestedAt: new Date(now.getTime() - ASK_EVERY_MS) }) } });
-          if (err instanceof GitHubError && err.rateLimitedUntil) {
+          if (err instanceof GitHubError && err.retryAfterMs !== undefined) {
             out.deferred += batch.length - i - 1;
             break;
           }

@@ -19,8 +19,8 @@ export type FailureClass =
 
 export interface Failure {
   class: FailureClass;
-  /** When GitHub said to come back (retry-after, x-ratelimit-reset); honoured when later than the backoff. */
-  retryAfter?: Date;
+  /** How long GitHub said to wait (retry-after, x-ratelimit-reset); honoured when longer than the backoff. */
+  retryAfterMs?: number;
 }
 
 export interface RetryPolicy {
@@ -105,6 +105,6 @@ export function retryDecision(input: RetryInput): RetryDecision {
     };
   }
   let at = now.getTime() + backoffMs(attempts, policy, input.random);
-  if (failure.retryAfter && failure.retryAfter.getTime() > at) at = failure.retryAfter.getTime();
+  if (failure.retryAfterMs !== undefined) at = Math.max(at, now.getTime() + failure.retryAfterMs);
   return { retryAt: new Date(at), firstFailedAt };
 }

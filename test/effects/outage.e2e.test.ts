@@ -59,7 +59,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       }
       const next = Math.min(...rows.map((e) => e.nextAttemptAt.getTime()));
       if (rows.length === 0 || next > start + 6 * HOUR - MIN) break;
-      rig.clock.offsetMs += next - rig.clock.now().getTime();
+      rig.clock.advanceTo(next);
       rig.app.orchestra.executor.poke();
     }
 
@@ -80,7 +80,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     // GitHub is back: the next attempts perform them.
     rig.fake.outage(null);
-    rig.clock.offsetMs += Math.max(...during.map((e) => e.nextAttemptAt.getTime())) - rig.clock.now().getTime();
+    rig.clock.advanceTo(Math.max(...during.map((e) => e.nextAttemptAt.getTime())));
     rig.app.orchestra.executor.poke();
     await rig.settle();
     const after = await effects();
@@ -109,7 +109,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       }, 10_000, "due effects tried");
       const pending = rows.filter((e) => e.state === "pending");
       if (pending.length === 0) break;
-      rig.clock.offsetMs += Math.min(...pending.map((e) => e.nextAttemptAt.getTime())) - rig.clock.now().getTime();
+      rig.clock.advanceTo(Math.min(...pending.map((e) => e.nextAttemptAt.getTime())));
       rig.app.orchestra.executor.poke();
     }
     const parked = await effects();

@@ -113,7 +113,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await w.call("POST", `/api/v1/runs/${run2.id}/heartbeat`, { leaseEpoch: run2.leaseEpoch, usage: { inputTokens: 500, outputTokens: 50, costUsd: 0.5 } });
     await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 1 });
     for (let i = 0; i < 3; i++) {
-      rig.clock.offsetMs += 3600_000;
+      rig.clock.advance(3600_000);
       await rig.sweep();
     }
     t = await rig.task(4);
@@ -190,7 +190,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(run.attempt).toBe(1);
     expect(rig.labels(6)).toEqual(["agent:in-progress"]);
     // After the pause, it is asked again (and paused longer while it still fails).
-    rig.clock.offsetMs += 3_600_001;
+    rig.clock.advance(3_600_001);
     await rig.app.orchestra.sweeper.sweep();
     await eventually(async () => (((await installation())?.failures ?? 0) > failures ? true : undefined), 5_000, "a longer pause");
     expect(mints()).toBeGreaterThan(after);
@@ -242,10 +242,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(9);
     const w = await rig.worker();
     const from = rig.fake.requests.length;
-    const started = Date.now();
+    // The executor is stopped, so a claim that waited for any GitHub write would never answer.
     const claim = await w.call("POST", "/api/v1/claims", {});
     expect(claim.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(rig.writesSince(from)).toEqual([]);
     expect((await rig.task(9)).effects.filter((e: { state: string }) => e.state === "pending")).toHaveLength(2);
     rig.app.orchestra.executor.start();

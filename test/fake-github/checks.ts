@@ -128,7 +128,7 @@ export class Checks {
       }
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
-    if (token.expiresAt.getTime() <= state.now().getTime()) {
+    if (token.validUntilMs <= Date.now()) {
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
     return { kind: "installation", installationId: token.installationId, token: token.token, repositories: token.repositories };
@@ -139,7 +139,7 @@ export class Checks {
     const { state } = this.opts;
     const a = parseAuthorization(header);
     const token = a && (a.scheme === "token" || a.scheme === "bearer") ? state.tokens.get(a.credentials) : undefined;
-    if (!token || token.expiresAt.getTime() <= state.now().getTime()) {
+    if (!token || token.validUntilMs <= Date.now()) {
       return {
         status: 401,
         body: {

@@ -193,12 +193,14 @@ export class FakeServer {
 
   private send(res: ServerResponse, reply: Reply, requestId: string): void {
     const headers: Record<string, string> = {
+      // GitHub's own clock: a rate limit's reset is measured against it.
+      date: this.state.now().toUTCString(),
       "x-github-request-id": requestId,
       "x-github-api-version-selected": "2022-11-28",
       "x-github-media-type": "github.v3; format=json",
       "x-ratelimit-limit": "5000",
       "x-ratelimit-remaining": "4999",
-      "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
+      "x-ratelimit-reset": String(Math.floor(this.state.now().getTime() / 1000) + 3600),
       "x-ratelimit-used": "1",
       "x-ratelimit-resource": "core",
       ...reply.headers,

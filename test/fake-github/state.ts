@@ -50,7 +50,15 @@ export interface Installation {
 export interface AccessToken {
   token: string;
   installationId: number;
+  /** What GitHub answers as expires_at: an hour after it was minted, on the fake's clock. */
   expiresAt: Date;
+  /**
+   * When GitHub stops accepting it, on the real clock. The App's installation
+   * tokens are cached by Octokit, which times its cache on the real clock
+   * whatever the rig's clock says: a rig clock moved forward an hour must not
+   * expire a token Octokit still rightly holds.
+   */
+  validUntilMs: number;
   permissions: Record<string, string>;
   /** lower-case full names when the token was narrowed to some repositories */
   repositories: string[] | null;
@@ -449,6 +457,7 @@ export class FakeState {
       token: `ghs_${randomBytes(18).toString("base64url")}`,
       installationId,
       expiresAt: new Date(this.now().getTime() + ttlMs),
+      validUntilMs: Date.now() + ttlMs,
       permissions: { ...(inst?.permissions ?? DEFAULT_PERMISSIONS) },
       repositories: null,
     };
@@ -459,7 +468,10 @@ export class FakeState {
   /** Make every issued installation token invalid (the App must fetch a new one). */
   expireTokens(): void {
     const past = new Date(this.now().getTime() - 1000);
-    for (const t of this.tokens.values()) t.expiresAt = past;
+    for (const t of this.tokens.values()) {
+      t.expiresAt = past;
+      t.validUntilMs = 0;
+    }
   }
 
   // ---- repositories -------------------------------------------------------

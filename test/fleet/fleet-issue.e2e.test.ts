@@ -24,11 +24,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** The App's clock to just after a debounce window starts: a burst then falls in one window. */
   function windowStart(): void {
-    rig.clock.offsetMs += W - (rig.clock.now().getTime() % W) + 100;
+    rig.clock.advance(W - (rig.clock.now().getTime() % W) + 100);
   }
   /** The App's clock past the current window's end, then wait until what fell due is performed. */
   async function afterWindow(): Promise<void> {
-    rig.clock.offsetMs += W - (rig.clock.now().getTime() % W) + FLEET_SETTLE_MS + 100;
+    rig.clock.advance(W - (rig.clock.now().getTime() % W) + FLEET_SETTLE_MS + 100);
     await rig.settle();
   }
   const calls = (from: number, op: string) => rig.fake.requests.slice(from).filter((r) => r.operationId === op).length;
@@ -255,7 +255,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const [issue] = fleetIssues();
     // Labelled while Orchestra heard nothing of it: reconcile finds the label.
     rig.fake.state.labelIssue(REPO, issue!.number, "agent:queued", "alice");
-    rig.clock.offsetMs += 5 * 60_000 + 1_000;
+    rig.clock.advance(5 * 60_000 + 1_000);
     // Reconcile ran and repaired one difference: the label, not a new task.
     expect((await rig.sweep()).reconciled).toBe(1);
     expect(await rig.task(issue!.number)).toBeNull();

@@ -1,17 +1,21 @@
-import { rateLimitedUntil, toGitHubError } from "../../src/github/errors.js";
+import { rateLimitWaitMs, toGitHubError } from "../../src/github/errors.js";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
-describe("when a rate limit lifts", () => {
-  test.each([
-    ["secondary limit with retry-after", 403, "You have exceeded a secondary rate limit.", { "retry-after": "60" }, NOW + 60_000],
-    ["429 with retry-after", 429, "Too many requests", { "retry-after": "5" }, NOW + 5_000],
-    ["primary quota spent: the reset time", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 900) }, NOW + 900_000],
-    ["a rate limit without headers: a minute", 403, "You have exceeded a secondary rate limit", {}, NOW + 60_000],
+describe("how long a rate limit asks to wait", () => {
+  const answeredAt = new Date(NOW - 3_600_000).toUTCString();
+  test.each<[string, number, string, Record<string, string>, number | undefined]>([
+    ["secondary limit with retry-after", 403, "You have exceeded a secondary rate limit.", { "retry-after": "60" }, 60_000],
+    ["429 with retry-after", 429, "Too many requests", { "retry-after": "5" }, 5_000],
+    ["primary quota spent: until the reset", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 900) }, 900_000],
+    // GitHub's clock an hour behind this machine's: the wait is measured on GitHub's clock.
+    ["the reset against the answer's own Date", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String((NOW - 3_600_000) / 1000 + 900), date: answeredAt }, 900_000],
+    ["a reset already past: no wait", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 - 60) }, 0],
+    ["a rate limit without headers: a minute", 403, "You have exceeded a secondary rate limit", {}, 60_000],
     ["a permission error is no rate limit", 403, "Resource not accessible by integration", {}, undefined],
     ["a 502 is no rate limit", 502, "Bad Gateway", { "retry-after": "5" }, undefined],
-  ])("%s", (_n, status, message, headers, until) => {
-    expect(rateLimitedUntil(status, message, headers, NOW)?.getTime()).toBe(until);
+  ])("%s", (_n, status, message, headers, wait) => {
+    expect(rateLimitWaitMs(status, message, headers, NOW)).toBe(wait);
   });
 });
 

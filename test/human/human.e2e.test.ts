@@ -144,7 +144,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(q.status).toBe(201);
     const bad = await w.call("POST", `/api/v1/runs/${next.run.id}/decision-requests`, { leaseEpoch: next.run.leaseEpoch, question: "x", condition: "when-ready" });
     expect(bad.status).toBe(400);
-    rig.clock.offsetMs += 7 * 24 * 3600_000 + 1000;
+    rig.clock.advance(7 * 24 * 3600_000 + 1000);
     await rig.sweep();
     await rig.sweep();
     expect(rig.fake.state.commentsOn(REPO, 4).filter((c) => c.body.includes("Which database?") && c.body.toLowerCase().includes("expire"))).toHaveLength(1);
@@ -201,7 +201,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       await rig.sweep();
       expect((await rig.task(6)).task.state).toBe("blocked");
       versions["1.1.0"] = {};
-      rig.clock.offsetMs += 61_000;
+      rig.clock.advance(61_000);
       expect((await rig.sweep()).questions).toBe(1);
       const third = (await w.claim()).body;
       expect(third.decisions.map((d: { body: string }) => d.body)).toContain("condition met: npm-version:left-pad@>=1.1.0");

@@ -55,8 +55,7 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
   /** Moves the simulated clock to the delivery's next attempt and has the processor look now. */
   async function toNextAttempt(deliveryId: string): Promise<void> {
     const r = await row(deliveryId);
-    const ahead = r.nextAttemptAt.getTime() - rig.clock.now().getTime();
-    if (ahead > 0) rig.clock.offsetMs += ahead;
+    rig.clock.advanceTo(r.nextAttemptAt);
     rig.app.orchestra.processor.poke();
   }
 
@@ -82,7 +81,7 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
       await toNextAttempt(id);
     }
     // 5 h 59 min into the outage: still retrying, not parked.
-    rig.clock.offsetMs += start + 6 * HOUR - MIN - rig.clock.now().getTime();
+    rig.clock.advanceTo(start + 6 * HOUR - MIN);
     rig.app.orchestra.processor.poke();
     const r = await row(id);
     expect(r).toMatchObject({ state: "pending", attempts: failedAt.length });
@@ -166,7 +165,7 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     expect(rig.app.logs.some((l) => String(l["msg"]).startsWith("inbox: delivery parked after 5 attempts") && String(l["msg"]).includes(`orchestra replay ${id}`))).toBe(true);
 
     // Replay, an hour later, gives a fresh budget and a fresh window.
-    rig.clock.offsetMs += HOUR;
+    rig.clock.advance(HOUR);
     expect((await cli("replay", id)).stdout.trim()).toBe(`${id} queued again`);
     const again = await eventually(async () => {
       const x = await row(id);

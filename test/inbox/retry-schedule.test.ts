@@ -36,7 +36,7 @@ describe("retryDecision", () => {
   ])("%s", (_name, klass, attempts, triedMs, retryAfterMs, expected) => {
     const now = at(triedMs);
     const d = retryDecision({
-      failure: { class: klass, ...(retryAfterMs !== undefined ? { retryAfter: new Date(now.getTime() + retryAfterMs) } : {}) },
+      failure: { class: klass, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
       attempts,
       firstFailedAt: attempts === 1 ? null : T0,
       now,
@@ -118,7 +118,9 @@ const requestError = (status: number | undefined, message: string, headers: Reco
 const coded = (code: string, name = "Error") => Object.assign(new Error(code), { code, name });
 
 describe("failureOf: the one classifier", () => {
-  const now = Date.now();
+  // GitHub's answers carry its clock in their Date header; a reset is measured against it.
+  const now = Date.parse("2026-06-01T12:00:00Z");
+  const date = new Date(now).toUTCString();
   test.each<[string, unknown, FailureClass]>([
     ["GitHub 502", requestError(502, "Bad Gateway"), "github-5xx"],
     ["GitHub 503", requestError(503, "Service Unavailable"), "github-5xx"],
@@ -143,13 +145,13 @@ describe("failureOf: the one classifier", () => {
     expect(failureOf(err).class).toBe(klass);
   });
 
-  test("a rate limit carries when it lifts: retry-after, x-ratelimit-reset, the latest of several", () => {
-    const secondary = failureOf(requestError(403, "secondary rate limit", { "retry-after": "30" }));
-    expect(secondary.retryAfter!.getTime()).toBeGreaterThanOrEqual(now + 29_000);
-    const resetAt = Math.floor(now / 1000) + 900;
-    expect(failureOf(requestError(403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetAt) })).retryAfter).toEqual(new Date(resetAt * 1000));
-    const both = failureOf(new AggregateError([requestError(429, "slow down", { "retry-after": "5" }), requestError(403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetAt) })]));
-    expect(both).toEqual({ class: "rate-limit", retryAfter: new Date(resetAt * 1000) });
+  test("a rate limit carries how long it asks to wait: retry-after, x-ratelimit-reset, the longest of several", () => {
+    expect(failureOf(requestError(403, "secondary rate limit", { "retry-after": "30" }))).toEqual({ class: "rate-limit", retryAfterMs: 30_000 });
+    const resetAt = now / 1000 + 900;
+    const spent = { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetAt), date };
+    expect(failureOf(requestError(403, "API rate limit exceeded", spent))).toEqual({ class: "rate-limit", retryAfterMs: 900_000 });
+    const both = failureOf(new AggregateError([requestError(429, "slow down", { "retry-after": "5" }), requestError(403, "API rate limit exceeded", spent)]));
+    expect(both).toEqual({ class: "rate-limit", retryAfterMs: 900_000 });
   });
 });
 

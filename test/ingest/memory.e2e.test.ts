@@ -140,7 +140,8 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
 
   test("a chunked body without a declared length is refused with 413 once it passes 25 MB", async () => {
     const outcome = await postLarge(port, 30 * MB, Buffer.alloc(MB, 0x20), true);
-    expect(outcome.status).toBe(413);
+    // The answer, not a reset: the App reads the rest into nothing before it closes the connection.
+    expect(outcome).toEqual({ status: 413, retryAfter: undefined, error: null });
   });
 
   test("24 concurrent 20 MB unsigned bodies raise RSS by at most 250 MB, and a signed delivery sent meanwhile is stored", async () => {
@@ -162,9 +163,9 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     } finally {
       sqlite.close();
     }
-    // Each large body was either read and rejected for its signature, or refused unread with 503 + Retry-After.
-    const statuses = outcomes.map((o) => o.status);
-    expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
+    // Each large body was either read and rejected for its signature, or refused unread with 503 + Retry-After;
+    // every sender got its answer (a reset or a broken pipe instead would show here with its error).
+    expect(outcomes.filter((o) => o.status !== 401 && o.status !== 503)).toEqual([]);
     const refused = outcomes.filter((o) => o.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((o) => o.retryAfter === "1")).toBe(true);

@@ -106,7 +106,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const e2 = await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0, testsPassed: false });
     expect(e2.body).toMatchObject({ class: "debris-half-done", recovery: "hold-resume" });
     for (let i = 0; i < 5; i++) {
-      rig.clock.offsetMs += 3600_000;
+      rig.clock.advance(3600_000);
       await rig.sweep();
     }
     expect(branchExists(run1.branch)).toBe(true);
@@ -122,9 +122,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = await start(35);
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
     rig.fake.state.addCheckRun(REPO, { headSha: head, name: "build", status: "in_progress", conclusion: null });
-    rig.clock.offsetMs += 1801_000;
+    rig.clock.advance(1801_000);
     expect(await rig.sweep()).toMatchObject({ expired: 1, classified: 0 }); // the grace for a late exit
-    rig.clock.offsetMs += 121_000;
+    rig.clock.advance(121_000);
     const swept = await rig.sweep();
     expect(swept).toMatchObject({ classified: 1 });
     const { run: r, task } = await lastRun(35);
@@ -154,7 +154,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.sweep();
     expect(compares()).toBe(before);
     // A second outage after the backoff: counted in the ring, still nothing deleted.
-    rig.clock.offsetMs += 31_000;
+    rig.clock.advance(31_000);
     rig.fake.inject({ method: "GET", path: "repos/compare-commits-with-basehead", status: 502, times: 1 });
     await rig.sweep();
     ({ run: r } = await lastRun(36));
@@ -163,10 +163,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(r.errors[0].count).toBe(2);
     expect(branchExists(run.branch)).toBe(true);
     // The backoff doubled: 31 s is not enough now, 61 s is.
-    rig.clock.offsetMs += 31_000;
+    rig.clock.advance(31_000);
     await rig.sweep();
     expect((await lastRun(36)).run.class).toBeNull();
-    rig.clock.offsetMs += 31_000;
+    rig.clock.advance(31_000);
     await rig.sweep();
     ({ run: r, task } = await lastRun(36));
     expect(r).toMatchObject({ class: "phantom", recovery: "delete-branch-requeue" });
@@ -223,10 +223,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       rig.fake.state.addBranch(REPO, run.branch); // empty: each costs a delete and a label swap
       branches.push(run.branch);
     }
-    rig.clock.offsetMs += 1801_000;
+    rig.clock.advance(1801_000);
     const from = rig.fake.requests.length;
     expect(await rig.sweep()).toMatchObject({ expired: 30, classified: 0 });
-    rig.clock.offsetMs += 121_000; // past the grace for a late exit
+    rig.clock.advance(121_000); // past the grace for a late exit
     const swept = await rig.sweep();
     expect(swept).toMatchObject({ classified: 20 });
     await rig.sweep();
@@ -275,7 +275,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.closeIssue(REPO, 81, "not_planned");
     await rig.deliver("issues", "closed", { issue: 81, sender: "alice" });
     const compares = rig.fake.requestsFor("repos/compare-commits-with-basehead").length;
-    rig.clock.offsetMs += 3600_000;
+    rig.clock.advance(3600_000);
     await rig.sweep();
     expect(rig.fake.requestsFor("repos/compare-commits-with-basehead").length).toBe(compares);
     expect((await rig.task(81)).runs[1]).toMatchObject({ class: null, state: "exited" });

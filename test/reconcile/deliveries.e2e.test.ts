@@ -37,7 +37,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** One sweep of the loop a minute later (the deliveries sweep runs at most once a minute of the App's clock). */
   async function sweepLater(ms = 60_000) {
-    rig.clock.offsetMs += ms;
+    rig.clock.advance(ms);
     const r = await rig.sweep();
     await rig.fake.state.hookDeliveries.idle();
     return { ...r, report: await lastReport() };
@@ -111,7 +111,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await tasks()).toBe(2); // the recovered one, and issue 9 queued meanwhile
     // The inbox row is the evidence: recovered before the next sweep reads the log.
     expect(await deliveries.waiting()).toEqual(new Set());
-    rig.clock.offsetMs += 6_000; // past the claims' 5 s cache of it
+    rig.clock.advance(6_000); // past the claims' 5 s cache of it
     expect((await w.claim()).status).toBe(200);
     expect((await sweepLater()).report.counts).toMatchObject({ missing: 0, redelivered: 0 });
     expect(asked()).toBe(2);
@@ -124,7 +124,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: REPO, issue: 3, label: "agent:queued", sender: "alice" });
     const stored = await rig.deliverPayload("issues", payload);
     rig.fake.state.hookDeliveries.record({ event: "issues", guid: stored, status: 504, payload });
-    const old = missedQueueLabel(4, { deliveredAt: new Date(Date.now() - 4 * DAY) });
+    const old = missedQueueLabel(4, { deliveredAt: new Date(rig.clock.now().getTime() - 4 * DAY) });
 
     const swept = await sweepLater();
     expect(swept.report.counts).toMatchObject({ read: 2, missing: 0, redelivered: 0, skipped: 1, errors: 0 });
@@ -176,7 +176,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       else rig.fake.state.hookDeliveries.push({ event: "issues", action: "opened", installationId: INSTALLATION, status: 202 });
     }
     const deliveries = rig.app.orchestra.deliveries;
-    rig.clock.offsetMs += 60_000;
+    rig.clock.advance(60_000);
 
     const from = rig.fake.requests.length;
     const first = await deliveries.sweep();
@@ -189,7 +189,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.fake.state.hookDeliveries.idle();
 
     // The next sweep reads from its checkpoint: one page (the 4 failed redeliveries on top, then the checkpoint), nothing asked within the hour.
-    rig.clock.offsetMs += 60_000;
+    rig.clock.advance(60_000);
     const from2 = rig.fake.requests.length;
     const second = await deliveries.sweep();
     const calls2 = rig.fake.requests.slice(from2);
@@ -198,7 +198,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(calls2.length).toBe(1);
 
     rig.fake.setWebhookTarget(`${rig.app.url}/api/github/webhooks`, rig.app.secret);
-    rig.clock.offsetMs += 3_600_000;
+    rig.clock.advance(3_600_000);
     expect(await deliveries.sweep()).toMatchObject({ redelivered: 4 });
     await rig.fake.state.hookDeliveries.idle();
     for (const guid of missed) await processed(guid);

@@ -144,7 +144,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const [a, b, c] = [log.add({ statusCode: 502 }), log.add({ statusCode: 502 }), log.add({ statusCode: 502 })];
     log.failRedeliver = (id) =>
       id === a!.id ? new GitHubError("redeliver webhook delivery", 502, "Bad Gateway", true, { mayHaveSent: true })
-      : id === b!.id ? new GitHubError("redeliver webhook delivery", 403, "secondary rate limit", true, { rateLimitedUntil: new Date(clock.at + MINUTE) })
+      : id === b!.id ? new GitHubError("redeliver webhook delivery", 403, "secondary rate limit", true, { retryAfterMs: MINUTE })
       : null;
     const s = sweeper();
     expect(await s.sweep()).toMatchObject({ redelivered: 0, errors: 2, deferred: 1 });

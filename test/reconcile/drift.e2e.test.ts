@@ -19,7 +19,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock). */
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock); `timeoutMs` for its writes to be performed. */
   async function reconcile(timeoutMs?: number) {
-    rig.clock.offsetMs += 5 * 60_000 + 1000;
+    rig.clock.advance(5 * 60_000 + 1000);
     return rig.sweep({ timeoutMs });
   }
   const graphqlCalls = (from: number) => rig.fake.requests.slice(from).filter((r) => r.path.endsWith("graphql")).length;
@@ -82,9 +82,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await rig.task(10)).task.state).toBe("done");
     expect(rig.labels(10)).toEqual([]);
     const db = rig.db;
-    const fake = rig.fake;
+    const { fake, clock } = rig;
     await rig.app.stop();
-    rig = await startRig({ provider, db, fake });
+    rig = await startRig({ provider, db, fake, clock });
     await reconcile();
     expect(rig.fake.state.commentsOn(REPO, 10).filter((c) => c.body.includes("sub-issue"))).toHaveLength(1);
   });

@@ -14,7 +14,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   async function reconcile() {
-    rig.clock.offsetMs += 5 * 60_000 + 1000;
+    rig.clock.advance(5 * 60_000 + 1000);
     return rig.sweep();
   }
   async function sweeps(query = "") {

@@ -214,7 +214,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       // The start-up sweep pruned (nothing); the next run is an hour later.
       expect((await rig.sweep()).pruned).toBe(0);
       expect(await db.auditEntry.count()).toBe(2);
-      rig.clock.offsetMs += HOUR + 1000;
+      rig.clock.advance(HOUR + 1000);
       expect((await rig.sweep()).pruned).toBe(1);
       expect((await db.auditEntry.findMany()).map((a) => a.actor)).toEqual(["young"]);
       expect(rig.app.logs.filter((l) => l["msg"] === "retention: pruned old rows")).toEqual([expect.objectContaining({ level: 30, audit: 1, total: 1 })]);

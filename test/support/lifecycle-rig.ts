@@ -9,17 +9,13 @@ import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import type { SweepReport } from "../../src/sweeps/sweeper.js";
 import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { Provider } from "../../src/store/db.js";
+import { RigClock } from "./clock.js";
 import { testDatabase, type TestDb } from "./databases.js";
 import { eventually, startOrchestra, type Running } from "./orchestra.js";
 import { fakeWebhookPayload, listExamples, sendWebhook } from "./webhooks.js";
 
 export const REPO = "acme/app";
 export const INSTALLATION = 77;
-
-export interface Clock {
-  offsetMs: number;
-  now(): Date;
-}
 
 export interface WorkerClient {
   id: string;
@@ -34,7 +30,8 @@ export interface Rig {
   fake: FakeGitHub;
   db: TestDb;
   app: Running;
-  clock: Clock;
+  /** The App's and the fake GitHub's clock: starts at 12:00 UTC, moves forward only. */
+  clock: RigClock;
   /** Sends a webhook built from the fake's state and waits until it is processed. */
   deliver(event: string, action: string, refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">, overrides?: Record<string, unknown>, deliveryId?: string): Promise<string>;
   deliverPayload(event: string, payload: Record<string, unknown>, deliveryId?: string): Promise<string>;
@@ -63,7 +60,7 @@ function payloadFor(fake: FakeGitHub, event: string, action: string, refs: Omit<
   return fakeWebhookPayload(fake, event, hasExample ? action : undefined, { repo: REPO, ...refs }, { ...overrides, action });
 }
 
-export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; effects?: ExecutorOptions & { spacingMs?: number; start?: boolean }; env?: Record<string, string> } = {}): Promise<Rig> {
+export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; /** A restarted App keeps the clock it had. */ clock?: RigClock; effects?: ExecutorOptions & { spacingMs?: number; start?: boolean }; env?: Record<string, string> } = {}): Promise<Rig> {
   const fake = opts.fake ?? (await startFakeGitHub());
   if (!opts.fake) {
     fake.state.addInstallation(INSTALLATION, "acme");
@@ -72,7 +69,7 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
     fake.state.setPermission(REPO, "eve", "read");
   }
   const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite"));
-  const clock: Clock = { offsetMs: 0, now: () => new Date(Date.now() + clock.offsetMs) };
+  const clock = opts.clock ?? new RigClock();
   const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
   /** Waits until the effects due within 5 s are performed (15 s at most unless told). */

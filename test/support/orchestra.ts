@@ -15,6 +15,7 @@ import type { ProcessorOptions } from "../../src/inbox/processor.js";
 import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { RetryPolicy } from "../../src/retry/schedule.js";
 import type { TestDb } from "./databases.js";
+import { RigClock } from "./clock.js";
 
 /**
  * The executor in tests: no write spacing and short retry delays, so that
@@ -36,6 +37,7 @@ export interface Running {
   adminToken: string;
   orchestra: Orchestra;
   database: Database;
+  clock: { now(): Date };
   logs: Array<Record<string, unknown>>;
   admin(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -57,13 +59,15 @@ export function freePort(): Promise<number> {
 
 export async function startOrchestra(opts: {
   db: TestDb;
-  github?: { host: string; appId: number; privateKey: string };
+  /** The fake GitHub (or any host) to point the App at; a fake is put on the App's clock. */
+  github?: { host: string; appId: number; privateKey: string; state?: { clock: () => Date } };
   capabilities?: Capability[];
   processor?: ProcessorOptions;
   retry?: Partial<RetryPolicy>;
   /** Register the task lifecycle (default true). */
   lifecycle?: boolean;
   sweepMs?: number;
+  /** The App's clock; a new rig clock (12:00 UTC, forward only) unless given. */
   clock?: { now(): Date };
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   env?: Record<string, string>;
@@ -87,6 +91,9 @@ export async function startOrchestra(opts: {
       ...opts.env,
     });
   let env = await makeEnv();
+  const clock = opts.clock ?? new RigClock();
+  // One clock for the App and the fake GitHub: what GitHub stamps (comments, deliveries, resets) is "now" to the App.
+  if (opts.github?.state) opts.github.state.clock = () => clock.now();
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -110,7 +117,7 @@ export async function startOrchestra(opts: {
       lifecycle: opts.lifecycle ?? true,
       sweepMs: opts.sweepMs ?? 60_000,
       effects: { ...TEST_EFFECTS, ...opts.effects },
-      ...(opts.clock ? { clock: opts.clock } : {}),
+      clock,
     });
     try {
       const { port } = await orchestra.start();
@@ -129,6 +136,7 @@ export async function startOrchestra(opts: {
       adminToken,
       orchestra,
       database,
+      clock,
       logs,
       admin: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
       async stop() {

@@ -50,7 +50,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const wr = rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!;
     wr.status = "in_progress";
     const before = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
-    rig.clock.offsetMs += 120_000;
+    rig.clock.advance(120_000);
     await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "in_progress"));
     const after = (await rig.app.database.db.task.findFirst({ where: { issue: 20 } }))!.leaseExpiresAt!;
     expect(after.getTime()).toBeGreaterThan(before.getTime());
@@ -132,7 +132,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     // 20 sweeps each past a growing backoff: retried each time, still one comment, nothing charged.
     for (let i = 0; i < 20; i++) {
-      rig.clock.offsetMs += 2 * 3600_000;
+      rig.clock.advance(2 * 3600_000);
       await rig.sweep();
     }
     expect(attempts()).toBe(21);
@@ -144,7 +144,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
     rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
-    rig.clock.offsetMs += 2 * 3600_000;
+    rig.clock.advance(2 * 3600_000);
     await rig.sweep();
     t = await rig.task(22);
     expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
@@ -164,7 +164,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.inject({ method: "POST", path: "actions/create-workflow-dispatch", status: 422, body: { message: "Unexpected inputs provided" }, times: 1 });
     await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: flows, issue: 1, label: "agent:queued", sender: "alice" }));
     expect(rig.fake.state.dispatches).toHaveLength(0);
-    rig.clock.offsetMs += 61_000;
+    rig.clock.advance(61_000);
     const swept = await rig.sweep();
     expect(swept.dispatched).toBe(1);
     expect(rig.fake.state.dispatches).toHaveLength(1);

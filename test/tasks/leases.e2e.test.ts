@@ -24,22 +24,22 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = (await w.claim()).body.run;
     // Progress that changes renews the lease past the stall limit.
     for (const step of ["plan", "edit", "test"]) {
-      rig.clock.offsetMs += 240_000;
+      rig.clock.advance(240_000);
       expect((await beat(w, run, { step })).status).toBe(200);
     }
     // The same progress again and again: renewed until the limit, then refused.
-    rig.clock.offsetMs += 240_000;
+    rig.clock.advance(240_000);
     expect((await beat(w, run, { step: "test" })).status).toBe(200);
-    rig.clock.offsetMs += 240_000;
+    rig.clock.advance(240_000);
     expect((await beat(w, run, { step: "test" })).status).toBe(200);
-    rig.clock.offsetMs += 240_000;
+    rig.clock.advance(240_000);
     const stalled = await beat(w, run, { step: "test" });
     expect(stalled.status).toBe(409);
     expect(stalled.body).toMatchObject({ reason: "stalled", retryable: false });
     // Asked again, the answer stays `stalled`.
     expect((await beat(w, run, { step: "test" })).body.reason).toBe("stalled");
     // After the grace for a late exit, the run is classified with the stall in its evidence.
-    rig.clock.offsetMs += 121_000;
+    rig.clock.advance(121_000);
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     const t = await rig.task(1);
     expect(t.runs[0]).toMatchObject({ state: "expired", class: "debris-empty", evidence: { trigger: "lease-expired", stalled: { lastProgress: expect.stringContaining("test") } } });
@@ -54,7 +54,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const w = await rig.worker();
     const a = (await w.claim()).body.run; // issue 2
     const b = (await w.claim()).body.run; // issue 3
-    rig.clock.offsetMs += 301_000;
+    rig.clock.advance(301_000);
     expect(await rig.sweep()).toMatchObject({ expired: 2, classified: 0 });
 
     // Issue 2: the late exit comes within the grace period, with its PR.
@@ -66,7 +66,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.labels(2)).toEqual(["agent:review"]);
 
     // Issue 3: classified after the grace (nothing on GitHub), then a successor claims it.
-    rig.clock.offsetMs += 121_000;
+    rig.clock.advance(121_000);
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     expect((await rig.task(3)).task.state).toBe("queued");
     const successor = await w.claim();
@@ -82,9 +82,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(4);
     const w = await rig.worker();
     const run = (await w.claim()).body.run;
-    rig.clock.offsetMs += 301_000;
+    rig.clock.advance(301_000);
     await rig.sweep();
-    rig.clock.offsetMs += 121_000;
+    rig.clock.advance(121_000);
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     expect(rig.labels(4)).toEqual(["agent:queued"]);
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
@@ -95,9 +95,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // Without a PR a late exit changes nothing and answers the recorded class.
     await rig.queue(40);
     const r5 = (await w.claim()).body.run;
-    rig.clock.offsetMs += 301_000;
+    rig.clock.advance(301_000);
     await rig.sweep();
-    rig.clock.offsetMs += 121_000;
+    rig.clock.advance(121_000);
     await rig.sweep();
     const empty = await w.exit(r5.id, { leaseEpoch: r5.leaseEpoch, exitCode: 1 });
     expect(empty.body).toMatchObject({ outcome: "classified", class: "debris-empty" });
@@ -148,7 +148,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await rig.sweep()).toMatchObject({ breakers: 0 });
 
     // After the cool-down: one probe run, and nothing else until it ends.
-    rig.clock.offsetMs += 301_000;
+    rig.clock.advance(301_000);
     const probe = (await w.claim()).body;
     expect(probe.run).toBeDefined();
     expect((await w.claim()).status).toBe(204);

@@ -39,7 +39,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await w.claim()).status).toBe(204);
 
     const hb1 = await w.heartbeat(runId, leaseEpoch);
-    rig.clock.offsetMs += 60_000;
+    rig.clock.advance(60_000);
     const hb2 = await w.heartbeat(runId, leaseEpoch);
     expect(hb1.status).toBe(200);
     expect(hb2.status).toBe(200);
@@ -115,7 +115,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(5);
     const w = await rig.worker();
     const first = (await w.claim()).body.run;
-    rig.clock.offsetMs += 301 * 1000; // the default lease is 5 minutes
+    rig.clock.advance(301 * 1000); // the default lease is 5 minutes
     const swept = await rig.sweep();
     expect(swept).toMatchObject({ expired: 1, classified: 0 });
     const late = await w.heartbeat(first.id, first.leaseEpoch);
@@ -125,7 +125,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // The grace period: the interlock holds while a late exit may still come.
     expect(rig.labels(5)).toEqual(["agent:in-progress"]);
     expect((await w.claim()).status).toBe(204);
-    rig.clock.offsetMs += 121 * 1000;
+    rig.clock.advance(121 * 1000);
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     await rig.settle();
     expect(rig.labels(5)).toEqual(["agent:queued"]);
@@ -149,9 +149,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await rig.task(6)).task).toMatchObject({ state: "queued", attempt: 1 });
     const r2 = (await w.claim()).body.run;
     expect(r2.attempt).toBe(2);
-    rig.clock.offsetMs += 3600_000;
+    rig.clock.advance(3600_000);
     await rig.sweep();
-    rig.clock.offsetMs += 121_000; // past the grace for a late exit
+    rig.clock.advance(121_000); // past the grace for a late exit
     await rig.sweep();
     await rig.settle();
     expect(rig.labels(6)).toEqual(["agent:failed"]);

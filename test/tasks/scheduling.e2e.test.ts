@@ -156,7 +156,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // The sweep: the other closes without an event reaching Orchestra.
     rig.fake.state.closeIssue(OTHER, 21);
     expect((await rig.sweep()).blockersRead).toBe(0); // read moments ago
-    rig.clock.offsetMs += 5 * 60_000 + 1000;
+    rig.clock.advance(5 * 60_000 + 1000);
     expect((await rig.sweep()).blockersRead).toBe(1);
     expect(await gateOf(22)).toBeUndefined();
     const claim = await w.claim();

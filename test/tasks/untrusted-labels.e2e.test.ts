@@ -24,12 +24,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  /** Puts the App's clock at noon UTC today, so that a test's minutes never straddle midnight. */
-  function atNoonUtc(): void {
-    const now = new Date();
-    rig.clock.offsetMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 12) - now.getTime();
-  }
-
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
     promisify(execFile)(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
@@ -56,7 +50,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("a bot re-adding the queue label five times in a day: removed every time, one reply; the next day one more", async () => {
     rig = await startRig({ provider });
-    atNoonUtc();
     rig.fake.state.addIssue(REPO, { number: 1, title: "Bump deps", labels: [], user: "alice" });
     const from = rig.fake.requests.length;
     for (let i = 0; i < 5; i++) {
@@ -73,7 +66,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await rig.task(1)).toBeNull();
     expect((await counters())["ignored.untrusted-label"]).toBe(5);
 
-    rig.clock.offsetMs += DAY;
+    rig.clock.advance(DAY);
     await add(1, "agent:queued", "renovate[bot]");
     await add(1, "agent:queued", "renovate[bot]");
     expect(rig.labels(1)).toEqual([]);
@@ -86,7 +79,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("someone without write permission removing the queue label: it comes back, the task stays queued and is claimed", async () => {
     rig = await startRig({ provider });
-    atNoonUtc();
     await rig.queue(2);
     await remove(2, "agent:queued", "eve");
     expect(rig.labels(2)).toEqual(["agent:queued"]);
@@ -119,7 +111,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("the interlock and the other state labels: untrusted changes are undone and the run goes on", async () => {
     rig = await startRig({ provider });
-    atNoonUtc();
     await rig.queue(4);
     const w = await rig.worker();
     const { run } = (await w.claim()).body;

@@ -121,9 +121,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const held = rig.fake.hold("pulls/list");
     const stuck = keyed(w, path, exit, "exit-6");
     await held.reached;
-    rig.clock.offsetMs += 59_000;
+    rig.clock.advance(59_000);
     expect((await keyed(w, path, exit, "exit-6")).body.reason).toBe("in-progress");
-    rig.clock.offsetMs += 2_000;
+    rig.clock.advance(2_000);
     const taking = keyed(w, path, exit, "exit-6");
     // The take-over runs the work itself: its GitHub read arrives too.
     await eventually(() => (rig.fake.requestsFor("pulls/list").length === 2 ? true : undefined), 10_000, "the take-over's GitHub read");
@@ -143,9 +143,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const w = await rig.worker();
     const first = await keyed(w, "/api/v1/claims", {}, "claim-7");
     expect(first.status).toBe(200);
-    rig.clock.offsetMs += 23 * 3_600_000;
+    rig.clock.advance(23 * 3_600_000);
     expect(await keyed(w, "/api/v1/claims", {}, "claim-7")).toEqual({ ...first, replay: "true" });
-    rig.clock.offsetMs += 3_600_000;
+    rig.clock.advance(3_600_000);
     const anew = await keyed(w, "/api/v1/claims", {}, "claim-7");
     expect(anew.replay).toBeNull();
     expect(anew.status).toBe(200);

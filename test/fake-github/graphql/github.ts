@@ -349,7 +349,7 @@ export function githubRoot(ctx: GraphQLContext): Node {
     }),
     // the one place GraphQL names the App's bot with its `[bot]` suffix
     viewer: { ...actor(ctx, ctx.state.botLogin), login: ctx.state.botLogin },
-    rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(Date.now() + 3600_000)), used: 1 },
+    rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(ctx.state.now().getTime() + 3600_000)), used: 1 },
   };
 }
 
