@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { eventually, freePort } from "../support/orchestra.js";
-import { bin, runCli } from "../support/cli.js";
+import { bin, runCli, childEnv } from "../support/cli.js";
 import { openDatabase } from "../../src/store/db.js";
 import { listMigrations, migrate } from "../../src/store/migrate.js";
 import { maskUrl, scrub, secretsOf } from "../../src/config/redact.js";
@@ -235,7 +235,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   once("each line is printed as its check completes", async () => {
     const held = fake.hold("apps/list-installations");
-    const child = spawn(process.execPath, [bin, "doctor"], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ...env() } });
+    const child = spawn(process.execPath, [bin, "doctor"], { cwd: tmpdir(), env: childEnv(env()) });
     let stdout = "";
     child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));

@@ -3,6 +3,7 @@
  * DATABASE_URL: it starts nothing, exits with a configuration or database
  * code, and what it prints names the setting with the password masked.
  */
+import { childEnv } from "../support/cli.js";
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,7 +23,7 @@ async function start(databaseUrl: string) {
   try {
     const child = spawnSync(process.execPath, [main], {
       cwd,
-      env: { PATH: process.env["PATH"] ?? "", APP_ID: "1", PRIVATE_KEY: key, WEBHOOK_SECRET: secret, ORCHESTRA_ADMIN_TOKEN: admin, PORT: String(await freePort()), HOST: "127.0.0.1", GHE_HOST: "127.0.0.1:9", GHE_PROTOCOL: "http", DATABASE_URL: databaseUrl },
+      env: childEnv({ APP_ID: "1", PRIVATE_KEY: key, WEBHOOK_SECRET: secret, ORCHESTRA_ADMIN_TOKEN: admin, PORT: String(await freePort()), HOST: "127.0.0.1", GHE_HOST: "127.0.0.1:9", GHE_PROTOCOL: "http", DATABASE_URL: databaseUrl }),
       encoding: "utf8",
       timeout: 30_000,
     });
@@ -58,7 +59,7 @@ describe("the orchestra command with secrets in its settings", () => {
   const run = (args: string[], env: Record<string, string>) => {
     const cwd = mkdtempSync(join(tmpdir(), "orchestra-cli-"));
     try {
-      const child = spawnSync(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env["PATH"] ?? "", ...env }, encoding: "utf8", timeout: 30_000 });
+      const child = spawnSync(process.execPath, [bin, ...args], { cwd, env: childEnv(env), encoding: "utf8", timeout: 30_000 });
       return { ...child, output: child.stdout + child.stderr };
     } finally {
       rmSync(cwd, { recursive: true, force: true });

@@ -6,6 +6,7 @@
  * an effect a later state made pointless is dropped; usage adds up and a
  * spent budget escalates once.
  */
+import { childEnv } from "../support/cli.js";
 import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -37,7 +38,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
+    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
 
   const posts = (op: string) => rig.fake.requestsFor(op).filter((q) => q.method !== "GET");
 

@@ -7,6 +7,7 @@
  * refused with a 404 or 422 is parked after a few attempts, saying why and
  * how to replay it.
  */
+import { childEnv } from "../support/cli.js";
 import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -31,7 +32,7 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
   const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
+    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
 
   /** Sends the labeled event of a queued issue; answers the delivery id (the webhook is stored, not yet handled). */
   async function sendQueued(issue: number): Promise<string> {

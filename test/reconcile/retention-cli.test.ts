@@ -4,6 +4,7 @@
  * deletes it; an unreachable or missing database and a bad setting each say
  * what to do.
  */
+import { childEnv } from "../support/cli.js";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +21,7 @@ const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const cwd = mkdtempSync(join(tmpdir(), "orchestra-prune-"));
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd, env: { PATH: process.env["PATH"] ?? "", ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd, env: childEnv(env), timeout: 30_000 }, (err, stdout, stderr) => {
       rmSync(cwd, { recursive: true, force: true });
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });

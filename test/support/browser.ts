@@ -22,8 +22,11 @@ export const browserRequired = (): boolean => Boolean(process.env["ORCHESTRA_REQ
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error("no Chromium found: install Debian's chromium (apt-get install chromium) or set ORCHESTRA_TEST_CHROMIUM to a Chromium executable");
+  // The browser only looks at the App; it runs on the machine's own clock. A suite run under a preloaded clock
+  // (libfaketime's LD_PRELOAD, to run it at 23:59 UTC) would otherwise hang Chromium's start.
+  const { LD_PRELOAD: _preload, ...env } = process.env;
   // --no-sandbox: CI runs as root, where Chromium refuses its sandbox.
-  return chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  return chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-dev-shm-usage"], env });
 }
 
 /** Where the browser tests save a screenshot of each view (kept by CI as test artifacts). */

@@ -5,6 +5,7 @@
  * cannot cancel queued work by removing its label, nor change the other
  * agent:* labels; every ignored input is counted on the operator API.
  */
+import { childEnv } from "../support/cli.js";
 import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -26,7 +27,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
+    promisify(execFile)(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
 
   const counters = async (): Promise<Record<string, number>> => {
     const res = await rig.app.admin("/api/v1/ignored");

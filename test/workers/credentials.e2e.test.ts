@@ -4,6 +4,7 @@
  * stores it), the operator lists, revokes and rotates tokens over the API and
  * the CLI, and a revoked worker's live lease is released through the machine.
  */
+import { childEnv } from "../support/cli.js";
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -187,7 +188,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = promisify(execFile);
     const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
     const cli = (...args: string[]) =>
-      run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: { PATH: process.env["PATH"] ?? "", ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken } });
+      run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
 
     test("orchestra workers list | rotate | revoke, as a table and as --json", async () => {
       rig = await startRig({ provider });
