@@ -14,6 +14,8 @@ export default {
       },
     ],
   },
-  testTimeout: 30000,
+  // A guard against a hang, not a measure of speed: on a 2-core machine with both cores busy, a test that starts a
+  // dozen CLI processes or an App and a browser takes over a minute, and it must still pass.
+  testTimeout: 120000,
   maxWorkers: 2,
 };

@@ -28,7 +28,7 @@ maybe("the dashboard in Chromium", () => {
     fleet = await seedFleet(rig);
     page = await (await browser.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
     page.setDefaultTimeout(10_000);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     rig?.fake.assertNoViolations();

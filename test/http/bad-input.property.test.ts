@@ -70,7 +70,7 @@ describe.each(providers)("bad input on %s", (provider) => {
     proc = child.proc;
     port = child.port;
     url = `http://127.0.0.1:${port}`;
-  }, 60_000);
+  });
   afterAll(async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
       proc.kill("SIGTERM");

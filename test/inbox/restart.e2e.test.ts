@@ -89,4 +89,4 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     second?.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+});

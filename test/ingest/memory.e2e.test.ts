@@ -178,5 +178,5 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     const after = await postLarge(port, 20 * MB, chunk);
     expect(after.status).toBe(401);
     await eventually(() => (existsSync(env["CHILD_JOURNAL"]!) && readFileSync(env["CHILD_JOURNAL"]!, "utf8").includes("finish signed-in-the-burst") ? true : undefined), 10_000, "signed delivery processed");
-  }, 60_000);
+  });
 });

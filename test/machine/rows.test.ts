@@ -62,6 +62,20 @@ describe("the lease fence", () => {
   });
 });
 
+describe("an exit for a run that already exited", () => {
+  const exit: TaskEvent = { kind: "run-exited", runId: "r1", leaseEpoch: "e1", report: { leaseEpoch: "e1", exitCode: 1 }, pr: null };
+  const exited = { state: "exited" as const, class: "debris-empty" as const, endReason: "exited 1 without a pull request" };
+  test.each<[string, State, Parameters<typeof ctx>[1], string]>([
+    // Its recovery not run yet, or run already (the task requeued): the same answer either way.
+    ["the task still claimed", "claimed", { task: { runId: "r1" }, run: exited }, "exited"],
+    ["the task requeued by its recovery", "queued", { task: { runId: null }, run: exited }, "exited"],
+    ["a successor claimed since", "claimed", { task: { runId: "r2" }, run: exited, runs: [{ ...exampleRun("exited"), ...exited }, { ...exampleRun("live"), id: "r2", startedAt: new Date(NOW.getTime() + 1) }] }, "superseded"],
+  ])("%s (the task %s): refused %s", (_n, state, over, reason) => {
+    const d = decide(ctx(state, over), exit);
+    expect(d).toMatchObject({ outcome: "refused", reason });
+  });
+});
+
 describe("usage is a running total per run", () => {
   test.each([
     [{ inputTokens: 0, outputTokens: 0, costUsd: 0 }, { inputTokens: 100, outputTokens: 10, costUsd: 0.5 }, { inputTokens: 100, outputTokens: 10, costUsd: 0.5 }],

@@ -113,6 +113,9 @@ function exitRow(ctx: Context, e: Exit): Decision {
   if (succeeded(ctx, run)) return refused("superseded", SUPERSEDED);
   if (task.state === "review") return task.prNumber !== null && e.pr !== null && !e.pr.merged && e.pr.number === task.prNumber ? unchanged(`already in review with pull request #${task.prNumber}`) : refused("superseded", "the task is in review with another pull request");
   if ((task.state === "queued" || task.state === "blocked" || task.state === "failed") && run.state === "expired") return exitAfterClass(ctx, e, run);
+  // This run has exited already (an exit sent twice, or taken over from a request presumed dead): the same answer
+  // whether or not the first exit's recovery has moved the task on yet.
+  if (run.state === "exited") return refused("exited", `lease no longer held: ${run.endReason ?? "exited"}`);
   return refused("superseded", `the task is ${task.state}: this run's work is not wanted any more`);
 }
 
