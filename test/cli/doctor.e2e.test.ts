@@ -37,10 +37,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     fake = await startFakeGitHub({ appSlug: "conductor" });
     fake.state.addInstallation(77, "acme");
     fake.state.addRepo("acme/app", { installationId: 77 });
-    db = await testDatabase(provider);
-    const database = await openDatabase(db.url);
-    await migrate(database);
-    await database.close();
+    db = await testDatabase(provider, { migrated: true });
   });
   afterEach(async () => {
     fake.assertNoViolations();

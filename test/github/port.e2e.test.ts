@@ -34,7 +34,7 @@ beforeAll(async () => {
   fake = await startFakeGitHub();
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, { installationId: INSTALLATION });
-  db = await testDatabase("sqlite");
+  db = await testDatabase("sqlite", { migrated: true });
   app = await startOrchestra({ lifecycle: false, db, github: fake, capabilities: [echo] });
   gh = await app.orchestra.githubFor(INSTALLATION);
 });

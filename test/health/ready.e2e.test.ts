@@ -16,7 +16,7 @@ describe.each(providers)("/ready on %s", (provider) => {
 
   beforeEach(async () => {
     clock = new RigClock();
-    db = await testDatabase(provider);
+    db = await testDatabase(provider, { migrated: true });
     app = await startOrchestra({ db, clock });
   });
   afterEach(async () => {

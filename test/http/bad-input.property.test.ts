@@ -11,7 +11,6 @@ import type { ChildProcess } from "node:child_process";
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { openDatabase, type Database } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
@@ -52,9 +51,8 @@ describe.each(providers)("bad input on %s", (provider) => {
   const adminToken = randomBytes(32).toString("hex");
 
   beforeAll(async () => {
-    db = await testDatabase(provider);
+    db = await testDatabase(provider, { migrated: true });
     database = await openDatabase(db.url, { poolSize: 2 });
-    await migrate(database);
     const child = await startChild({
       APP_ID: "1",
       PRIVATE_KEY: key,

@@ -32,7 +32,7 @@ describe.each(providers)("paths on %s", (provider) => {
   let workerToken: string;
 
   beforeAll(async () => {
-    db = await testDatabase(provider);
+    db = await testDatabase(provider, { migrated: true });
     app = await startOrchestra({ db });
     const res = await app.admin("/api/v1/workers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "paths" }) });
     expect(res.status).toBe(201);

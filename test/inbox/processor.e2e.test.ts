@@ -20,7 +20,7 @@ describe.each(providers)("processor on %s", (provider) => {
   let db: TestDb;
   let app: Running | undefined;
   beforeEach(async () => {
-    db = await testDatabase(provider);
+    db = await testDatabase(provider, { migrated: true });
   });
   afterEach(async () => {
     await app?.stop();

@@ -25,7 +25,7 @@ describe.each(providers)("ingest on %s", (provider) => {
 
   beforeEach(async () => {
     seen.length = 0;
-    db = await testDatabase(provider);
+    db = await testDatabase(provider, { migrated: true });
     app = await startOrchestra({ lifecycle: false, db, capabilities: [recorder(seen)] });
   });
   afterEach(async () => {

@@ -9,7 +9,6 @@ import { nextCursor, toHookDelivery, type AppHooks, type HookDelivery } from "..
 import { MissedDeliveries } from "../../src/reconcile/deliveries.js";
 import { CHECKPOINT, type DeliveriesLimits } from "../../src/reconcile/deliveries-model.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 
 const MINUTE = 60_000;
@@ -63,9 +62,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let log: Log;
 
   beforeEach(async () => {
-    t = await testDatabase(provider);
+    t = await testDatabase(provider, { migrated: true });
     database = await openDatabase(t.url, { poolSize: 3 });
-    await migrate(database);
     clock = { at: Date.parse("2026-06-01T12:00:00Z"), now: () => new Date(clock.at) };
     log = new Log(clock);
   });

@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Database } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { pruneArgs } from "../../src/cli/prune.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 
@@ -32,9 +31,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let tdb: TestDb;
   let database: Database;
   beforeEach(async () => {
-    tdb = await testDatabase(provider);
+    tdb = await testDatabase(provider, { migrated: true });
     database = await openDatabase(tdb.url, { poolSize: 2 });
-    await migrate(database);
   });
   afterEach(async () => {
     await database.close();

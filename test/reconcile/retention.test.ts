@@ -8,7 +8,6 @@
  */
 import type { Database } from "../../src/store/db.js";
 import { openDatabase } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
 import { Inbox } from "../../src/inbox/store.js";
 import { parseEnv } from "../../src/config/env.js";
 import { errorsOf } from "../support/env-errors.js";
@@ -25,9 +24,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let tdb: TestDb;
   let database: Database;
   beforeEach(async () => {
-    tdb = await testDatabase(provider);
+    tdb = await testDatabase(provider, { migrated: true });
     database = await openDatabase(tdb.url, { poolSize: 2 });
-    await migrate(database);
   });
   afterEach(async () => {
     await database.close();

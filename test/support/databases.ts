@@ -1,15 +1,17 @@
 /**
  * Test databases. SQLite always; PostgreSQL when TEST_DATABASE_URL names a
  * server where the role may create databases (.ci/run provides one). Each
- * test gets its own database, dropped afterwards.
+ * test gets its own database, dropped afterwards: empty, or (`migrated`) a
+ * copy of one migrated once per run, which is most of what starting an App
+ * for a test used to cost on PostgreSQL.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { openDatabase, type Database, type Provider } from "../../src/store/db.js";
-import { migrate } from "../../src/store/migrate.js";
+import { listMigrations, migrate } from "../../src/store/migrate.js";
 
 export const pgUrl = process.env["TEST_DATABASE_URL"];
 
@@ -30,10 +32,69 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-export async function testDatabase(provider: Provider): Promise<TestDb> {
+/** The migrations a template holds, by content: a changed migration makes a new template. */
+const migrationsKey = (provider: Provider) =>
+  createHash("sha256")
+    .update(listMigrations(provider).map((m) => `${m.name}:${m.checksum}`).join("\n"))
+    .digest("hex")
+    .slice(0, 16);
+
+async function migrateAt(url: string): Promise<void> {
+  const database = await openDatabase(url, { poolSize: 1 });
+  try {
+    await migrate(database, () => {});
+  } finally {
+    await database.close();
+  }
+}
+
+let sqliteTemplate: Promise<string> | undefined;
+
+/** A migrated SQLite file for this process to copy (closed, so the copy needs no WAL beside it). */
+function sqliteTemplateFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "orchestra-template-")), "orchestra.db");
+    await migrateAt(`file:${file}`);
+    process.once("exit", () => rmSync(join(file, ".."), { recursive: true, force: true }));
+    return file;
+  })();
+  return sqliteTemplate;
+}
+
+let pgTemplate: Promise<string> | undefined;
+
+/**
+ * The name of a migrated PostgreSQL database to create test databases from.
+ * Made once per server and set of migrations; the jest workers take turns
+ * under an advisory lock, and it appears under its name only when complete.
+ */
+function pgTemplateName(): Promise<string> {
+  pgTemplate ??= (async () => {
+    const name = `orchestra_tpl_${migrationsKey("postgresql")}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    try {
+      await admin.query("SELECT pg_advisory_lock(72707370)");
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (found.rowCount === 0) {
+        const building = `${name}_${randomBytes(4).toString("hex")}`;
+        await admin.query(`CREATE DATABASE ${building}`);
+        await migrateAt(withDatabase(pgUrl!, building));
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      }
+    } finally {
+      await admin.end();
+    }
+    return name;
+  })();
+  return pgTemplate;
+}
+
+export async function testDatabase(provider: Provider, opts: { migrated?: boolean } = {}): Promise<TestDb> {
   if (provider === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "orchestra-test-"));
     const file = join(dir, "orchestra.db");
+    if (opts.migrated) copyFileSync(await sqliteTemplateFile(), file);
     return {
       provider,
       url: `file:${file}`,
@@ -55,7 +116,8 @@ export async function testDatabase(provider: Provider): Promise<TestDb> {
   const name = `orchestra_t_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: pgUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const template = opts.migrated ? await pgTemplateName() : null;
+  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = withDatabase(pgUrl, name);
   return {
@@ -95,9 +157,8 @@ export async function testDatabase(provider: Provider): Promise<TestDb> {
 export function eachMigratedDatabase(provider: Provider): { readonly database: Database } {
   const current = {} as { database: Database; testDb: TestDb };
   beforeEach(async () => {
-    current.testDb = await testDatabase(provider);
+    current.testDb = await testDatabase(provider, { migrated: true });
     current.database = await openDatabase(current.testDb.url, { poolSize: 2 });
-    await migrate(current.database, () => {});
   });
   afterEach(async () => {
     await current.database.close();

@@ -68,7 +68,7 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
     fake.state.setPermission(REPO, "alice", "write");
     fake.state.setPermission(REPO, "eve", "read");
   }
-  const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite"));
+  const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite", { migrated: true }));
   const clock = opts.clock ?? new RigClock();
   const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
