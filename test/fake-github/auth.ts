@@ -3,7 +3,7 @@
  * private key on `/app/*` (and `/repos/{o}/{r}/installation`), installation
  * tokens everywhere else.
  */
-import { createPublicKey, generateKeyPair, generateKeyPairSync, verify, type KeyObject } from "node:crypto";
+import { createPublicKey, generateKeyPair, verify, type KeyObject } from "node:crypto";
 
 export interface AppKeys {
   /** PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the format GitHub hands out */
@@ -17,30 +17,21 @@ const KEY_OPTIONS = {
   publicKeyEncoding: { type: "spki", format: "pem" },
 } as const;
 
-export function generateAppKeys(): AppKeys {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", KEY_OPTIONS);
-  return { privateKey, publicKey: createPublicKey(publicKey) };
-}
-
-let spare: Promise<AppKeys> | null = null;
+let shared: Promise<AppKeys> | null = null;
 
 /**
- * A fresh key pair for each fake. RSA generation costs 50–250 ms, most of a
- * start, so the next pair is generated in the background while the current
- * fake is in use and the next start usually finds it ready.
+ * The App's key pair. RSA generation costs 50–250 ms of CPU, most of a fake's
+ * start, so one pair serves every fake of a test process; each fake still
+ * has an App id of its own, and a JWT signed with any other key is refused.
  */
-export async function takeAppKeys(): Promise<AppKeys> {
-  let keys: AppKeys | null = null;
-  if (spare) keys = await spare.catch(() => null);
-  keys ??= generateAppKeys();
-  spare = new Promise<AppKeys>((resolve, reject) => {
+export function takeAppKeys(): Promise<AppKeys> {
+  shared ??= new Promise<AppKeys>((resolve, reject) => {
     generateKeyPair("rsa", KEY_OPTIONS, (err, publicKey, privateKey) => {
       if (err) reject(err);
       else resolve({ privateKey, publicKey: createPublicKey(publicKey) });
     });
   });
-  spare.catch(() => undefined);
-  return keys;
+  return shared;
 }
 
 export function parseAuthorization(header: string | undefined): { scheme: string; credentials: string } | null {
