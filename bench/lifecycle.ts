@@ -19,7 +19,8 @@ export function runBench(
     void Promise.race([opts.dropDatabases(), sleep(10_000)]).finally(() => process.exit(code));
   };
   process.on("exit", cleanupAllSync);
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.on(signal, () => die(128 + (os.constants.signals[signal] ?? 0), signal));
   const hardLimit = setInterval(() => {
     if (Date.now() > opts.deadlineAt()) die(3, "--max-minutes ran out");
   }, 1000);

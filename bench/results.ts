@@ -21,7 +21,13 @@ export function runFacts(o: { root: string; startedAt: number; loadAtStart: numb
     startedAt: new Date(o.startedAt).toISOString(),
     durationS: (Date.now() - o.startedAt) / 1000,
     commit: gitCommit(o.root),
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? null, node: process.version, loadAverageAtStart: o.loadAtStart, loadAverageAtEnd: os.loadavg() },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? null,
+      node: process.version,
+      loadAverageAtStart: o.loadAtStart,
+      loadAverageAtEnd: os.loadavg(),
+    },
   };
 }
 

@@ -61,14 +61,18 @@ function compile() {
   try {
     tsc = require.resolve("typescript/bin/tsc");
   } catch {
-    process.stderr.write("orchestra: cannot compile: TypeScript is not installed (a production-only install?); run `npm ci` with dev dependencies, or start the compiled service with `node dist/src/main.js`\n");
+    process.stderr.write(
+      "orchestra: cannot compile: TypeScript is not installed (a production-only install?); run `npm ci` with dev dependencies, or start the compiled service with `node dist/src/main.js`\n",
+    );
     return 1;
   }
   const started = new Date();
   rmSync(stamp, { force: true });
   const result = spawnSync(process.execPath, [tsc, "-p", tsconfigPath], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) {
-    process.stderr.write(`orchestra: tsc failed (exit ${result.status ?? result.signal}); fix the errors above and start again\n`);
+    process.stderr.write(
+      `orchestra: tsc failed (exit ${result.status ?? result.signal}); fix the errors above and start again\n`,
+    );
     return result.status || 1;
   }
   mkdirSync(outDir, { recursive: true });
@@ -82,6 +86,8 @@ if (ifStale) {
   const since = existsSync(stamp) ? statSync(stamp).mtimeMs : -1;
   const changed = since < 0 ? "no successful build yet" : newerSource(since);
   if (!changed) process.exit(0);
-  process.stderr.write(`orchestra: compiling first (${since < 0 ? changed : `${relative(root, changed)} changed since the last build`})\n`);
+  process.stderr.write(
+    `orchestra: compiling first (${since < 0 ? changed : `${relative(root, changed)} changed since the last build`})\n`,
+  );
 }
 process.exit(compile());

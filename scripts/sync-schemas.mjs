@@ -10,10 +10,19 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 export function postgresSchemaFrom(sqlite) {
   const out = sqlite
-    .replace('output              = "../../src/store/generated/sqlite"', 'output              = "../../src/store/generated/postgresql"')
+    .replace(
+      'output              = "../../src/store/generated/sqlite"',
+      'output              = "../../src/store/generated/postgresql"',
+    )
     .replace('provider = "sqlite"', 'provider = "postgresql"')
-    .replace('url      = "file:../../data/orchestra.db"', 'url      = "postgresql://placeholder@localhost:5432/orchestra"')
-    .replace(/^\/\/ Orchestra's storage\.[\s\S]*?apart\.\n/m, "// Generated from ../sqlite/schema.prisma by scripts/sync-schemas.mjs. Do not edit.\n");
+    .replace(
+      'url      = "file:../../data/orchestra.db"',
+      'url      = "postgresql://placeholder@localhost:5432/orchestra"',
+    )
+    .replace(
+      /^\/\/ Orchestra's storage\.[\s\S]*?apart\.\n/m,
+      "// Generated from ../sqlite/schema.prisma by scripts/sync-schemas.mjs. Do not edit.\n",
+    );
   return out;
 }
 

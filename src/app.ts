@@ -65,7 +65,10 @@ export interface Capability {
  * and can hold a request for an hour on a rate limit). Its retry plugin stays
  * for reads; writes opt out of it call by call.
  */
-export const ProductionOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { enabled: false } }));
+export const ProductionOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  throttle: { enabled: false },
+}));
 
 export interface OrchestraOptions {
   env: Env & { credentials: Credentials };
@@ -126,7 +129,14 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const inbox = new Inbox(database, retry);
   const events = new EventRouter();
   const api = new Router();
-  const { metrics, callHours, stale } = metricsRoom({ api, database, clock, token: env.metricsToken, sweepMs: o.sweepMs ?? 5_000, log });
+  const { metrics, callHours, stale } = metricsRoom({
+    api,
+    database,
+    clock,
+    token: env.metricsToken,
+    sweepMs: o.sweepMs ?? 5_000,
+    log,
+  });
 
   const ProbotWithDefaults = Probot.defaults({
     appId: credentials.appId,
@@ -136,7 +146,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     log,
     Octokit: o.Octokit ?? (ProductionOctokit as unknown as typeof ProbotOctokit),
   });
-  const server = new Server({ Probot: ProbotWithDefaults, port: env.port, host: env.host, log, webhookPath: PROBOT_INTERNAL_WEBHOOK_PATH });
+  const server = new Server({
+    Probot: ProbotWithDefaults,
+    port: env.port,
+    host: env.host,
+    log,
+    webhookPath: PROBOT_INTERNAL_WEBHOOK_PATH,
+  });
 
   let probot: Probot | undefined;
   const githubFor: GitHubFor = async (installationId) => {
@@ -156,33 +172,79 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     login.catch(() => (login = undefined));
     return login;
   };
-  const isSelf = async (actor: { login: string; type: string }) => actor.type === "Bot" && actor.login.toLowerCase() === (await botLogin()).toLowerCase();
+  const isSelf = async (actor: { login: string; type: string }) =>
+    actor.type === "Bot" && actor.login.toLowerCase() === (await botLogin()).toLowerCase();
   const counters = new Counters({ database, clock });
-  const onIgnored = (why: "unhandled" | "unmanaged") => counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
-  const processor = new Processor(inbox, logEachDelivery(events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }), log), log, { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor });
+  const onIgnored = (why: "unhandled" | "unmanaged") =>
+    counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
+  const processor = new Processor(
+    inbox,
+    logEachDelivery(
+      events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }),
+      log,
+    ),
+    log,
+    { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor },
+  );
 
   // The one write path, the outbox, and the rooms that raise events through them.
   const gates = new RepoGates({ db, clock });
   const configs = new ConfigLoader(githubFor, 60_000, (installationId, repo, result) =>
-    gates.record(installationId, repo, result).catch((err: unknown) => log.warn({ repo, err: errorText(err) }, "could not record the repository's gates; the next configuration read records them")),
+    gates
+      .record(installationId, repo, result)
+      .catch((err: unknown) =>
+        log.warn(
+          { repo, err: errorText(err) },
+          "could not record the repository's gates; the next configuration read records them",
+        ),
+      ),
   );
   // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
   let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
   let executor: Executor | undefined;
-  const tasks = new Tasks({ db, database, configs, log, clock, dryRun: env.dryRun, fleetDebounceMs: env.fleetDebounceSeconds * 1000, onEffects: () => executor?.poke() });
+  const tasks = new Tasks({
+    db,
+    database,
+    configs,
+    log,
+    clock,
+    dryRun: env.dryRun,
+    fleetDebounceMs: env.fleetDebounceSeconds * 1000,
+    onEffects: () => executor?.poke(),
+  });
   const outbox = new Outbox(db, database);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
-  executor = new Executor({ db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet }, { windowMs: retry.windowMs!, ...o.effects });
+  executor = new Executor(
+    { db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
+    { windowMs: retry.windowMs!, ...o.effects },
+  );
   const workers = new Workers(db, clock);
   const workerTokens = new WorkerTokens({ db, workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const decisions = new Decisions(db, database, clock);
-  const claims = new Claims({ db, database, tasks, workers, decisions, configs, clock, deliveriesWaiting: () => deliveriesWaiting() });
+  const claims = new Claims({
+    db,
+    database,
+    tasks,
+    workers,
+    decisions,
+    configs,
+    clock,
+    deliveriesWaiting: () => deliveriesWaiting(),
+  });
   const leases = new Leases({ db, tasks, workers, decisions });
   const breaker = new Breaker({ db, database, tasks, configs, clock, log });
-  const settler = new Settler({ db, tasks, githubFor, ledger, clock, log, onClassified: (installationId, repo) => breaker.check(installationId, repo) });
+  const settler = new Settler({
+    db,
+    tasks,
+    githubFor,
+    ledger,
+    clock,
+    log,
+    onClassified: (installationId, repo) => breaker.check(installationId, repo),
+  });
   const blockers = new Blockers({ db, tasks, githubFor, clock, log });
   const audit = new Audit({ db, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
@@ -190,19 +252,97 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
-  const { deliveries, streaks, reconciler, schedule: reconcile, branches } = reconcileRoom({ db, tasks, githubFor, configs, permissions, appAuth, fleet, dryRun: env.dryRun, clock, log, ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}) });
+  const {
+    deliveries,
+    streaks,
+    reconciler,
+    schedule: reconcile,
+    branches,
+  } = reconcileRoom({
+    db,
+    tasks,
+    githubFor,
+    configs,
+    permissions,
+    appAuth,
+    fleet,
+    dryRun: env.dryRun,
+    clock,
+    log,
+    ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}),
+  });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
-  const sweeper = new Sweeper({ db, tasks, settler, claims, blockers, breaker, questions, reconcile, deliveries, deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000, retention, installations, configs, clock, log, onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired) });
+  const sweeper = new Sweeper({
+    db,
+    tasks,
+    settler,
+    claims,
+    blockers,
+    breaker,
+    questions,
+    reconcile,
+    deliveries,
+    deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000,
+    retention,
+    installations,
+    configs,
+    clock,
+    log,
+    onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired),
+  });
 
   const withTasks = o.lifecycle ?? true;
-  if (withTasks) webhookRoom(events, { db, tasks, dispatcher, configs, permissions, isSelf, blockers, audit, counters, questions, reconciler, fleet, clock, log });
+  if (withTasks)
+    webhookRoom(events, {
+      db,
+      tasks,
+      dispatcher,
+      configs,
+      permissions,
+      isSelf,
+      blockers,
+      audit,
+      counters,
+      questions,
+      reconciler,
+      fleet,
+      clock,
+      log,
+    });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   registerApi(
     api,
-    { db, database, adminToken: credentials.adminToken, workers, tokens: workerTokens, idempotency, claims: metrics.timedClaims(claims), leases, exits, inbox, outbox, ledger, gates, audit, streaks, branches, counters, tasks, clock, callHours, rateLimits: () => metrics.rateLimits, web: webOf(env.baseUrl), deliveriesWaiting: () => deliveriesWaiting(), pokeInbox: () => processor.poke(), pokeEffects: () => executor?.poke() },
+    {
+      db,
+      database,
+      adminToken: credentials.adminToken,
+      workers,
+      tokens: workerTokens,
+      idempotency,
+      claims: metrics.timedClaims(claims),
+      leases,
+      exits,
+      inbox,
+      outbox,
+      ledger,
+      gates,
+      audit,
+      streaks,
+      branches,
+      counters,
+      tasks,
+      clock,
+      callHours,
+      rateLimits: () => metrics.rateLimits,
+      web: webOf(env.baseUrl),
+      deliveriesWaiting: () => deliveriesWaiting(),
+      pokeInbox: () => processor.poke(),
+      pokeEffects: () => executor?.poke(),
+    },
     { tasks: withTasks },
   );
-  for (const capability of o.capabilities ?? []) capability({ events, api, database, log, adminToken: credentials.adminToken });
+  for (const capability of o.capabilities ?? [])
+    capability({ events, api, database, log, adminToken: credentials.adminToken });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
@@ -239,7 +379,11 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
         const released = await inbox.releaseAll();
         if (released > 0) log.warn({ released }, "inbox: re-queued deliveries left in flight by a previous process");
         const effects = await outbox.releaseAll();
-        if (effects > 0) log.warn({ effects }, "effects: re-queued effects left in flight by a previous process; each is checked on GitHub before it is sent again");
+        if (effects > 0)
+          log.warn(
+            { effects },
+            "effects: re-queued effects left in flight by a previous process; each is checked on GitHub before it is sent again",
+          );
       }
       const http = await server.start();
       takeOverRequests(http, [ingest, apiHandler], log);

@@ -14,7 +14,12 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     name: "orchestra",
     level,
     redact: {
-      paths: ["req.headers.authorization", 'req.headers["x-hub-signature-256"]', 'req.headers["x-hub-signature"]', "req.headers.cookie"],
+      paths: [
+        "req.headers.authorization",
+        'req.headers["x-hub-signature-256"]',
+        'req.headers["x-hub-signature"]',
+        "req.headers.cookie",
+      ],
       censor: "[redacted]",
     },
   };
@@ -22,12 +27,22 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
 }
 
 /** Wraps the inbox's dispatch so that every delivery it finishes gets its one `info` line. */
-export function logEachDelivery<R>(dispatch: (d: ClaimedDelivery) => Promise<R>, log: Pick<Logger, "info">): (d: ClaimedDelivery) => Promise<R> {
+export function logEachDelivery<R>(
+  dispatch: (d: ClaimedDelivery) => Promise<R>,
+  log: Pick<Logger, "info">,
+): (d: ClaimedDelivery) => Promise<R> {
   return async (d) => {
     const started = Date.now();
     const result = await dispatch(d);
     log.info(
-      { delivery: d.deliveryId, event: d.action ? `${d.event}.${d.action}` : d.event, taskKey: d.taskKey, attempt: d.attempts, result, ms: Date.now() - started },
+      {
+        delivery: d.deliveryId,
+        event: d.action ? `${d.event}.${d.action}` : d.event,
+        taskKey: d.taskKey,
+        attempt: d.attempts,
+        result,
+        ms: Date.now() - started,
+      },
       "delivery processed",
     );
     return result;

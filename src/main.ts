@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   } catch (err) {
     const why = err instanceof Error ? err.message.split("\n").filter(Boolean).pop() : String(err);
     const where = env.databaseUrl ? maskUrl(env.databaseUrl) : DEFAULT_SQLITE_PATH;
-    fail(EXIT_DATABASE, [`database unavailable at ${where} (${why}); check DATABASE_URL and that the database server is running`]);
+    fail(EXIT_DATABASE, [
+      `database unavailable at ${where} (${why}); check DATABASE_URL and that the database server is running`,
+    ]);
   }
 
   if (!env.credentials) {
@@ -60,7 +62,10 @@ async function main(): Promise<void> {
 
   const orchestra = await createOrchestra({ env: { ...env, credentials: env.credentials }, database, log, ingest });
   const { port } = await orchestra.start();
-  log.info({ port, webhooks: "/api/github/webhooks", dashboard: "/dashboard", metrics: "/metrics" }, "orchestra listening");
+  log.info(
+    { port, webhooks: "/api/github/webhooks", dashboard: "/dashboard", metrics: "/metrics" },
+    "orchestra listening",
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

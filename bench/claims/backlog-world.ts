@@ -56,7 +56,15 @@ export function scenarios(tasks: number): Scenario[] {
     return { id: `org${installationId}/r${String(i).padStart(2, "0")}`, installationId, ...OPEN };
   });
   return [
-    { name: "baseline", title: `100 queued tasks in ${base.id}`, repos: [base], queued: 100, repoOf: () => base, live: [], expect: base.id },
+    {
+      name: "baseline",
+      title: `100 queued tasks in ${base.id}`,
+      repos: [base],
+      queued: 100,
+      repoOf: () => base,
+      live: [],
+      expect: base.id,
+    },
     {
       name: "A",
       title: `${tasks} queued tasks in ${full.id} (maxPerRepo 1, 1 live claim: at its limit), then 1 in ${open.id}, queued last`,
@@ -80,8 +88,11 @@ export function scenarios(tasks: number): Scenario[] {
 
 /** The configuration each repository's row was recorded from, checked with the service's own parser. */
 export function configOf(r: RepoSpec): ConfigResult {
-  const cfg = parseRepoConfig({ limits: { maxConcurrentPerRepo: r.maxPerRepo, maxConcurrentPerOrg: r.maxPerOrg, leaseSeconds: 3600 } });
-  if (!cfg.ok) throw new Error(`the bench's configuration of ${r.id} is not valid for this build: ${cfg.problems.join("; ")}`);
+  const cfg = parseRepoConfig({
+    limits: { maxConcurrentPerRepo: r.maxPerRepo, maxConcurrentPerOrg: r.maxPerOrg, leaseSeconds: 3600 },
+  });
+  if (!cfg.ok)
+    throw new Error(`the bench's configuration of ${r.id} is not valid for this build: ${cfg.problems.join("; ")}`);
   return cfg;
 }
 
@@ -137,7 +148,12 @@ const BATCH = 1000;
  * its queued tasks (blockers read, none open; queuedAt ascending) in batches
  * of 1000, and its live claims.
  */
-export async function buildWorld(s: Scenario, dir: string, pgUrl: string | null, progress: (line: string) => void): Promise<World> {
+export async function buildWorld(
+  s: Scenario,
+  dir: string,
+  pgUrl: string | null,
+  progress: (line: string) => void,
+): Promise<World> {
   const bench = await freshDb(dir, pgUrl);
   let database: Database | null = null;
   try {
@@ -147,7 +163,14 @@ export async function buildWorld(s: Scenario, dir: string, pgUrl: string | null,
     const now = new Date();
     const configs = new Map(s.repos.map((r) => [r.id, configOf(r)]));
     await db.repo.createMany({
-      data: s.repos.map((r) => ({ id: r.id, installationId: r.installationId, owner: r.id.split("/")[0]!, ...gateColumns(configs.get(r.id)!), configAt: now, updatedAt: now })),
+      data: s.repos.map((r) => ({
+        id: r.id,
+        installationId: r.installationId,
+        owner: r.id.split("/")[0]!,
+        ...gateColumns(configs.get(r.id)!),
+        configAt: now,
+        updatedAt: now,
+      })),
     });
     const issues = new Map<string, number>();
     const nextIssue = (repo: string): number => {
@@ -193,12 +216,42 @@ export async function buildWorld(s: Scenario, dir: string, pgUrl: string | null,
       const leaseExpiresAt = new Date(now.getTime() + 3600_000);
       await db.task.create({
         data: {
-          id: taskId, installationId: r.installationId, repo: r.id, issue, title: `Task ${issue} of ${r.id}`, body: "bench", state: "claimed", attempt: 1, priority: 1000,
-          queuedAt: new Date(firstQueued - 10), branch: `agent/issue-${issue}`, runId, leaseEpoch, leaseExpiresAt, workerId: holder, label: IN_PROGRESS, blockersAt: now, version: 1, createdAt: now, updatedAt: now,
+          id: taskId,
+          installationId: r.installationId,
+          repo: r.id,
+          issue,
+          title: `Task ${issue} of ${r.id}`,
+          body: "bench",
+          state: "claimed",
+          attempt: 1,
+          priority: 1000,
+          queuedAt: new Date(firstQueued - 10),
+          branch: `agent/issue-${issue}`,
+          runId,
+          leaseEpoch,
+          leaseExpiresAt,
+          workerId: holder,
+          label: IN_PROGRESS,
+          blockersAt: now,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
         },
       });
       await db.run.create({
-        data: { id: runId, taskId, attempt: 1, workerId: holder, mode: "worker", state: "live", leaseEpoch, leaseExpiresAt, branch: `agent/issue-${issue}`, startedAt: now, progressAt: now },
+        data: {
+          id: runId,
+          taskId,
+          attempt: 1,
+          workerId: holder,
+          mode: "worker",
+          state: "live",
+          leaseEpoch,
+          leaseExpiresAt,
+          branch: `agent/issue-${issue}`,
+          startedAt: now,
+          progressAt: now,
+        },
       });
       progress(`${r.id}: 1 live claim (maxPerRepo ${r.maxPerRepo})`);
     }
@@ -234,9 +287,28 @@ export async function buildWorld(s: Scenario, dir: string, pgUrl: string | null,
  */
 function claimsFor(database: Database, configs: Map<string, ConfigResult>): Claims {
   const clock = { now: () => new Date() };
-  const port = { get: async (_installationId: number, repo: string): Promise<ConfigResult> => configs.get(repo) ?? { ok: false, problems: [`no configuration for ${repo}`] } };
-  const tasks = new Tasks({ db: database.db, database, configs: port, log: pino({ level: "silent" }), clock, dryRun: false, onEffects: () => {} });
-  return new Claims({ db: database.db, database, tasks, workers: new Workers(database.db, clock), decisions: new Decisions(database.db, database, clock), configs: port, clock });
+  const port = {
+    get: async (_installationId: number, repo: string): Promise<ConfigResult> =>
+      configs.get(repo) ?? { ok: false, problems: [`no configuration for ${repo}`] },
+  };
+  const tasks = new Tasks({
+    db: database.db,
+    database,
+    configs: port,
+    log: pino({ level: "silent" }),
+    clock,
+    dryRun: false,
+    onEffects: () => {},
+  });
+  return new Claims({
+    db: database.db,
+    database,
+    tasks,
+    workers: new Workers(database.db, clock),
+    decisions: new Decisions(database.db, database, clock),
+    configs: port,
+    clock,
+  });
 }
 
 /**
@@ -275,11 +347,20 @@ function recorder(provider: Database["provider"]): { database: Pick<Database, "r
     provider === "sqlite"
       ? {
           client: {
-            prepare: (sql: string) => ({ reader: true, all: (...args: unknown[]) => (sent.push({ sql, args }), []), run: () => ({ changes: 0 }) }),
+            prepare: (sql: string) => ({
+              reader: true,
+              all: (...args: unknown[]) => (sent.push({ sql, args }), []),
+              run: () => ({ changes: 0 }),
+            }),
             transaction: (fn: () => void) => fn,
           },
         }
-      : { queryRaw: async (q: SqlQuery) => (sent.push({ sql: q.sql, args: q.args, argTypes: q.argTypes }), { columnNames: [], columnTypes: [], rows: [] }) };
+      : {
+          queryRaw: async (q: SqlQuery) => (
+            sent.push({ sql: q.sql, args: q.args, argTypes: q.argTypes }),
+            { columnNames: [], columnTypes: [], rows: [] }
+          ),
+        };
   return { database: { provider, raw: raw as unknown as SqlDriverAdapter }, sent };
 }
 
@@ -293,21 +374,33 @@ export interface ClaimQueries {
 }
 
 /** The three statements of a claim's first look: live leases per installation, the installations in turn, the candidates of `installationId`. */
-export async function claimQueries(provider: Database["provider"], installationId: number, now: Date): Promise<ClaimQueries> {
+export async function claimQueries(
+  provider: Database["provider"],
+  installationId: number,
+  now: Date,
+): Promise<ClaimQueries> {
   const rec = recorder(provider);
   await liveByInstallation(rec.database);
   await installationsInTurn(rec.database, new Map());
   await candidates(rec.database, installationId, { mode: "worker", now, repos: null, skip: [], limit: WINDOW });
   const [live, turn, cand] = rec.sent;
-  if (!live || !turn || !cand) throw new Error(`expected 3 statements from the claim's query functions, got ${rec.sent.length}`);
+  if (!live || !turn || !cand)
+    throw new Error(`expected 3 statements from the claim's query functions, got ${rec.sent.length}`);
   return { live, turn, candidates: cand };
 }
 
 /** Runs a captured statement (or EXPLAIN of it) on the real database. */
 async function run(database: Database, q: Captured, prefix = ""): Promise<unknown[][]> {
   if (database.provider === "sqlite") {
-    const client = (database.raw as unknown as { client: { prepare(sql: string): { raw(on: boolean): { all(...a: unknown[]): unknown[][] } } } }).client;
-    return client.prepare(prefix + q.sql).raw(true).all(...q.args);
+    const client = (
+      database.raw as unknown as {
+        client: { prepare(sql: string): { raw(on: boolean): { all(...a: unknown[]): unknown[][] } } };
+      }
+    ).client;
+    return client
+      .prepare(prefix + q.sql)
+      .raw(true)
+      .all(...q.args);
   }
   const r = await database.raw.queryRaw({ sql: prefix + q.sql, args: q.args, argTypes: q.argTypes ?? [] });
   return r.rows;
@@ -354,11 +447,17 @@ export function queuedScan(provider: Database["provider"], plan: string[]): Queu
   const strip = (l: string): string => l.replace(/\s+\(cost=.*$/, "").replace(/^\s*(->\s*)?/, "");
   if (provider === "sqlite") {
     const line = plan.find((l) => /^\s*(SEARCH|SCAN) t\b/.test(l)) ?? "";
-    return { node: strip(line), indexed: line.includes(CLAIM_INDEX), sorted: plan.some((l) => /TEMP B-TREE FOR ORDER BY/.test(l)) };
+    return {
+      node: strip(line),
+      indexed: line.includes(CLAIM_INDEX),
+      sorted: plan.some((l) => /TEMP B-TREE FOR ORDER BY/.test(l)),
+    };
   }
   const at = plan.findIndex((l) => /on "Task" t(\s|$)/.test(l));
   const line = at >= 0 ? plan[at]! : "";
-  const bitmap = /Bitmap Heap Scan/.test(line) ? (plan.slice(at + 1).find((l) => /Bitmap Index Scan on/.test(l)) ?? "") : "";
+  const bitmap = /Bitmap Heap Scan/.test(line)
+    ? (plan.slice(at + 1).find((l) => /Bitmap Index Scan on/.test(l)) ?? "")
+    : "";
   return {
     node: strip(line) + (bitmap ? ` via ${strip(bitmap)}` : ""),
     indexed: (line + bitmap).includes(CLAIM_INDEX),

@@ -14,7 +14,21 @@ import { parseArgs } from "node:util";
 import { redact } from "../../src/store/db.js";
 import { makeTempDir, removeTempDir } from "../ingest/targets.js";
 import { integerOption, root, stamp, UsageError } from "./options.js";
-import { buildWorld, claimQueries, CLAIM_INDEX, dropAllCreated, explain, queuedScan, release, runQuery, scenarios, type QueuedScan, type Scenario, type ScenarioName, type World } from "./backlog-world.js";
+import {
+  buildWorld,
+  claimQueries,
+  CLAIM_INDEX,
+  dropAllCreated,
+  explain,
+  queuedScan,
+  release,
+  runQuery,
+  scenarios,
+  type QueuedScan,
+  type Scenario,
+  type ScenarioName,
+  type World,
+} from "./backlog-world.js";
 import { runBench } from "../lifecycle.js";
 import { nearestRank } from "../ingest/load.js";
 import { runFacts, writeResults } from "../results.js";
@@ -47,7 +61,6 @@ interface Options {
   maxMinutes: number;
 }
 
-
 function parseOptions(argv: string[]): Options {
   const { values: v } = parseArgs({
     args: argv,
@@ -68,15 +81,28 @@ function parseOptions(argv: string[]): Options {
     process.exit(0);
   }
   const num = (name: string, min: number): number => integerOption(v, name, min);
-  const providers = String(v.providers).split(",").map((s) => s.trim()) as Provider[];
-  if (providers.length === 0 || providers.some((p) => p !== "sqlite" && p !== "postgresql")) throw new UsageError("--providers takes a comma list of sqlite,postgresql");
+  const providers = String(v.providers)
+    .split(",")
+    .map((s) => s.trim()) as Provider[];
+  if (providers.length === 0 || providers.some((p) => p !== "sqlite" && p !== "postgresql"))
+    throw new UsageError("--providers takes a comma list of sqlite,postgresql");
   const databaseUrl = v["database-url"] ?? process.env["BENCH_DATABASE_URL"] ?? null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError("--database-url must be postgresql://...");
-  return { databaseUrl, providers, claims: num("claims", 1), warmup: num("warmup", 0), processWarmup: num("process-warmup", 0), tasks: num("tasks", 1), maxMinutes: num("max-minutes", 1) };
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new UsageError("--database-url must be postgresql://...");
+  return {
+    databaseUrl,
+    providers,
+    claims: num("claims", 1),
+    warmup: num("warmup", 0),
+    processWarmup: num("process-warmup", 0),
+    tasks: num("tasks", 1),
+    maxMinutes: num("max-minutes", 1),
+  };
 }
 
 const log = (line: string): void => void process.stdout.write(line + "\n");
-const fmt = (n: number | null | undefined, d = 2): string => (n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(d) : "-");
+const fmt = (n: number | null | undefined, d = 2): string =>
+  n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(d) : "-";
 
 interface Stats {
   n: number;
@@ -119,7 +145,9 @@ async function runScenario(o: Options, provider: Provider, s: Scenario, as: Scen
   try {
     log(`${tag} ${s.title}`);
     let t = Date.now();
-    world = await buildWorld(s, dir, provider === "postgresql" ? o.databaseUrl : null, (line) => log(`${tag}   ${line}`));
+    world = await buildWorld(s, dir, provider === "postgresql" ? o.databaseUrl : null, (line) =>
+      log(`${tag}   ${line}`),
+    );
     const seedS = (Date.now() - t) / 1000;
     log(`${tag}   world ready in ${fmt(seedS, 1)} s (${world.bench.where})`);
     const { database, claims, workerId } = world;
@@ -130,7 +158,8 @@ async function runScenario(o: Options, provider: Provider, s: Scenario, as: Scen
       candidates: await explain(database, queries.candidates),
       live: await explain(database, queries.live),
       turn: await explain(database, queries.turn),
-      analyzed: database.provider === "postgresql" && s.name === "A" ? await explain(database, queries.candidates, true) : null,
+      analyzed:
+        database.provider === "postgresql" && s.name === "A" ? await explain(database, queries.candidates, true) : null,
     };
     const queued = queuedScan(database.provider, plan.candidates);
     if (s.name === "A" && as === "A") {
@@ -193,9 +222,22 @@ async function runScenario(o: Options, provider: Provider, s: Scenario, as: Scen
       `${tag}   statements alone, p50/p95 ms: live leases ${fmt(live.s.p50Ms)}/${fmt(live.s.p95Ms)}, installations in turn ${fmt(turn.s.p50Ms)}/${fmt(turn.s.p95Ms)}, ` +
         `candidates ${fmt(cand.s.p50Ms)}/${fmt(cand.s.p95Ms)} (${cand.rows} rows)`,
     );
-    return { name: as, title: s.title, queued: s.queued, seedS, next, empty, wrong, claimedFrom, alone, plan: { ...plan, queued } };
+    return {
+      name: as,
+      title: s.title,
+      queued: s.queued,
+      seedS,
+      next,
+      empty,
+      wrong,
+      claimedFrom,
+      alone,
+      plan: { ...plan, queued },
+    };
   } finally {
-    await world?.close().catch((e: unknown) => log(`${tag} could not close or drop the database: ${(e as Error).message}`));
+    await world
+      ?.close()
+      .catch((e: unknown) => log(`${tag} could not close or drop the database: ${(e as Error).message}`));
     removeTempDir(dir);
   }
 }
@@ -212,7 +254,9 @@ async function warmUp(o: Options, provider: Provider, s: Scenario): Promise<void
       const won = await world.claims.next("worker", null, world.workerId);
       if (won) await release(world.database, won.task.id);
     }
-    log(`[${provider}] process warm-up: ${o.processWarmup} claims on a world like the baseline's, not reported (${fmt((Date.now() - t) / 1000, 1)} s)`);
+    log(
+      `[${provider}] process warm-up: ${o.processWarmup} claims on a world like the baseline's, not reported (${fmt((Date.now() - t) / 1000, 1)} s)`,
+    );
   } finally {
     await world?.close().catch(() => {});
     removeTempDir(dir);
@@ -226,14 +270,24 @@ interface ProviderRun {
 
 const ratio = (x: number, base: number): string => `${fmt(x / base, 2)}×`;
 
-function report(o: Options, results: ProviderRun[], skipped: string[], startedAt: number, loadAtStart: number[]): number {
+function report(
+  o: Options,
+  results: ProviderRun[],
+  skipped: string[],
+  startedAt: number,
+  loadAtStart: number[],
+): number {
   log("");
-  log(`Claims.next latency against the baseline (100 queued in one repository), same run, same database; ${o.claims} claims each, one at a time`);
+  log(
+    `Claims.next latency against the baseline (100 queued in one repository), same run, same database; ${o.claims} claims each, one at a time`,
+  );
   for (const { provider, runs } of results) {
     const base = runs.find((r) => r.name === "baseline")!;
     log("");
     log(`${provider}`);
-    const rows: string[][] = [["scenario", "p50", "p95", "p50 ms", "p95 ms", "candidates alone p50 ms", "queued tasks read", "claims ok"]];
+    const rows: string[][] = [
+      ["scenario", "p50", "p95", "p50 ms", "p95 ms", "candidates alone p50 ms", "queued tasks read", "claims ok"],
+    ];
     for (const r of runs) {
       rows.push([
         r.name,
@@ -247,25 +301,35 @@ function report(o: Options, results: ProviderRun[], skipped: string[], startedAt
       ]);
     }
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) log("  " + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
+    for (const r of rows)
+      log("  " + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
   }
   if (skipped.length) log(`\nskipped: ${skipped.join(", ")} (no --database-url or $BENCH_DATABASE_URL)`);
-  log("\n(nearest-rank percentiles; \"baseline again\" is the baseline world built and measured once more at the end: its distance from 1.00× is this run's noise;");
-  log(" queued tasks read: whether the candidate plan reads them through " + CLAIM_INDEX + "; \"then sorted\": it reads every one that passes"
-    + "\n the WHERE and sorts them before it answers; \"in order\": it stops after 25 that pass, but walks every entry that fails the WHERE before those"
-    + "\n (in A, the 10,000 of the repository at its limit); the full plans are in the results file)");
+  log(
+    '\n(nearest-rank percentiles; "baseline again" is the baseline world built and measured once more at the end: its distance from 1.00× is this run\'s noise;',
+  );
+  log(
+    " queued tasks read: whether the candidate plan reads them through " +
+      CLAIM_INDEX +
+      '; "then sorted": it reads every one that passes' +
+      '\n the WHERE and sorts them before it answers; "in order": it stops after 25 that pass, but walks every entry that fails the WHERE before those' +
+      "\n (in A, the 10,000 of the repository at its limit); the full plans are in the results file)",
+  );
 
   const correct = results.every((p) => p.runs.every((r) => r.empty === 0 && r.wrong === 0));
-  const out = writeResults(join(root, "bench/results", `backlog-${stamp}.json`),
-    {
-      ...runFacts({ root, startedAt, loadAtStart }),
-      options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
-      skipped,
-      correct,
-      providers: results,
-    }
+  const out = writeResults(join(root, "bench/results", `backlog-${stamp}.json`), {
+    ...runFacts({ root, startedAt, loadAtStart }),
+    options: { ...o, databaseUrl: o.databaseUrl ? redact(o.databaseUrl) : null },
+    skipped,
+    correct,
+    providers: results,
+  });
+  log(
+    `\nload average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
   );
-  log(`\nload average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   log(`results: ${relative(process.cwd(), out) || out}`);
   return correct ? 0 : 1;
 }
@@ -281,8 +345,12 @@ async function main(): Promise<number> {
   const t0 = Date.now();
   deadlineAt = t0 + o.maxMinutes * 60_000;
   const load = os.loadavg();
-  log(`bench:backlog  ${os.cpus().length} CPUs, load average ${load.map((l) => l.toFixed(2)).join(" ")}${load[0]! > os.cpus().length / 2 ? "  (busy machine: expect noise)" : ""}`);
-  log(`${o.warmup} warm-up + ${o.claims} measured claims per scenario, each claimed task put back before the next claim; ${o.tasks} queued tasks in A and B`);
+  log(
+    `bench:backlog  ${os.cpus().length} CPUs, load average ${load.map((l) => l.toFixed(2)).join(" ")}${load[0]! > os.cpus().length / 2 ? "  (busy machine: expect noise)" : ""}`,
+  );
+  log(
+    `${o.warmup} warm-up + ${o.claims} measured claims per scenario, each claimed task put back before the next claim; ${o.tasks} queued tasks in A and B`,
+  );
   const all = scenarios(o.tasks);
   const baseline = all.find((s) => s.name === "baseline")!;
   const results: ProviderRun[] = [];
@@ -290,7 +358,9 @@ async function main(): Promise<number> {
   for (const provider of o.providers) {
     if (provider === "postgresql" && !o.databaseUrl) {
       skipped.push(provider);
-      log(`[postgresql] SKIPPED: needs --database-url postgresql://... or $BENCH_DATABASE_URL (a role that may create databases, e.g. the one .ci/pg-setup.sh prints)`);
+      log(
+        `[postgresql] SKIPPED: needs --database-url postgresql://... or $BENCH_DATABASE_URL (a role that may create databases, e.g. the one .ci/pg-setup.sh prints)`,
+      );
       continue;
     }
     await warmUp(o, provider, baseline);

@@ -49,12 +49,15 @@ export function request(
       headers["content-type"] = "application/json";
       headers["content-length"] = Buffer.byteLength(o.body);
     }
-    const req = http.request({ agent: lane.agent, host: "127.0.0.1", port: lane.port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", (e) => done({ status: 0, body: "", error: errorCode(e) }));
-    });
+    const req = http.request(
+      { agent: lane.agent, host: "127.0.0.1", port: lane.port, method, path, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", (e) => done({ status: 0, body: "", error: errorCode(e) }));
+      },
+    );
     req.setTimeout(o.timeoutMs, () => req.destroy(new Error("timeout")));
     req.on("error", (e) => done({ status: 0, body: "", error: errorCode(e) }));
     req.end(o.body);
@@ -68,7 +71,11 @@ function errorCode(e: unknown): string {
 
 /** POST /api/v1/workers with the admin token; the worker's token is kept on the lane only. */
 export async function registerWorker(lane: Lane, adminToken: string, name: string, timeoutMs: number): Promise<void> {
-  const r = await request(lane, "POST", "/api/v1/workers", { bearer: adminToken, body: JSON.stringify({ name }), timeoutMs });
+  const r = await request(lane, "POST", "/api/v1/workers", {
+    bearer: adminToken,
+    body: JSON.stringify({ name }),
+    timeoutMs,
+  });
   if (r.status !== 201) throw new Error(`registering worker ${name}: HTTP ${r.status}${r.error ? ` ${r.error}` : ""}`);
   const { id, token } = JSON.parse(r.body) as { id: string; token: string };
   lane.workerId = id;
@@ -208,7 +215,11 @@ export async function closedLoop(lanes: Lane[], o: LoopOptions): Promise<LoopRes
       taken++;
       inflight++;
       const t = process.hrtime.bigint();
-      const r = await request(l, o.method, o.path, { bearer: o.claims ? l.token : undefined, body, timeoutMs: o.timeoutMs });
+      const r = await request(l, o.method, o.path, {
+        bearer: o.claims ? l.token : undefined,
+        body,
+        timeoutMs: o.timeoutMs,
+      });
       const ns = Number(process.hrtime.bigint() - t);
       inflight--;
       tally.record(r, ns, index);

@@ -44,7 +44,13 @@ export interface PerClaim {
 
 export function perClaim(cost: PhaseCost, sent: number): PerClaim {
   const per = (x: number | null): number | null => (x === null || sent === 0 ? null : x / sent);
-  return { app: per(cost.appCpuMs), bench: per(cost.benchCpuMs), db: per(cost.dbCpuMs), commits: per(cost.dbCommits), rollbacks: per(cost.dbRollbacks) };
+  return {
+    app: per(cost.appCpuMs),
+    bench: per(cost.benchCpuMs),
+    db: per(cost.dbCpuMs),
+    commits: per(cost.dbCommits),
+    rollbacks: per(cost.dbRollbacks),
+  };
 }
 
 /** Polls pg_stat_activity until stopped; a connection of its own. */
@@ -58,7 +64,11 @@ function sampleActivity(url: string): { stop(): Promise<{ active: number; waitin
     await client.connect();
     try {
       while (!stopped) {
-        const rows = (await client.query(`SELECT state, wait_event_type AS t, wait_event AS e FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`)).rows;
+        const rows = (
+          await client.query(
+            `SELECT state, wait_event_type AS t, wait_event AS e FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+          )
+        ).rows;
         samples++;
         for (const r of rows) {
           if (r.state !== "active") continue;
@@ -76,7 +86,10 @@ function sampleActivity(url: string): { stop(): Promise<{ active: number; waitin
       stopped = true;
       await done.catch(() => {});
       const mean = (n: number): number => (samples ? n / samples : NaN);
-      return { active: mean(active), waiting: Object.fromEntries(Object.entries(waiting).map(([k, n]) => [k, mean(n)])) };
+      return {
+        active: mean(active),
+        waiting: Object.fromEntries(Object.entries(waiting).map(([k, n]) => [k, mean(n)])),
+      };
     },
   };
 }
@@ -99,14 +112,24 @@ interface PgSnapshot {
 
 async function pgSnapshot(url: string): Promise<PgSnapshot> {
   return withPg(url, async (c) => {
-    const s = (await c.query(`SELECT xact_commit::float8 AS c, xact_rollback::float8 AS r FROM pg_stat_database WHERE datname = current_database()`)).rows[0];
-    const pids = (await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)).rows.map((r) => Number(r.pid));
+    const s = (
+      await c.query(
+        `SELECT xact_commit::float8 AS c, xact_rollback::float8 AS r FROM pg_stat_database WHERE datname = current_database()`,
+      )
+    ).rows[0];
+    const pids = (
+      await c.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+    ).rows.map((r) => Number(r.pid));
     return { commits: Number(s.c), rollbacks: Number(s.r), cpu: new Map(pids.map((p) => [p, processCpuMs(p) ?? 0])) };
   });
 }
 
 /** Measures one phase; PostgreSQL counters need about a second to be flushed, hence the pauses. */
-export async function meter(pids: (number | undefined)[], pgUrl: string | null, phase: () => Promise<void>): Promise<PhaseCost> {
+export async function meter(
+  pids: (number | undefined)[],
+  pgUrl: string | null,
+  phase: () => Promise<void>,
+): Promise<PhaseCost> {
   const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 1200));
   const pg0 = pgUrl ? (await pause(), await pgSnapshot(pgUrl)) : null;
   const app0 = pids.map(processCpuMs);
@@ -186,7 +209,10 @@ export class LabelSampler {
 
 /** Label writes (add, remove, set) the fake answered with a 2xx between two instants. */
 export function labelWrites(fake: FakeGitHub, fromMs: number, toMs: number): number {
-  return fake.requests.filter((r) => r.method !== "GET" && /\/issues\/\d+\/labels/.test(r.path) && r.status < 300 && r.at >= fromMs && r.at <= toMs).length;
+  return fake.requests.filter(
+    (r) =>
+      r.method !== "GET" && /\/issues\/\d+\/labels/.test(r.path) && r.status < 300 && r.at >= fromMs && r.at <= toMs,
+  ).length;
 }
 
 export interface LabelFigures {
@@ -200,14 +226,26 @@ export interface LabelFigures {
   pendingLabelEffects: number;
 }
 
-export function labelFigures(fake: FakeGitHub, s: LabelSampler, phase: { start: number; end: number }, labelEffects: Record<string, number>): LabelFigures {
+export function labelFigures(
+  fake: FakeGitHub,
+  s: LabelSampler,
+  phase: { start: number; end: number },
+  labelEffects: Record<string, number>,
+): LabelFigures {
   const end = Date.now();
   const writes = labelWrites(fake, phase.start, phase.end);
   const since = s.claim ? labelWrites(fake, s.claim.at, end) : 0;
   const after = (t: number | null): number | null => (t === null || !s.claim ? null : (t - s.claim.at) / 1000);
   const phaseS = (phase.end - phase.start) / 1000;
   return {
-    sample: s.claim ? { repo: s.claim.repo, issue: s.claim.issue, inProgressAfterS: after(s.inProgressAt), queuedRemovedAfterS: after(s.queuedGoneAt) } : null,
+    sample: s.claim
+      ? {
+          repo: s.claim.repo,
+          issue: s.claim.issue,
+          inProgressAfterS: after(s.inProgressAt),
+          queuedRemovedAfterS: after(s.queuedGoneAt),
+        }
+      : null,
     writesDuringPhase: writes,
     phaseS,
     writeRatePerS: writes / Math.max(0.001, phaseS),

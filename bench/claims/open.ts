@@ -90,7 +90,9 @@ export interface OpenResult extends LoopResult {
 
 /** "32 open, at most 5 in use" per App process, joined with " + ". */
 export const connectionsText = (o: OpenResult): string =>
-  o.connections.map((c) => `${c.open} open${c.grown ? ` (${c.grown} opened during the phase)` : ""}, at most ${c.peakBusy} in use`).join(" + ");
+  o.connections
+    .map((c) => `${c.open} open${c.grown ? ` (${c.grown} opened during the phase)` : ""}, at most ${c.peakBusy} in use`)
+    .join(" + ");
 
 export interface OpenOptions {
   /** Claims per second, all App processes together. */
@@ -117,20 +119,29 @@ export async function openLoop(pools: LanePool[], o: OpenOptions): Promise<OpenR
     timedOut = true;
     for (const p of pools) p.close();
   }, o.deadlineMs);
-  const s = await onSchedule(o.count, o.rate, () => timedOut, async (i, scheduled) => {
-    const pool = pools[i % pools.length]!;
-    let lane: Lane;
-    try {
-      lane = await pool.take();
-    } catch (e) {
-      tally.record({ status: 0, body: "", error: `opening a connection: ${(e as Error).message}` }, 0, -1);
-      return;
-    }
-    const r = await request(lane, "POST", "/api/v1/claims", { bearer: lane.token, body: "{}", timeoutMs: o.timeoutMs });
-    const ns = Number(process.hrtime.bigint() - scheduled);
-    pool.give(lane);
-    tally.record(r, ns, lane.number ?? -1);
-  });
+  const s = await onSchedule(
+    o.count,
+    o.rate,
+    () => timedOut,
+    async (i, scheduled) => {
+      const pool = pools[i % pools.length]!;
+      let lane: Lane;
+      try {
+        lane = await pool.take();
+      } catch (e) {
+        tally.record({ status: 0, body: "", error: `opening a connection: ${(e as Error).message}` }, 0, -1);
+        return;
+      }
+      const r = await request(lane, "POST", "/api/v1/claims", {
+        bearer: lane.token,
+        body: "{}",
+        timeoutMs: o.timeoutMs,
+      });
+      const ns = Number(process.hrtime.bigint() - scheduled);
+      pool.give(lane);
+      tally.record(r, ns, lane.number ?? -1);
+    },
+  );
   clearTimeout(timer);
   return {
     ...tally.result(s.sent, s.elapsedNs / 1e9, timedOut),

@@ -11,7 +11,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const root = resolve(here, "../../..");
 /** Names this run's results and CPU profiles. */
 export const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-export const KINDS: Record<Kind, { processes: number; pg: boolean }> = { sqlite: { processes: 1, pg: false }, pg1: { processes: 1, pg: true }, pg2: { processes: 2, pg: true } };
+export const KINDS: Record<Kind, { processes: number; pg: boolean }> = {
+  sqlite: { processes: 1, pg: false },
+  pg1: { processes: 1, pg: true },
+  pg2: { processes: 2, pg: true },
+};
 
 export const USAGE = `Usage: npm run bench:claims -- [options]
 
@@ -63,7 +67,8 @@ export class UsageError extends Error {}
 export function integerOption(values: object, name: string, min: number): number {
   const raw = (values as Record<string, unknown>)[name];
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${name} must be an integer >= ${min}, got ${String(raw)}`);
   return n;
 }
 
@@ -96,10 +101,14 @@ export function parseConfig(argv: string[]): Config {
     process.exit(0);
   }
   const num = (name: string, min: number): number => integerOption(v, name, min);
-  const configs = String(v.configs).split(",").map((s) => s.trim()) as Kind[];
-  if (configs.length === 0 || configs.some((c) => !(c in KINDS))) throw new UsageError(`--configs takes a comma list of sqlite,pg1,pg2`);
+  const configs = String(v.configs)
+    .split(",")
+    .map((s) => s.trim()) as Kind[];
+  if (configs.length === 0 || configs.some((c) => !(c in KINDS)))
+    throw new UsageError(`--configs takes a comma list of sqlite,pg1,pg2`);
   const databaseUrl = v["database-url"] ?? null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError("--database-url must be postgresql://...");
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new UsageError("--database-url must be postgresql://...");
   const cfg: Config = {
     databaseUrl,
     configs,

@@ -53,7 +53,8 @@ interface Context {
   log: (line: string) => void;
 }
 
-const fmt = (n: number | null | undefined, d = 1): string => (n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(d) : "-");
+const fmt = (n: number | null | undefined, d = 1): string =>
+  n !== null && n !== undefined && Number.isFinite(n) ? n.toFixed(d) : "-";
 const verdict = (ok: boolean): string => (ok ? "PASS" : "FAIL");
 
 function table(cfg: Config, runs: ConfigRun[], pg1: ConfigRun | undefined): string {
@@ -69,7 +70,10 @@ function table(cfg: Config, runs: ConfigRun[], pg1: ConfigRun | undefined): stri
   add("  closed max", (r) => fmt(r.closed.maxMs, 1));
   add("  closed p99 claim/health", (r) => `${fmt(r.closed.p99Ms / r.health.p99Ms, 1)}x`);
   add("  closed 204s, other", (r) => `${r.closed.empty}, ${r.closed.bad}`);
-  if (pg1 && runs.some((r) => r.name === "pg2")) add("  closed claims/s vs pg1", (r) => (r.name === "pg2" ? `${fmt(r.closed.throughputPerS / pg1.closed.throughputPerS, 2)}x` : ""));
+  if (pg1 && runs.some((r) => r.name === "pg2"))
+    add("  closed claims/s vs pg1", (r) =>
+      r.name === "pg2" ? `${fmt(r.closed.throughputPerS / pg1.closed.throughputPerS, 2)}x` : "",
+    );
   add("  closed App CPU/claim", (r) => fmt(r.closedCpu.app, 1));
   add("  closed DB CPU/claim", (r) => fmt(r.closedCpu.db, 1));
   section(`open loop: ${cfg.rate} claims/s for ${cfg.seconds} s (claim p99 target <= ${cfg.p99TargetMs} ms)`);
@@ -85,7 +89,8 @@ function table(cfg: Config, runs: ConfigRun[], pg1: ConfigRun | undefined): stri
   const head = ["", ...runs.map((r) => r.name)];
   const cells = [head, ...rows.filter((r) => r.length > 1)];
   const widths = head.map((_, i) => Math.max(i === 0 ? 0 : 9, ...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]): string => (r.length === 1 ? r[0]! : r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "));
+  const line = (r: string[]): string =>
+    r.length === 1 ? r[0]! : r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
   return (
     [head, ...rows].map(line).join("\n") +
     "\n(latencies in ms, nearest-rank percentiles over the 200 answers; the open loop's from each claim's scheduled send time; claims/s = HTTP 200 answers per second;" +
@@ -116,7 +121,8 @@ export function report(cfg: Config, runs: ConfigRun[], skipped: string[], ctx: C
   }
   const ratio = pg1 && pg2 ? pg2.closed.throughputPerS / pg1.closed.throughputPerS : null;
   if (ratio !== null) log(`  pg2/pg1 closed-loop claims/s >= 1.70x:  ${fmt(ratio, 2)}x  ${verdict(ratio >= 1.7)}`);
-  for (const r of runs) log(`  ${r.name.padEnd(6)} candidate query indexed:  ${r.plan.key}  ${verdict(!r.plan.fullScanSort)}`);
+  for (const r of runs)
+    log(`  ${r.name.padEnd(6)} candidate query indexed:  ${r.plan.key}  ${verdict(!r.plan.fullScanSort)}`);
   const correct = runs.every((r) => r.doubleAnswers === 0 && r.storeOk);
   for (const r of runs) {
     log(
@@ -138,7 +144,13 @@ export function report(cfg: Config, runs: ConfigRun[], skipped: string[], ctx: C
     startedAt: new Date(ctx.startedAt).toISOString(),
     durationS: (Date.now() - ctx.startedAt) / 1000,
     commit: gitCommit(ctx.root),
-    machine: { cpus: cpus.length, cpuModel: cpus[0]?.model ?? null, node: process.version, loadAverageAtStart: ctx.loadAtStart, loadAverageAtEnd: os.loadavg() },
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? null,
+      node: process.version,
+      loadAverageAtStart: ctx.loadAtStart,
+      loadAverageAtEnd: os.loadavg(),
+    },
     config: { ...cfg, databaseUrl: cfg.databaseUrl ? redact(cfg.databaseUrl) : null },
     skipped,
     targets: {
@@ -161,7 +173,12 @@ export function report(cfg: Config, runs: ConfigRun[], skipped: string[], ctx: C
     })),
   };
   writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
-  log(`\nload average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+  log(
+    `\nload average at end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
   log(`results: ${relative(process.cwd(), out) || out}`);
   // Double claims (or runs that do not match the answers) fail the run; missed
   // performance targets are reported, not turned into an exit status.

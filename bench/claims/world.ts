@@ -20,7 +20,9 @@ export const IN_PROGRESS = "agent:in-progress";
 // and pauses every repository, i.e. every claim answers 204), so that is the
 // value used; it is checked below with the service's own parser.
 const LIMITS = { maxConcurrentPerRepo: 1000, maxConcurrentPerOrg: 10000, leaseSeconds: 3600 };
-export const CONFIG_YAML = `limits:\n${Object.entries(LIMITS).map(([k, v]) => `  ${k}: ${v}\n`).join("")}`;
+export const CONFIG_YAML = `limits:\n${Object.entries(LIMITS)
+  .map(([k, v]) => `  ${k}: ${v}\n`)
+  .join("")}`;
 
 export function checkConfig(): void {
   const r = parseRepoConfig({ limits: LIMITS });
@@ -52,7 +54,13 @@ export async function startFake(l: Layout): Promise<FakeGitHub> {
   }
   for (let k = 0; k < l.tasks; k++) {
     const { repo, issue } = slot(k, l);
-    fake.state.addIssue(repo, { number: issue, title: `Task ${issue} of ${repo}`, body: "bench", labels: [QUEUED], user: "alice" });
+    fake.state.addIssue(repo, {
+      number: issue,
+      title: `Task ${issue} of ${repo}`,
+      body: "bench",
+      labels: [QUEUED],
+      user: "alice",
+    });
   }
   return fake;
 }
@@ -158,12 +166,22 @@ const CANDIDATES =
 export async function explainCandidates(url: string): Promise<Plan> {
   return withDatabase(url, async (database) => {
     if (database.provider === "sqlite") {
-      const rows = await database.db.$queryRawUnsafe<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${CANDIDATES.replace("$NOW", "?")}`, new Date());
+      const rows = await database.db.$queryRawUnsafe<{ detail: string }[]>(
+        `EXPLAIN QUERY PLAN ${CANDIDATES.replace("$NOW", "?")}`,
+        new Date(),
+      );
       const lines = rows.map((r) => r.detail);
       const key = lines.find((l) => /\bTask\b/.test(l)) ?? lines[0] ?? "";
-      return { lines, key, fullScanSort: lines.some((l) => /^SCAN\b/.test(l)) && lines.some((l) => /TEMP B-TREE/.test(l)) };
+      return {
+        lines,
+        key,
+        fullScanSort: lines.some((l) => /^SCAN\b/.test(l)) && lines.some((l) => /TEMP B-TREE/.test(l)),
+      };
     }
-    const rows = await database.db.$queryRawUnsafe<Record<string, string>[]>(`EXPLAIN ${CANDIDATES.replace("$NOW", "$1::timestamp(3)")}`, new Date());
+    const rows = await database.db.$queryRawUnsafe<Record<string, string>[]>(
+      `EXPLAIN ${CANDIDATES.replace("$NOW", "$1::timestamp(3)")}`,
+      new Date(),
+    );
     const lines = rows.map((r) => Object.values(r)[0] ?? "");
     const key = lines.find((l) => /Scan/.test(l)) ?? lines[0] ?? "";
     return { lines, key, fullScanSort: lines.some((l) => /Seq Scan/.test(l)) && lines.some((l) => /\bSort\b/.test(l)) };
@@ -183,12 +201,17 @@ export interface StoreCheck {
 
 export async function checkStore(url: string): Promise<StoreCheck> {
   return withDatabase(url, async ({ db }) => {
-    const one = async (sql: string): Promise<number> => Number(Object.values((await db.$queryRawUnsafe<Record<string, unknown>[]>(sql))[0] ?? {})[0] ?? NaN);
-    const effects = await db.$queryRawUnsafe<{ state: string; n: unknown }[]>(`SELECT "state", count(*) AS n FROM "Effect" WHERE "kind" = 'label' GROUP BY "state"`);
+    const one = async (sql: string): Promise<number> =>
+      Number(Object.values((await db.$queryRawUnsafe<Record<string, unknown>[]>(sql))[0] ?? {})[0] ?? NaN);
+    const effects = await db.$queryRawUnsafe<{ state: string; n: unknown }[]>(
+      `SELECT "state", count(*) AS n FROM "Effect" WHERE "kind" = 'label' GROUP BY "state"`,
+    );
     return {
       runs: await one(`SELECT count(*) FROM "Run"`),
       tasksWithRuns: await one(`SELECT count(DISTINCT "taskId") FROM "Run"`),
-      tasksWithSeveralRuns: await one(`SELECT count(*) FROM (SELECT "taskId" FROM "Run" GROUP BY "taskId" HAVING count(*) > 1) AS d`),
+      tasksWithSeveralRuns: await one(
+        `SELECT count(*) FROM (SELECT "taskId" FROM "Run" GROUP BY "taskId" HAVING count(*) > 1) AS d`,
+      ),
       claimedTasks: await one(`SELECT count(*) FROM "Task" WHERE "state" = 'claimed'`),
       queuedTasks: await one(`SELECT count(*) FROM "Task" WHERE "state" = 'queued'`),
       labelEffects: Object.fromEntries(effects.map((e) => [e.state, Number(e.n)])),

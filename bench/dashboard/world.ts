@@ -48,12 +48,28 @@ export interface WorldFacts {
 
 /** Failure classes with the recovery each names, and a `why` as the classifier writes it. */
 const FAILURES = [
-  { class: "phantom", recovery: "delete-branch-requeue", why: "the run reported success (exit 0) but GitHub shows no pull request and the branch has no commits" },
-  { class: "checks-failed", recovery: "continue-fix-checks", why: "2 required checks failed on the pull request's head: test (ubuntu-latest), lint" },
+  {
+    class: "phantom",
+    recovery: "delete-branch-requeue",
+    why: "the run reported success (exit 0) but GitHub shows no pull request and the branch has no commits",
+  },
+  {
+    class: "checks-failed",
+    recovery: "continue-fix-checks",
+    why: "2 required checks failed on the pull request's head: test (ubuntu-latest), lint",
+  },
   { class: "infra", recovery: "escalate", why: "infrastructure failures persist after 2 rerun(s) of this commit" },
   { class: "merge-conflict", recovery: "continue-rebase", why: "the base moved and pull request #41 conflicts" },
-  { class: "debris-empty", recovery: "delete-branch-requeue", why: "no pull request and the branch was never pushed; nothing reported dirty" },
-  { class: "unknown", recovery: "escalate", why: "exit 1 with no pull request, no question and nothing the classifier recognises" },
+  {
+    class: "debris-empty",
+    recovery: "delete-branch-requeue",
+    why: "no pull request and the branch was never pushed; nothing reported dirty",
+  },
+  {
+    class: "unknown",
+    recovery: "escalate",
+    why: "exit 1 with no pull request, no question and nothing the classifier recognises",
+  },
 ] as const;
 
 /** An issue body of about 1 KB, as issues written for agents tend to be: the lists read whole rows, bodies included. */
@@ -76,7 +92,8 @@ const STEPS = ["reading the issue", "running the tests", "editing src/", "openin
 export const repoName = (i: number): string => `${OWNER}/r${String(i).padStart(2, "0")}`;
 
 /** A deterministic spread in [0, 1) for index `i` (so both worlds have the same shape, not the same random draw). */
-const spread = (i: number, salt: string): number => createHash("sha256").update(`${salt}:${i}`).digest().readUInt32BE(0) / 2 ** 32;
+const spread = (i: number, salt: string): number =>
+  createHash("sha256").update(`${salt}:${i}`).digest().readUInt32BE(0) / 2 ** 32;
 
 /** How many tasks of each state a world of `tasks` has: each share rounded, at least 1, queued the rest. */
 export function split(tasks: number): WorldFacts["tasks"] {
@@ -112,13 +129,25 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
 
     const repos = Array.from({ length: spec.repos }, (_, i) => repoName(i));
     const cfg = configOf({ id: repos[0]!, installationId: INSTALLATION, maxPerRepo: 1000, maxPerOrg: 10000 });
-    await db.repo.createMany({ data: repos.map((id) => ({ id, installationId: INSTALLATION, owner: OWNER, ...gateColumns(cfg), configAt: now, updatedAt: now })) });
+    await db.repo.createMany({
+      data: repos.map((id) => ({
+        id,
+        installationId: INSTALLATION,
+        owner: OWNER,
+        ...gateColumns(cfg),
+        configAt: now,
+        updatedAt: now,
+      })),
+    });
 
     const workers = Array.from({ length: WORKERS }, (_, i) => ({
       id: randomUUID(),
       name: `builder-${i + 1}`,
       tokenHash: createHash("sha256").update(randomUUID()).digest("hex"),
-      repos: i % 2 === 0 ? null : JSON.stringify(repos.filter((_, r) => r % WORKERS === i || r % WORKERS === (i + 1) % WORKERS)),
+      repos:
+        i % 2 === 0
+          ? null
+          : JSON.stringify(repos.filter((_, r) => r % WORKERS === i || r % WORKERS === (i + 1) % WORKERS)),
       createdAt: at(7 * 24 * HOUR),
       lastSeenAt: now,
       tokenHint: String(1000 + i),
@@ -155,27 +184,88 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
     let probe: WorldFacts["probe"] | null = null;
 
     /** An ended run, its end spread over the last 24 hours. */
-    const endedRun = (taskId: string, attempt: number, branch: string, f: { class: string; recovery: string | null; why: string }): Prisma.RunCreateManyInput & { endedAt: Date } => {
+    const endedRun = (
+      taskId: string,
+      attempt: number,
+      branch: string,
+      f: { class: string; recovery: string | null; why: string },
+    ): Prisma.RunCreateManyInput & { endedAt: Date } => {
       const i = runNo++;
       const endedAt = at(Math.floor(spread(i, "ended") * 24 * HOUR) + 60_000);
       const startedAt = new Date(endedAt.getTime() - (10 + Math.floor(spread(i, "took") * 50)) * 60_000);
-      const errors = f.class === "infra" || f.class === "unknown" ? [{ at: endedAt.toISOString(), class: f.class, message: `runner lost: exit 137 after ${attempt} attempt(s)` }] : [];
+      const errors =
+        f.class === "infra" || f.class === "unknown"
+          ? [
+              {
+                at: endedAt.toISOString(),
+                class: f.class,
+                message: `runner lost: exit 137 after ${attempt} attempt(s)`,
+              },
+            ]
+          : [];
       return {
-        id: randomUUID(), taskId, attempt, workerId: workers[i % WORKERS]!.id, mode: "worker", state: "exited", leaseEpoch: randomUUID(), leaseExpiresAt: endedAt,
-        branch, startedAt, endedAt, endReason: f.class === "merged" ? "exited 0" : "exited 1",
-        report: JSON.stringify({ exitCode: f.class === "merged" ? 0 : 1, summary: "bench run" }), prNumber: f.class === "merged" || f.class === "checks-failed" ? 100 + i : null,
-        class: f.class, recovery: f.recovery, recoveredAt: f.recovery ? endedAt : null,
-        evidence: JSON.stringify({ why: f.why, exitCode: f.class === "merged" ? 0 : 1, headSha: createHash("sha1").update(String(i)).digest("hex"), checks: f.class === "checks-failed" ? [{ name: "test (ubuntu-latest)", conclusion: "failure" }, { name: "lint", conclusion: "failure" }] : [] }),
-        errors: JSON.stringify(errors), inputTokens: 20_000 + i, outputTokens: 3_000, costUsd: 0.12,
-        progress: JSON.stringify({ step: STEPS[i % STEPS.length] }), progressAt: endedAt,
+        id: randomUUID(),
+        taskId,
+        attempt,
+        workerId: workers[i % WORKERS]!.id,
+        mode: "worker",
+        state: "exited",
+        leaseEpoch: randomUUID(),
+        leaseExpiresAt: endedAt,
+        branch,
+        startedAt,
+        endedAt,
+        endReason: f.class === "merged" ? "exited 0" : "exited 1",
+        report: JSON.stringify({ exitCode: f.class === "merged" ? 0 : 1, summary: "bench run" }),
+        prNumber: f.class === "merged" || f.class === "checks-failed" ? 100 + i : null,
+        class: f.class,
+        recovery: f.recovery,
+        recoveredAt: f.recovery ? endedAt : null,
+        evidence: JSON.stringify({
+          why: f.why,
+          exitCode: f.class === "merged" ? 0 : 1,
+          headSha: createHash("sha1").update(String(i)).digest("hex"),
+          checks:
+            f.class === "checks-failed"
+              ? [
+                  { name: "test (ubuntu-latest)", conclusion: "failure" },
+                  { name: "lint", conclusion: "failure" },
+                ]
+              : [],
+        }),
+        errors: JSON.stringify(errors),
+        inputTokens: 20_000 + i,
+        outputTokens: 3_000,
+        costUsd: 0.12,
+        progress: JSON.stringify({ step: STEPS[i % STEPS.length] }),
+        progressAt: endedAt,
       };
     };
-    const doneEffect = (taskId: string, repo: string, issue: number, kind: "label" | "comment", createdAt: Date): Prisma.EffectCreateManyInput => {
+    const doneEffect = (
+      taskId: string,
+      repo: string,
+      issue: number,
+      kind: "label" | "comment",
+      createdAt: Date,
+    ): Prisma.EffectCreateManyInput => {
       const n = effectNo++;
       return {
-        id: randomUUID(), key: `bench:${spec.name}:${n}`, taskId, installationId: INSTALLATION, repo, kind,
-        payload: JSON.stringify(kind === "label" ? { issue, label: "agent:failed", others: [IN_PROGRESS] } : { issue, body: "Orchestra: the run ended without a pull request; see the task for the evidence." }),
-        state: "done", attempts: 1, nextAttemptAt: createdAt, createdAt, doneAt: new Date(createdAt.getTime() + 1500),
+        id: randomUUID(),
+        key: `bench:${spec.name}:${n}`,
+        taskId,
+        installationId: INSTALLATION,
+        repo,
+        kind,
+        payload: JSON.stringify(
+          kind === "label"
+            ? { issue, label: "agent:failed", others: [IN_PROGRESS] }
+            : { issue, body: "Orchestra: the run ended without a pull request; see the task for the evidence." },
+        ),
+        state: "done",
+        attempts: 1,
+        nextAttemptAt: createdAt,
+        createdAt,
+        doneAt: new Date(createdAt.getTime() + 1500),
       };
     };
 
@@ -188,43 +278,126 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
       const branch = `agent/issue-${issue}`;
       const queuedAt = at(Math.floor((1 - k / spec.tasks) * 72 * HOUR) + 120_000);
       const base = {
-        id, installationId: INSTALLATION, repo, issue, title: `Task ${issue} of ${repo}: make the widget configurable`, body: issueBody(repo, issue),
-        state, attempt: 0, priority: 1000, queuedAt, branch, blockersAt: now, createdAt: queuedAt, updatedAt: queuedAt,
+        id,
+        installationId: INSTALLATION,
+        repo,
+        issue,
+        title: `Task ${issue} of ${repo}: make the widget configurable`,
+        body: issueBody(repo, issue),
+        state,
+        attempt: 0,
+        priority: 1000,
+        queuedAt,
+        branch,
+        blockersAt: now,
+        createdAt: queuedAt,
+        updatedAt: queuedAt,
       };
       // The delivery that queued it, processed long ago.
       deliveries.push({
-        deliveryId: randomUUID(), event: "issues", action: "labeled", installationId: String(INSTALLATION), taskKey: `${INSTALLATION}/${repo}#${issue}`,
-        payload: JSON.stringify({ action: "labeled", issue: { number: issue }, label: { name: QUEUED }, repository: { full_name: repo }, installation: { id: INSTALLATION } }),
-        receivedAt: queuedAt, state: "done", attempts: 1, nextAttemptAt: queuedAt, processedAt: queuedAt,
+        deliveryId: randomUUID(),
+        event: "issues",
+        action: "labeled",
+        installationId: String(INSTALLATION),
+        taskKey: `${INSTALLATION}/${repo}#${issue}`,
+        payload: JSON.stringify({
+          action: "labeled",
+          issue: { number: issue },
+          label: { name: QUEUED },
+          repository: { full_name: repo },
+          installation: { id: INSTALLATION },
+        }),
+        receivedAt: queuedAt,
+        state: "done",
+        attempts: 1,
+        nextAttemptAt: queuedAt,
+        processedAt: queuedAt,
       });
 
       if (state === "queued") {
         const r = spread(k, "queued");
         tasks.push({
-          ...base, label: QUEUED,
+          ...base,
+          label: QUEUED,
           // A tenth carry a priority label; a few wait for a blocking issue or a backoff.
           priority: r < 0.1 ? Math.floor(r * 30) : 1000,
           ...(r > 0.97 ? { blockedBy: JSON.stringify([`${repo}#${Math.max(1, issue - 1)}`]) } : {}),
-          ...(r > 0.94 && r <= 0.97 ? { backoffUntil: new Date(now.getTime() + HOUR), backoffCount: 1, diagnostic: "dispatch refused: the workflow is disabled" } : {}),
+          ...(r > 0.94 && r <= 0.97
+            ? {
+                backoffUntil: new Date(now.getTime() + HOUR),
+                backoffCount: 1,
+                diagnostic: "dispatch refused: the workflow is disabled",
+              }
+            : {}),
         });
       } else if (state === "claimed") {
         const worker = workers[k % WORKERS]!;
         const earlier = k % 2; // every other one is on its second attempt
-        for (let a = 1; a <= earlier; a++) runs.push(endedRun(id, a, branch, { class: "infra", recovery: "rerun-failed-jobs", why: "every failing check failed for infrastructure reasons" }));
+        for (let a = 1; a <= earlier; a++)
+          runs.push(
+            endedRun(id, a, branch, {
+              class: "infra",
+              recovery: "rerun-failed-jobs",
+              why: "every failing check failed for infrastructure reasons",
+            }),
+          );
         const runId = randomUUID();
         const leaseEpoch = randomUUID();
         const leaseExpiresAt = new Date(now.getTime() + HOUR + (k % 30) * 60_000);
         const startedAt = at(((k % 40) + 1) * 60_000);
         runs.push({
-          id: runId, taskId: id, attempt: earlier + 1, workerId: worker.id, mode: "worker", state: "live", leaseEpoch, leaseExpiresAt, branch, startedAt,
-          progress: JSON.stringify({ headSha: createHash("sha1").update(id).digest("hex"), worktree: `/work/${issue}`, step: STEPS[k % STEPS.length] }), progressAt: now,
+          id: runId,
+          taskId: id,
+          attempt: earlier + 1,
+          workerId: worker.id,
+          mode: "worker",
+          state: "live",
+          leaseEpoch,
+          leaseExpiresAt,
+          branch,
+          startedAt,
+          progress: JSON.stringify({
+            headSha: createHash("sha1").update(id).digest("hex"),
+            worktree: `/work/${issue}`,
+            step: STEPS[k % STEPS.length],
+          }),
+          progressAt: now,
         });
-        tasks.push({ ...base, attempt: earlier + 1, runId, leaseEpoch, leaseExpiresAt, workerId: worker.id, label: IN_PROGRESS, version: 2, updatedAt: startedAt });
+        tasks.push({
+          ...base,
+          attempt: earlier + 1,
+          runId,
+          leaseEpoch,
+          leaseExpiresAt,
+          workerId: worker.id,
+          label: IN_PROGRESS,
+          version: 2,
+          updatedAt: startedAt,
+        });
       } else if (state === "blocked") {
-        const run = endedRun(id, 1, branch, { class: "question", recovery: "block-question", why: "the worker asked a human" });
+        const run = endedRun(id, 1, branch, {
+          class: "question",
+          recovery: "block-question",
+          why: "the worker asked a human",
+        });
         runs.push(run);
-        decisions.push({ id: randomUUID(), taskId: id, runId: run.id, kind: "question", body: `Should ${repo} keep the v1 API backwards compatible while issue #${issue} changes it?`, author: "builder", createdAt: run.endedAt });
-        tasks.push({ ...base, attempt: 1, label: "agent:blocked", diagnostic: "the agent asked a question; answer it on the issue", version: 3, updatedAt: run.endedAt });
+        decisions.push({
+          id: randomUUID(),
+          taskId: id,
+          runId: run.id,
+          kind: "question",
+          body: `Should ${repo} keep the v1 API backwards compatible while issue #${issue} changes it?`,
+          author: "builder",
+          createdAt: run.endedAt,
+        });
+        tasks.push({
+          ...base,
+          attempt: 1,
+          label: "agent:blocked",
+          diagnostic: "the agent asked a question; answer it on the issue",
+          version: 3,
+          updatedAt: run.endedAt,
+        });
       } else if (state === "failed") {
         const isProbe: boolean = probe === null;
         const attempts: number = isProbe ? 3 : 1 + (k % 3);
@@ -237,15 +410,41 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
           effects.push(doneEffect(id, repo, issue, a === attempts ? "comment" : "label", endedAt));
         }
         if (isProbe) {
-          decisions.push({ id: randomUUID(), taskId: id, kind: "correction", body: "Keep the old flag as an alias; do not remove it.", author: "alice", source: `comment:${spec.name}:probe`, createdAt: at(30 * HOUR) });
+          decisions.push({
+            id: randomUUID(),
+            taskId: id,
+            kind: "correction",
+            body: "Keep the old flag as an alias; do not remove it.",
+            author: "alice",
+            source: `comment:${spec.name}:probe`,
+            createdAt: at(30 * HOUR),
+          });
           probe = { id, repo, issue, runs: attempts };
         }
-        tasks.push({ ...base, attempt: attempts, label: "agent:failed", diagnostic: `gave up after ${attempts} attempt(s)`, version: 2 * attempts, updatedAt: endedAt });
+        tasks.push({
+          ...base,
+          attempt: attempts,
+          label: "agent:failed",
+          diagnostic: `gave up after ${attempts} attempt(s)`,
+          version: 2 * attempts,
+          updatedAt: endedAt,
+        });
       } else {
-        const run = endedRun(id, 1, branch, { class: "merged", recovery: null, why: `pull request #${100 + runNo} is merged` });
+        const run = endedRun(id, 1, branch, {
+          class: "merged",
+          recovery: null,
+          why: `pull request #${100 + runNo} is merged`,
+        });
         runs.push(run);
         effects.push(doneEffect(id, repo, issue, "label", run.endedAt));
-        tasks.push({ ...base, attempt: 1, label: null, prNumber: run.prNumber ?? null, version: 4, updatedAt: run.endedAt });
+        tasks.push({
+          ...base,
+          attempt: 1,
+          label: null,
+          prNumber: run.prNumber ?? null,
+          version: 4,
+          updatedAt: run.endedAt,
+        });
       }
     }
 
@@ -253,16 +452,38 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
     const failedTasks = tasks.filter((t) => t.state === "failed");
     for (let i = 0; i < PARKED; i++) {
       const when = at((i + 1) * 2 * HOUR);
-      const errors = JSON.stringify([{ at: when.toISOString(), class: "github-422", message: "Validation Failed: the label does not exist" }]);
+      const errors = JSON.stringify([
+        { at: when.toISOString(), class: "github-422", message: "Validation Failed: the label does not exist" },
+      ]);
       deliveries.push({
-        deliveryId: randomUUID(), event: "issue_comment", action: "created", installationId: String(INSTALLATION), taskKey: `${INSTALLATION}/${repos[i % repos.length]}#${i + 1}`,
-        payload: JSON.stringify({ action: "created", comment: { id: i, body: "orchestra retry" } }), receivedAt: when, state: "parked", attempts: 5, nextAttemptAt: when, errors, firstFailedAt: when,
+        deliveryId: randomUUID(),
+        event: "issue_comment",
+        action: "created",
+        installationId: String(INSTALLATION),
+        taskKey: `${INSTALLATION}/${repos[i % repos.length]}#${i + 1}`,
+        payload: JSON.stringify({ action: "created", comment: { id: i, body: "orchestra retry" } }),
+        receivedAt: when,
+        state: "parked",
+        attempts: 5,
+        nextAttemptAt: when,
+        errors,
+        firstFailedAt: when,
       });
       const t = failedTasks[i % failedTasks.length]!;
       effects.push({
-        id: randomUUID(), key: `bench:${spec.name}:parked:${i}`, taskId: t.id, installationId: INSTALLATION, repo: t.repo, kind: "comment",
-        payload: JSON.stringify({ issue: t.issue, body: "Orchestra: this task failed." }), state: "parked", attempts: 5, nextAttemptAt: when, errors,
-        note: "GitHub answered 422 five times; replay it once the cause is fixed", createdAt: when,
+        id: randomUUID(),
+        key: `bench:${spec.name}:parked:${i}`,
+        taskId: t.id,
+        installationId: INSTALLATION,
+        repo: t.repo,
+        kind: "comment",
+        payload: JSON.stringify({ issue: t.issue, body: "Orchestra: this task failed." }),
+        state: "parked",
+        attempts: 5,
+        nextAttemptAt: when,
+        errors,
+        note: "GitHub answered 422 five times; replay it once the cause is fixed",
+        createdAt: when,
       });
     }
 
@@ -284,7 +505,8 @@ export async function seedWorld(url: string, spec: WorldSpec, progress: (line: s
     await db.counter.createMany({ data: counters });
     if (database.provider === "postgresql") {
       // Autovacuum analyzes tables after inserts like these within about a minute.
-      for (const table of ["Task", "Run", "Decision", "Effect", "Delivery", "Worker", "Repo"]) await db.$executeRawUnsafe(`ANALYZE "${table}"`);
+      for (const table of ["Task", "Run", "Decision", "Effect", "Delivery", "Worker", "Repo"])
+        await db.$executeRawUnsafe(`ANALYZE "${table}"`);
     }
     const dayAgo = now.getTime() - 24 * HOUR;
     return {

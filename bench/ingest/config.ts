@@ -138,4 +138,3 @@ export class UsageError extends Error {}
 
 /** Preloaded into profiled targets: exit now, so that `--cpu-prof` writes the profile. */
 export const EXIT_ON_SIGUSR2 = `data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))`;
-

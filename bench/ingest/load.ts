@@ -97,13 +97,29 @@ export interface LatencyStats {
 }
 
 /** Percentiles by nearest rank (each is a latency some request actually had), max and mean, in ms; NaN when there is none. */
-export function nearestRank(nanos: ArrayLike<number>): { n: number; p50Ms: number; p90Ms: number; p95Ms: number; p99Ms: number; maxMs: number; meanMs: number } {
+export function nearestRank(nanos: ArrayLike<number>): {
+  n: number;
+  p50Ms: number;
+  p90Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  meanMs: number;
+} {
   const sorted = Float64Array.from(nanos).sort();
   const n = sorted.length;
   const at = (p: number): number => (n ? sorted[Math.min(n - 1, Math.ceil(p * n) - 1)]! / 1e6 : NaN);
   let sum = 0;
   for (const v of sorted) sum += v;
-  return { n, p50Ms: at(0.5), p90Ms: at(0.9), p95Ms: at(0.95), p99Ms: at(0.99), maxMs: n ? sorted[n - 1]! / 1e6 : NaN, meanMs: n ? sum / n / 1e6 : NaN };
+  return {
+    n,
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    p95Ms: at(0.95),
+    p99Ms: at(0.99),
+    maxMs: n ? sorted[n - 1]! / 1e6 : NaN,
+    meanMs: n ? sum / n / 1e6 : NaN,
+  };
 }
 
 export function latencyStats(nanos: Float64Array): LatencyStats {

@@ -47,7 +47,6 @@ export const MIX: readonly MixEntry[] = [
   { event: "push", action: null, weight: 10 },
 ];
 
-
 function loadExamples(): ExampleGroup[] {
   const require = createRequire(import.meta.url);
   const file = require.resolve("@octokit/webhooks-examples/api.github.com/index.json");
@@ -56,7 +55,10 @@ function loadExamples(): ExampleGroup[] {
 
 function hex(rand: () => number, length: number): string {
   let s = "";
-  while (s.length < length) s += Math.floor(rand() * 0x100000000).toString(16).padStart(8, "0");
+  while (s.length < length)
+    s += Math.floor(rand() * 0x100000000)
+      .toString(16)
+      .padStart(8, "0");
   return s.slice(0, length);
 }
 
@@ -160,9 +162,7 @@ export function buildPool(options: PoolOptions): Pool {
   const groups = loadExamples();
   const candidates = MIX.map((entry) => {
     const group = groups.find((g) => g.name === entry.event);
-    const examples = (group?.examples ?? []).filter((e) =>
-      entry.action === null ? true : e.action === entry.action,
-    );
+    const examples = (group?.examples ?? []).filter((e) => (entry.action === null ? true : e.action === entry.action));
     if (examples.length === 0) {
       throw new Error(`no example payload for ${entry.event}.${entry.action ?? "*"}`);
     }

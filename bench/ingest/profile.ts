@@ -80,7 +80,9 @@ export function profileIn(dir: string): string | null {
 }
 
 export function formatProfile(label: string, p: ProfileSummary): string {
-  const lines = [`[${label}] profile    ${p.top.length} frames with most self time (busy ${p.busyMs.toFixed(0)} ms of ${p.totalMs.toFixed(0)} ms sampled)`];
+  const lines = [
+    `[${label}] profile    ${p.top.length} frames with most self time (busy ${p.busyMs.toFixed(0)} ms of ${p.totalMs.toFixed(0)} ms sampled)`,
+  ];
   for (const f of p.top) {
     const busyShare = p.busyMs > 0 ? (100 * f.selfMs) / p.busyMs : 0;
     lines.push(`    ${f.selfMs.toFixed(0).padStart(7)} ms ${busyShare.toFixed(1).padStart(5)}% of busy  ${f.frame}`);

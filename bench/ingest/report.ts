@@ -60,7 +60,14 @@ function median(values: number[]): number {
 export interface Summary {
   label: string;
   kind: Kind;
-  saturation: { throughputPerS: number; p50Ms: number; p99Ms: number; maxMs: number; bad: number; serverCpuMsPerDelivery: number | null };
+  saturation: {
+    throughputPerS: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    bad: number;
+    serverCpuMsPerDelivery: number | null;
+  };
   open: {
     achievedPerS: number;
     p50Ms: number;
@@ -115,9 +122,27 @@ export function table(cfg: Config, a: Summary, b: Summary): string {
     rows.push([name, cell(x), cell(y), r]);
   };
   rows.push([`closed loop: ${cfg.count} deliveries, concurrency ${cfg.concurrency}`, "", "", ""]);
-  add("  throughput (acked/s)", a.saturation.throughputPerS, b.saturation.throughputPerS, ratio(a.saturation.throughputPerS, b.saturation.throughputPerS), 0);
-  add("  ack latency p50 (ms)", a.saturation.p50Ms, b.saturation.p50Ms, ratio(a.saturation.p50Ms, b.saturation.p50Ms), 2);
-  add("  ack latency p99 (ms)", a.saturation.p99Ms, b.saturation.p99Ms, ratio(a.saturation.p99Ms, b.saturation.p99Ms), 2);
+  add(
+    "  throughput (acked/s)",
+    a.saturation.throughputPerS,
+    b.saturation.throughputPerS,
+    ratio(a.saturation.throughputPerS, b.saturation.throughputPerS),
+    0,
+  );
+  add(
+    "  ack latency p50 (ms)",
+    a.saturation.p50Ms,
+    b.saturation.p50Ms,
+    ratio(a.saturation.p50Ms, b.saturation.p50Ms),
+    2,
+  );
+  add(
+    "  ack latency p99 (ms)",
+    a.saturation.p99Ms,
+    b.saturation.p99Ms,
+    ratio(a.saturation.p99Ms, b.saturation.p99Ms),
+    2,
+  );
   add("  ack latency max (ms)", a.saturation.maxMs, b.saturation.maxMs, "", 1);
   add("  non-2xx + failed", String(a.saturation.bad), String(b.saturation.bad));
   add("  server CPU ms/delivery", cpu(a.saturation.serverCpuMsPerDelivery), cpu(b.saturation.serverCpuMsPerDelivery));

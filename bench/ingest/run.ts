@@ -23,7 +23,6 @@ const log = (line: string): void => {
   process.stdout.write(line + "\n");
 };
 
-
 async function main(): Promise<number> {
   let cfg: Config;
   try {
@@ -38,7 +37,9 @@ async function main(): Promise<number> {
   for (const kind of new Set(cfg.targets)) {
     const script = kind === "orchestra" ? cfg.orchestraMain : join(here, "bare-app.js");
     if (!existsSync(script)) {
-      process.stderr.write(`${relative(root, script)} is missing: run \`npm run build\` first (npm run bench:ingest does)\n`);
+      process.stderr.write(
+        `${relative(root, script)} is missing: run \`npm run build\` first (npm run bench:ingest does)\n`,
+      );
       return 2;
     }
   }
@@ -53,7 +54,9 @@ async function main(): Promise<number> {
   // up front instead of leaving it to be guessed from odd numbers.
   const loadAtStart = os.loadavg()[0] ?? 0;
   if (loadAtStart >= cpus.length * 0.5) {
-    log(`warning: load average ${loadAtStart.toFixed(2)} on ${cpus.length} CPUs before starting; expect noise (try --rounds 3)`);
+    log(
+      `warning: load average ${loadAtStart.toFixed(2)} on ${cpus.length} CPUs before starting; expect noise (try --rounds 3)`,
+    );
   }
   const secrets = makeSecrets();
   const t0 = Date.now();
@@ -74,7 +77,9 @@ async function main(): Promise<number> {
     // neighbour) does not always favour the same target.
     const order = round % 2 === 1 ? [0, 1] : [1, 0];
     for (const i of order) {
-      sessions.push(await runSession({ log, here, root }, profileRoot, cfg, secrets, pool, cfg.targets[i]!, labels[i]!, round));
+      sessions.push(
+        await runSession({ log, here, root }, profileRoot, cfg, secrets, pool, cfg.targets[i]!, labels[i]!, round),
+      );
     }
   }
 
@@ -95,9 +100,7 @@ async function main(): Promise<number> {
   const storeOk = stores.every((s) => s.ackedMissing === 0 && !s.error);
   const verdict = (ok: boolean): string => (ok ? "PASS" : "FAIL");
   log("targets");
-  log(
-    `  ${a.label} throughput >= 1.00x ${b.label}:  ${fmt(throughputRatio, 2)}x  ${verdict(throughputRatio >= 1)}`,
-  );
+  log(`  ${a.label} throughput >= 1.00x ${b.label}:  ${fmt(throughputRatio, 2)}x  ${verdict(throughputRatio >= 1)}`);
   log(
     `  ${a.label} p99 ack at ${cfg.rate}/s <= ${cfg.p99TargetMs} ms:  ${fmt(a.open.p99Ms, 2)} ms` +
       `${openClean ? "" : ` with ${a.open.bad} non-2xx/failed`}  ${verdict(p99Pass)}` +
@@ -121,8 +124,18 @@ async function main(): Promise<number> {
   const report = {
     startedAt: new Date(t0).toISOString(),
     commit: gitCommit(root),
-    machine: { loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg()[0] ?? null, node: process.version, platform: `${os.platform()} ${os.release()}`, cpus: cpus.length, cpuModel: cpus[0]?.model ?? null },
-    config: { ...cfg, databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)" },
+    machine: {
+      loadAverageAtStart: loadAtStart,
+      loadAverageAtEnd: os.loadavg()[0] ?? null,
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? null,
+    },
+    config: {
+      ...cfg,
+      databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)",
+    },
     payloads: { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix },
     summary: { subject: a, baseline: b },
     targets: {
@@ -152,4 +165,8 @@ async function main(): Promise<number> {
 }
 
 let deadlineAt = Infinity;
-runBench("ingest", main, { deadlineAt: () => deadlineAt, dropDatabases: async () => {}, explain: (e) => (e instanceof StartError ? e.message : null) });
+runBench("ingest", main, {
+  deadlineAt: () => deadlineAt,
+  dropDatabases: async () => {},
+  explain: (e) => (e instanceof StartError ? e.message : null),
+});

@@ -50,8 +50,10 @@ export function makeSecrets(): Secrets {
   };
 }
 
-
-async function measured<T extends PhaseResult>(pid: number | undefined, fn: () => Promise<T>): Promise<PhaseWithCost<T>> {
+async function measured<T extends PhaseResult>(
+  pid: number | undefined,
+  fn: () => Promise<T>,
+): Promise<PhaseWithCost<T>> {
   const cpu0 = processCpuMs(pid);
   const client0 = process.cpuUsage();
   const result = await fn();
@@ -85,7 +87,9 @@ export async function runSession(
     if (rowsBefore > 0) {
       // Rows a killed earlier run left unprocessed get processed during this
       // one and cost CPU that the bare app never pays.
-      log(`[${label}] note: the database already holds ${rowsBefore} deliveries; a fresh database gives cleaner figures`);
+      log(
+        `[${label}] note: the database already holds ${rowsBefore} deliveries; a fresh database gives cleaner figures`,
+      );
     }
 
     const script = kind === "orchestra" ? cfg.orchestraMain : join(here, "bare-app.js");
@@ -104,7 +108,9 @@ export async function runSession(
     const readyMs = Date.now() - t0;
     const pid = target.child.pid;
     const serverIdleRssMb = processRssMb(pid);
-    log(`[${label}] ready in ${readyMs} ms on 127.0.0.1:${port} (pid ${pid}, round ${round}), RSS ${serverIdleRssMb ?? "-"} MB`);
+    log(
+      `[${label}] ready in ${readyMs} ms on 127.0.0.1:${port} (pid ${pid}, round ${round}), RSS ${serverIdleRssMb ?? "-"} MB`,
+    );
     // A fresh agent per phase: idle keep-alive sockets do not outlive the
     // server's keep-alive timeout during a long settle, and a reused socket the
     // server is just closing would show up as a spurious failure.
@@ -152,7 +158,9 @@ export async function runSession(
       log(phaseLine(label, `c=${cfg.concurrency}`, saturation.result));
 
       const serverPeakRssMb = processPeakRssMb(pid);
-      log(`[${label}] memory     RSS ${processRssMb(pid) ?? "-"} MB after the phases, peak ${serverPeakRssMb ?? "-"} MB`);
+      log(
+        `[${label}] memory     RSS ${processRssMb(pid) ?? "-"} MB after the phases, peak ${serverPeakRssMb ?? "-"} MB`,
+      );
       clients.forEach((c) => c.close());
       // A profile is written only when the process exits on its own; a
       // profiled target exits at once on SIGUSR2 (not a graceful stop, which
@@ -168,7 +176,8 @@ export async function runSession(
         } else log(`[${label}] profile    none written to ${profileDir}`);
       }
       const serverOutputLines = target.output.lines;
-      if (serverOutputLines > 0) log(`[${label}] output     ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
+      if (serverOutputLines > 0)
+        log(`[${label}] output     ${serverOutputLines} lines at LOG_LEVEL=warn (tail in the JSON results)`);
 
       let store: StoreCheck | null = null;
       if (kind === "orchestra") {

@@ -132,7 +132,11 @@ export async function startTarget(o: StartOptions): Promise<RunningTarget> {
  * must hold every acknowledged delivery even when the process dies without a
  * chance to flush anything. Counting after a kill checks exactly that.
  */
-export async function stopTarget(t: RunningTarget, timeoutMs = 5000, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+export async function stopTarget(
+  t: RunningTarget,
+  timeoutMs = 5000,
+  signal: NodeJS.Signals = "SIGKILL",
+): Promise<void> {
   if (t.child.exitCode === null && t.child.signalCode === null) t.child.kill(signal);
   await Promise.race([t.exited, sleep(timeoutMs)]);
   if (signal !== "SIGKILL" && t.child.exitCode === null && t.child.signalCode === null) {
@@ -241,7 +245,12 @@ export async function settle(pid: number | undefined, minS: number, maxS: number
  * loads ./.env over the environment). GitHub is a port on 127.0.0.1 where
  * nothing listens, so any call the service makes fails at once there.
  */
-export async function serviceEnv(o: { dir: string; port: number; databaseUrl: string; secrets: { privateKey: string; webhookSecret: string; adminToken: string } }): Promise<Record<string, string>> {
+export async function serviceEnv(o: {
+  dir: string;
+  port: number;
+  databaseUrl: string;
+  secrets: { privateKey: string; webhookSecret: string; adminToken: string };
+}): Promise<Record<string, string>> {
   let ghePort = await freePort();
   while (ghePort === o.port) ghePort = await freePort();
   return {

@@ -7,7 +7,8 @@ export function auditRoutes(router: Router, deps: { audit: Audit; adminToken: st
   router.add("GET", "/api/v1/audit", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const limit = Number(query.get("limit") ?? 100);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new HttpError(400, "limit must be an integer from 1 to 1000");
     const repo = query.get("repo") ?? undefined;
     sendJson(res, 200, await deps.audit.list({ ...(repo ? { repo } : {}), limit }));
   });

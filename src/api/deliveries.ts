@@ -10,11 +10,17 @@ import { sendJson } from "../http/respond.js";
 
 const STATES = new Set<string>(LISTED_STATES);
 
-export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken: string; clock: { now(): Date }; poke(): void }): void {
+export function deliveryRoutes(
+  router: Router,
+  deps: { inbox: Inbox; adminToken: string; clock: { now(): Date }; poke(): void },
+): void {
   router.add("GET", "/api/v1/deliveries", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const { state, limit } = listQuery(query, STATES);
-    const [deliveries, { counts, summary }] = await Promise.all([deps.inbox.list({ state, limit }), deps.inbox.tally()]);
+    const [deliveries, { counts, summary }] = await Promise.all([
+      deps.inbox.list({ state, limit }),
+      deps.inbox.tally(),
+    ]);
     sendJson(res, 200, { summary, counts, deliveries });
   });
 
@@ -22,7 +28,10 @@ export function deliveryRoutes(router: Router, deps: { inbox: Inbox; adminToken:
     requireAdmin(req, deps.adminToken);
     const id = params["id"]!;
     if (!(await deps.inbox.replay(id, deps.clock.now()))) {
-      throw new HttpError(409, `delivery ${id} is not parked (or does not exist); only parked deliveries can be replayed`);
+      throw new HttpError(
+        409,
+        `delivery ${id} is not parked (or does not exist); only parked deliveries can be replayed`,
+      );
     }
     deps.poke();
     sendJson(res, 200, { delivery: id, state: "pending" });

@@ -9,12 +9,18 @@ import { EFFECT_STATES, type Outbox } from "../effects/outbox.js";
 
 const STATES = new Set<string>(EFFECT_STATES);
 
-export function effectRoutes(router: Router, deps: { outbox: Outbox; adminToken: string; clock: { now(): Date }; poke(): void }): void {
+export function effectRoutes(
+  router: Router,
+  deps: { outbox: Outbox; adminToken: string; clock: { now(): Date }; poke(): void },
+): void {
   router.add("GET", "/api/v1/effects", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const { state, limit } = listQuery(query, STATES);
     const taskId = query.get("task") ?? undefined;
-    const [effects, counts] = await Promise.all([deps.outbox.list({ ...(state ? { state } : {}), ...(taskId ? { taskId } : {}), limit }), deps.outbox.counts()]);
+    const [effects, counts] = await Promise.all([
+      deps.outbox.list({ ...(state ? { state } : {}), ...(taskId ? { taskId } : {}), limit }),
+      deps.outbox.counts(),
+    ]);
     sendJson(res, 200, { counts, effects });
   });
 

@@ -13,14 +13,22 @@ export interface GitHubStanding {
   callsPerHour: Array<{ hour: Date; reads: number; writes: number }>;
 }
 
-export async function githubStanding(deps: { rateLimits(): ReadonlyMap<number, RateLimitSeen>; callHours: Pick<CallHours, "lastHours"> }): Promise<GitHubStanding> {
+export async function githubStanding(deps: {
+  rateLimits(): ReadonlyMap<number, RateLimitSeen>;
+  callHours: Pick<CallHours, "lastHours">;
+}): Promise<GitHubStanding> {
   return {
-    rateLimits: [...deps.rateLimits()].sort(([a], [b]) => a - b).map(([installation, seen]) => ({ installation, ...seen })),
+    rateLimits: [...deps.rateLimits()]
+      .sort(([a], [b]) => a - b)
+      .map(([installation, seen]) => ({ installation, ...seen })),
     callsPerHour: await deps.callHours.lastHours(24),
   };
 }
 
-export function githubRoutes(router: Router, deps: Parameters<typeof githubStanding>[0] & { adminToken: string }): void {
+export function githubRoutes(
+  router: Router,
+  deps: Parameters<typeof githubStanding>[0] & { adminToken: string },
+): void {
   router.add("GET", "/api/v1/github", async ({ req, res }) => {
     requireAdmin(req, deps.adminToken);
     sendJson(res, 200, await githubStanding(deps));

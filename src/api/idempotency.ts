@@ -59,14 +59,24 @@ export class Idempotency {
   }
 
   /** Runs `work` once per key and sends its answer (or the stored first answer) on `res`. */
-  async run(req: IncomingMessage, res: ServerResponse, scope: string, rawBody: string, work: () => Promise<Answer>): Promise<void> {
+  async run(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: string,
+    rawBody: string,
+    work: () => Promise<Answer>,
+  ): Promise<void> {
     const header = req.headers["idempotency-key"];
     const key = Array.isArray(header) ? header[0] : header;
     if (key === undefined || key === "") {
       send(res, await answerOf(work), false);
       return;
     }
-    if (key.length > MAX_KEY_LENGTH) throw new HttpError(400, `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters; send a short unique id (e.g. a UUID)`);
+    if (key.length > MAX_KEY_LENGTH)
+      throw new HttpError(
+        400,
+        `Idempotency-Key is longer than ${MAX_KEY_LENGTH} characters; send a short unique id (e.g. a UUID)`,
+      );
     const id = sha256(`${scope}\n${req.method} ${req.url}\n${key}`);
     const own = await this.#acquire(id, sha256(rawBody));
     if (own.kind === "answer") {
@@ -97,7 +107,9 @@ export class Idempotency {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.clock.now();
       try {
-        await this.db.idempotentResponse.create({ data: { key: id, bodyHash, state: "running", status: 0, body: "", createdAt: now } });
+        await this.db.idempotentResponse.create({
+          data: { key: id, bodyHash, state: "running", status: 0, body: "", createdAt: now },
+        });
         return { kind: "owned", createdAt: now };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
@@ -117,7 +129,8 @@ export class Idempotency {
           answer: {
             status: 422,
             body: {
-              error: "this Idempotency-Key was already used with a different request body; a retry must send the same body, and a new request needs a new key",
+              error:
+                "this Idempotency-Key was already used with a different request body; a retry must send the same body, and a new request needs a new key",
               reason: "key-reused",
               retryable: false,
             },
@@ -125,7 +138,11 @@ export class Idempotency {
         };
       }
       if (row.state === "done") {
-        return { kind: "answer", replay: true, answer: { status: row.status, ...(row.body === "" ? {} : { body: JSON.parse(row.body) as unknown }) } };
+        return {
+          kind: "answer",
+          replay: true,
+          answer: { status: row.status, ...(row.body === "" ? {} : { body: JSON.parse(row.body) as unknown }) },
+        };
       }
       if (age < this.#takeoverMs) {
         return {
@@ -142,10 +159,16 @@ export class Idempotency {
         };
       }
       // Running for longer than any request should: its process died. Take it over.
-      const taken = await this.db.idempotentResponse.updateMany({ where: { key: id, state: "running", createdAt: row.createdAt }, data: { createdAt: now, bodyHash } });
+      const taken = await this.db.idempotentResponse.updateMany({
+        where: { key: id, state: "running", createdAt: row.createdAt },
+        data: { createdAt: now, bodyHash },
+      });
       if (taken.count === 1) return { kind: "owned", createdAt: now };
     }
-    throw new HttpError(409, "Idempotency-Key: the key kept changing under this request; send it again", { reason: "busy", retryable: true });
+    throw new HttpError(409, "Idempotency-Key: the key kept changing under this request; send it again", {
+      reason: "busy",
+      retryable: true,
+    });
   }
 
   async #release(id: string, createdAt: Date): Promise<void> {
@@ -172,5 +195,11 @@ function send(res: ServerResponse, answer: Answer, replay: boolean): void {
     res.writeHead(answer.status, headers).end();
     return;
   }
-  res.writeHead(answer.status, { ...headers, "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(answer.status, {
+      ...headers,
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(text),
+    })
+    .end(text);
 }

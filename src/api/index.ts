@@ -61,5 +61,12 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   dashboardRoutes(router, { ...deps, tasks: deps.tasks, adminToken: deps.adminToken });
   runRoutes(router, { db: deps.db, database: deps.database, adminToken: deps.adminToken });
-  taskRoutes(router, { db: deps.db, outbox: deps.outbox, ledger: deps.ledger, adminToken: deps.adminToken, clock: deps.clock, ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}) });
+  taskRoutes(router, {
+    db: deps.db,
+    outbox: deps.outbox,
+    ledger: deps.ledger,
+    adminToken: deps.adminToken,
+    clock: deps.clock,
+    ...(deps.deliveriesWaiting ? { deliveriesWaiting: deps.deliveriesWaiting } : {}),
+  });
 }

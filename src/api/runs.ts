@@ -31,24 +31,34 @@ export interface RunFilter {
 /** The query of GET /api/v1/runs, or a 400 that names the parameter and what it takes. */
 export function runFilter(query: URLSearchParams): RunFilter {
   for (const name of new Set(query.keys())) {
-    if (!(PARAMS as readonly string[]).includes(name)) throw new HttpError(400, `unknown query parameter ${name}; this list takes ${PARAMS.join(", ")}`);
+    if (!(PARAMS as readonly string[]).includes(name))
+      throw new HttpError(400, `unknown query parameter ${name}; this list takes ${PARAMS.join(", ")}`);
     if (query.getAll(name).length > 1) throw new HttpError(400, `${name} is given more than once; give it once`);
   }
   const get = (name: (typeof PARAMS)[number]) => query.get(name) ?? undefined;
   const f: RunFilter = { limit: RUNS_DEFAULT_LIMIT };
   const repo = get("repo");
   if (repo !== undefined) {
-    if (!REPO.test(repo)) throw new HttpError(400, `repo must be owner/name, e.g. acme/app (got ${JSON.stringify(repo.slice(0, 100))})`);
+    if (!REPO.test(repo))
+      throw new HttpError(400, `repo must be owner/name, e.g. acme/app (got ${JSON.stringify(repo.slice(0, 100))})`);
     f.repo = repo;
   }
   const cls = get("class");
   if (cls !== undefined) {
-    if (!CLASSES.has(cls)) throw new HttpError(400, `class must be one of ${FAILURE_CLASSES.join(", ")} (got ${JSON.stringify(cls.slice(0, 100))})`);
+    if (!CLASSES.has(cls))
+      throw new HttpError(
+        400,
+        `class must be one of ${FAILURE_CLASSES.join(", ")} (got ${JSON.stringify(cls.slice(0, 100))})`,
+      );
     f.class = cls;
   }
   const state = get("state");
   if (state !== undefined) {
-    if (!STATES.has(state)) throw new HttpError(400, `state must be one of ${RUN_STATES.join(", ")} (got ${JSON.stringify(state.slice(0, 100))})`);
+    if (!STATES.has(state))
+      throw new HttpError(
+        400,
+        `state must be one of ${RUN_STATES.join(", ")} (got ${JSON.stringify(state.slice(0, 100))})`,
+      );
     f.state = state;
   }
   const task = get("task");
@@ -59,7 +69,11 @@ export function runFilter(query: URLSearchParams): RunFilter {
   const limit = get("limit");
   if (limit !== undefined) {
     const n = /^[0-9]+$/.test(limit) ? Number(limit) : NaN;
-    if (!(n >= 1 && n <= MAX_LIMIT)) throw new HttpError(400, `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${JSON.stringify(limit.slice(0, 100))})`);
+    if (!(n >= 1 && n <= MAX_LIMIT))
+      throw new HttpError(
+        400,
+        `limit must be a whole number from 1 to ${MAX_LIMIT} (got ${JSON.stringify(limit.slice(0, 100))})`,
+      );
     f.limit = n;
   }
   return f;
@@ -85,7 +99,10 @@ async function selectedIds(database: Pick<Database, "raw" | "provider">, f: RunF
   return (await select(database, sql, args)).map((row) => String(row["id"]));
 }
 
-export function runRoutes(router: Router, deps: { db: Db; database: Pick<Database, "raw" | "provider">; adminToken: string }): void {
+export function runRoutes(
+  router: Router,
+  deps: { db: Db; database: Pick<Database, "raw" | "provider">; adminToken: string },
+): void {
   router.add("GET", "/api/v1/runs", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const f = runFilter(query);
@@ -94,9 +111,15 @@ export function runRoutes(router: Router, deps: { db: Db; database: Pick<Databas
     }
     const ids = await selectedIds(deps.database, f);
     const runs = await deps.db.run.findMany({ where: { id: { in: ids } } });
-    const tasks = await deps.db.task.findMany({ where: { id: { in: [...new Set(runs.map((r) => r.taskId))] } }, select: { id: true, repo: true, issue: true } });
+    const tasks = await deps.db.task.findMany({
+      where: { id: { in: [...new Set(runs.map((r) => r.taskId))] } },
+      select: { id: true, repo: true, issue: true },
+    });
     const workerIds = [...new Set(runs.map((r) => r.workerId).filter((w): w is string => w !== null))];
-    const workers = await deps.db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } });
+    const workers = await deps.db.worker.findMany({
+      where: { id: { in: workerIds } },
+      select: { id: true, name: true },
+    });
     const byId = new Map(runs.map((r) => [r.id, r]));
     const taskOf = new Map(tasks.map((t) => [t.id, t]));
     const nameOf = new Map(workers.map((w) => [w.id, w.name]));

@@ -12,12 +12,16 @@ import type { FailureStreaks } from "../reconcile/failing.js";
 export const SWEEP_KINDS = ["reconcile", "reconcile-escalated", "reconcile-recovered", "deliveries"] as const;
 const KINDS = new Set<string>(SWEEP_KINDS);
 
-export function sweepRoutes(router: Router, deps: { db: Db; adminToken: string; streaks: Pick<FailureStreaks, "current"> }): void {
+export function sweepRoutes(
+  router: Router,
+  deps: { db: Db; adminToken: string; streaks: Pick<FailureStreaks, "current"> },
+): void {
   router.add("GET", "/api/v1/sweeps", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const { limit } = listQuery(new URLSearchParams({ limit: query.get("limit") ?? "100" }), new Set());
     const kind = query.get("kind") ?? undefined;
-    if (kind !== undefined && !KINDS.has(kind)) throw new HttpError(400, `kind must be one of ${[...KINDS].join(", ")}`);
+    if (kind !== undefined && !KINDS.has(kind))
+      throw new HttpError(400, `kind must be one of ${[...KINDS].join(", ")}`);
     const [rows, failing] = await Promise.all([
       deps.db.sweepReport.findMany({ where: kind ? { kind } : {}, orderBy: { seq: "desc" }, take: limit }),
       deps.streaks.current(),

@@ -27,14 +27,18 @@ export interface TaskActionDeps {
  * HttpError that says why.
  */
 export async function taskAction(deps: TaskActionDeps, id: string, action: string, by: string) {
-  if (!(TASK_ACTIONS as readonly string[]).includes(action)) throw new HttpError(404, `no action ${action}; the actions are ${TASK_ACTIONS.join(", ")}`);
+  if (!(TASK_ACTIONS as readonly string[]).includes(action))
+    throw new HttpError(404, `no action ${action}; the actions are ${TASK_ACTIONS.join(", ")}`);
   const command = action as Action;
   const task = await deps.db.task.findUnique({ where: { id }, select: { id: true } });
   if (!task) throw new HttpError(404, `no task ${id}`);
-  const r = await deps.tasks.raise({ taskId: task.id }, { kind: "command", command, author: by, commentId: null }).catch((err: unknown) => {
-    if (err instanceof Busy) throw new HttpError(409, `${command}: the task kept changing; try again`, { reason: "busy", retryable: true });
-    throw err;
-  });
+  const r = await deps.tasks
+    .raise({ taskId: task.id }, { kind: "command", command, author: by, commentId: null })
+    .catch((err: unknown) => {
+      if (err instanceof Busy)
+        throw new HttpError(409, `${command}: the task kept changing; try again`, { reason: "busy", retryable: true });
+      throw err;
+    });
   if (r.outcome === "refused") throw new HttpError(409, `${command} refused: ${r.message}`, { reason: r.reason });
   const after = await deps.db.task.findUnique({ where: { id: task.id }, select: { state: true, attempt: true } });
   return { task: { id: task.id, ...after }, action: command, outcome: r.outcome };
@@ -43,7 +47,8 @@ export async function taskAction(deps: TaskActionDeps, id: string, action: strin
 export function taskActionRoutes(router: Router, deps: TaskActionDeps & { adminToken: string }): void {
   router.add("POST", "/api/v1/tasks/:id/:action", async ({ req, res, params }) => {
     requireAdmin(req, deps.adminToken);
-    if (!(TASK_ACTIONS as readonly string[]).includes(params["action"]!)) throw new HttpError(404, `no action ${params["action"]}; the actions are ${TASK_ACTIONS.join(", ")}`);
+    if (!(TASK_ACTIONS as readonly string[]).includes(params["action"]!))
+      throw new HttpError(404, `no action ${params["action"]}; the actions are ${TASK_ACTIONS.join(", ")}`);
     const { by } = await jsonBody(req, body);
     sendJson(res, 200, await taskAction(deps, params["id"]!, params["action"]!, by ?? "operator"));
   });

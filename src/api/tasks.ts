@@ -10,7 +10,17 @@ import { taskDetail } from "../views/task-detail.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
-export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledger: Ledger; adminToken: string; clock: { now(): Date }; deliveriesWaiting?: () => Promise<Set<number>> }): void {
+export function taskRoutes(
+  router: Router,
+  deps: {
+    db: Db;
+    outbox: Outbox;
+    ledger: Ledger;
+    adminToken: string;
+    clock: { now(): Date };
+    deliveriesWaiting?: () => Promise<Set<number>>;
+  },
+): void {
   const { db } = deps;
 
   router.add("GET", "/api/v1/tasks", async ({ req, res, query }) => {
@@ -28,7 +38,17 @@ export function taskRoutes(router: Router, deps: { db: Db; outbox: Outbox; ledge
       tasks: tasks.map((t) => {
         const w = waiting.get(t);
         const lease = t.leaseEpoch ? { runId: t.runId, workerId: t.workerId, leaseExpiresAt: t.leaseExpiresAt } : null;
-        return { id: t.id, repo: t.repo, issue: t.issue, state: t.state, attempt: t.attempt, prNumber: t.prNumber, diagnostic: t.diagnostic, lease, ...(w ? { waitingFor: w } : {}) };
+        return {
+          id: t.id,
+          repo: t.repo,
+          issue: t.issue,
+          state: t.state,
+          attempt: t.attempt,
+          prNumber: t.prNumber,
+          diagnostic: t.diagnostic,
+          lease,
+          ...(w ? { waitingFor: w } : {}),
+        };
       }),
     });
   });

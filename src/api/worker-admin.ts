@@ -24,7 +24,11 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
     const { data: body, raw } = await jsonRequest(req, schemas.register);
     await idempotency.run(req, res, "admin", raw, async () => {
       const made = await workers.register(body.name, body.repos);
-      return { status: 201, body: made, replayBody: { id: made.id, token: null, tokenHint: made.tokenHint, message: shownOnce(made.id) } };
+      return {
+        status: 201,
+        body: made,
+        replayBody: { id: made.id, token: null, tokenHint: made.tokenHint, message: shownOnce(made.id) },
+      };
     });
   });
 
@@ -41,9 +45,14 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
       revoked = await tokens.revoke(id);
     } catch (err) {
       if (!(err instanceof Busy)) throw err;
-      throw new HttpError(409, `worker ${id} is revoked, but a lease of it could not be released yet (its task kept changing); send the revoke again to release it`, { reason: "busy", retryable: true });
+      throw new HttpError(
+        409,
+        `worker ${id} is revoked, but a lease of it could not be released yet (its task kept changing); send the revoke again to release it`,
+        { reason: "busy", retryable: true },
+      );
     }
-    if (!revoked) throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
+    if (!revoked)
+      throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
     res.writeHead(204, { "x-leases-released": String(revoked.released) }).end();
   });
 
@@ -55,11 +64,20 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
       const rotated = await workers.rotate(id);
       if (!rotated) {
         const worker = await deps.db.worker.findUnique({ where: { id } });
-        if (!worker) throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
-        throw new HttpError(409, `worker ${id} was revoked at ${worker.revokedAt!.toISOString()}; a revoked worker stays revoked: register a new one (POST /api/v1/workers)`, { reason: "revoked" });
+        if (!worker)
+          throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
+        throw new HttpError(
+          409,
+          `worker ${id} was revoked at ${worker.revokedAt!.toISOString()}; a revoked worker stays revoked: register a new one (POST /api/v1/workers)`,
+          { reason: "revoked" },
+        );
       }
       const answer = { id, tokenHint: rotated.tokenHint, rotatedAt: rotated.rotatedAt.toISOString() };
-      return { status: 200, body: { ...answer, token: rotated.token }, replayBody: { ...answer, token: null, message: shownOnce(id) } };
+      return {
+        status: 200,
+        body: { ...answer, token: rotated.token },
+        replayBody: { ...answer, token: null, message: shownOnce(id) },
+      };
     });
   });
 }

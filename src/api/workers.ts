@@ -58,7 +58,10 @@ export const schemas = {
   register: z
     .object({
       name: text(LIMITS.name).min(1, "must not be empty"),
-      repos: z.array(repoName).max(LIMITS.repos, `at most ${n(LIMITS.repos)} repositories`).optional(),
+      repos: z
+        .array(repoName)
+        .max(LIMITS.repos, `at most ${n(LIMITS.repos)} repositories`)
+        .optional(),
     })
     .strict(),
   rotate: z.object({}).strict(),
@@ -108,11 +111,17 @@ export const schemas = {
       question: text(LIMITS.question).min(1, "must not be empty"),
       kind: z
         .string()
-        .regex(/^(question|verify:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/, "must be question or verify:<phase-id> (a phase id of at most 64 characters)")
+        .regex(
+          /^(question|verify:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/,
+          "must be question or verify:<phase-id> (a phase id of at most 64 characters)",
+        )
         .optional(),
       blocks: z.enum(["run", "nothing"]).optional(),
       condition: text(LIMITS.condition)
-        .refine((c) => parseCondition(c) !== null, "must be pr-merged:<owner/repo#n or pull request URL>, issue-closed:<n> or npm-version:<package@range>")
+        .refine(
+          (c) => parseCondition(c) !== null,
+          "must be pr-merged:<owner/repo#n or pull request URL>, issue-closed:<n> or npm-version:<package@range>",
+        )
         .optional(),
     })
     .strict(),
@@ -136,15 +145,24 @@ async function authWorker(req: IncomingMessage, workers: Workers, opts: { fresh?
   const token = bearer(req);
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <worker token>");
   const worker = await workers.byToken(token, opts);
-  if (!worker) throw new HttpError(401, "unknown worker token: it was never issued, or it was replaced by a rotation (orchestra workers rotate <id> shows the new one once)", { reason: "unknown-token" });
+  if (!worker)
+    throw new HttpError(
+      401,
+      "unknown worker token: it was never issued, or it was replaced by a rotation (orchestra workers rotate <id> shows the new one once)",
+      { reason: "unknown-token" },
+    );
   if (worker.revokedAt) throw revokedError(worker);
   return worker;
 }
 
 function revokedError(worker: Worker): HttpError {
-  return new HttpError(401, `worker ${worker.name} (${worker.id}) was revoked at ${worker.revokedAt!.toISOString()}; its token no longer works and its leases were released; ${REGISTER_AGAIN}`, {
-    reason: "revoked",
-  });
+  return new HttpError(
+    401,
+    `worker ${worker.name} (${worker.id}) was revoked at ${worker.revokedAt!.toISOString()}; its token no longer works and its leases were released; ${REGISTER_AGAIN}`,
+    {
+      reason: "revoked",
+    },
+  );
 }
 
 export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
@@ -154,11 +172,16 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   // A restarted worker re-attaches: its live runs, to go on heartbeating instead of losing them.
   router.add("GET", "/api/v1/workers/me/runs", async ({ req, res }) => {
     const worker = await authWorker(req, workers);
-    const runs = await db.run.findMany({ where: { workerId: worker.id, state: "live" }, orderBy: { startedAt: "asc" } });
+    const runs = await db.run.findMany({
+      where: { workerId: worker.id, state: "live" },
+      orderBy: { startedAt: "asc" },
+    });
     const tasks = await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) } } });
     const byId = new Map(tasks.map((t) => [t.id, t]));
     // Live on the task too: a run whose task moved on is not the worker's any more.
-    const live = runs.filter((r) => byId.get(r.taskId)?.runId === r.id && byId.get(r.taskId)?.leaseEpoch === r.leaseEpoch);
+    const live = runs.filter(
+      (r) => byId.get(r.taskId)?.runId === r.id && byId.get(r.taskId)?.leaseEpoch === r.leaseEpoch,
+    );
     const body = {
       runs: live.map((r) => {
         const t = byId.get(r.taskId)!;
@@ -189,7 +212,10 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {
     const worker = await authWorker(req, workers);
     const { data: body, raw } = await jsonRequest(req, schemas.heartbeat);
-    await idempotency.run(req, res, worker.id, raw, async () => ({ status: 200, body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage, body.progress) }));
+    await idempotency.run(req, res, worker.id, raw, async () => ({
+      status: 200,
+      body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage, body.progress),
+    }));
   });
 
   router.add("POST", "/api/v1/runs/:id/decisions/:decisionId/receipt", async ({ req, res, params }) => {
@@ -204,12 +230,18 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   router.add("POST", "/api/v1/runs/:id/exit", async ({ req, res, params }) => {
     const worker = await authWorker(req, workers);
     const { data: body, raw } = await jsonRequest(req, schemas.exit);
-    await idempotency.run(req, res, worker.id, raw, async () => ({ status: 200, body: await deps.exits.exit(worker, params["id"]!, body) }));
+    await idempotency.run(req, res, worker.id, raw, async () => ({
+      status: 200,
+      body: await deps.exits.exit(worker, params["id"]!, body),
+    }));
   });
 
   router.add("POST", "/api/v1/runs/:id/decision-requests", async ({ req, res, params }) => {
     const worker = await authWorker(req, workers);
     const { data: body, raw } = await jsonRequest(req, schemas.decisionRequest);
-    await idempotency.run(req, res, worker.id, raw, async () => ({ status: 201, body: { decisionId: await deps.leases.decisionRequest(worker, params["id"]!, body) } }));
+    await idempotency.run(req, res, worker.id, raw, async () => ({
+      status: 201,
+      body: { decisionId: await deps.leases.decisionRequest(worker, params["id"]!, body) },
+    }));
   });
 }

@@ -54,7 +54,11 @@ function assignments(patch: Record<string, unknown>): { sets: string[]; args: un
     if (value === undefined) continue;
     if (key === "usage") {
       const u = value as NonNullable<TaskPatch["usage"]>;
-      sets.push(`"inputTokens" = "inputTokens" + ?`, `"outputTokens" = "outputTokens" + ?`, `"costUsd" = "costUsd" + ?`);
+      sets.push(
+        `"inputTokens" = "inputTokens" + ?`,
+        `"outputTokens" = "outputTokens" + ?`,
+        `"costUsd" = "costUsd" + ?`,
+      );
       args.push(u.inputTokens, u.outputTokens, u.costUsd);
     } else if (key === "continuation" || key === "blockedBy") {
       sets.push(`"${key}" = ?`);
@@ -76,12 +80,28 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
   const steps: Step[] = [
     {
       sql: `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source","createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
-      args: [x.id, taskId, x.runId, x.kind, x.subject, x.body, x.author, x.condition ?? null, x.source, now, x.expiresAt ?? null, x.headSha ?? null],
+      args: [
+        x.id,
+        taskId,
+        x.runId,
+        x.kind,
+        x.subject,
+        x.body,
+        x.author,
+        x.condition ?? null,
+        x.source,
+        now,
+        x.expiresAt ?? null,
+        x.headSha ?? null,
+      ],
     },
   ];
   if (x.supersedes) {
     // Same subject, or the same source and its edits (`comment:7` and `comment:7:…`, never `comment:70`).
-    const [clause, args] = "subject" in x.supersedes ? [`"subject" = ?`, [x.supersedes.subject]] : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
+    const [clause, args] =
+      "subject" in x.supersedes
+        ? [`"subject" = ?`, [x.supersedes.subject]]
+        : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
     steps.push({
       sql: `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND "kind" = ? AND ${clause} AND "supersededAt" IS NULL AND "source" <> ? AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
       args: [now, taskId, x.kind, ...args, x.source, x.source],
@@ -91,13 +111,20 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
 }
 
 /** The statements of a decision, in order. */
-export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput): { steps: Step[]; taskId: string | null } {
+export function stepsOf(
+  database: Pick<Database, "provider">,
+  input: ApplyInput,
+): { steps: Step[]; taskId: string | null } {
   const { decision: d, now, subject } = input;
   const steps: Step[] = [];
   let taskId = input.task?.id ?? null;
   const t = input.task;
   if (t && input.noWait && database.provider === "postgresql") {
-    steps.push({ sql: `SELECT 1 AS "held" FROM "Task" WHERE "id" = ? FOR UPDATE SKIP LOCKED`, args: [t.id], check: (r) => (r.rows.length === 1 ? null : `${STALE}task ${t.id} is being changed by another transaction`) });
+    steps.push({
+      sql: `SELECT 1 AS "held" FROM "Task" WHERE "id" = ? FOR UPDATE SKIP LOCKED`,
+      args: [t.id],
+      check: (r) => (r.rows.length === 1 ? null : `${STALE}task ${t.id} is being changed by another transaction`),
+    });
   }
   if (d.outcome === "applied") {
     if (d.create) {
@@ -155,13 +182,31 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
         where.push(`"errors" = ?`);
         whereArgs.push(ring.text);
       }
-      if (sets.length > 0) steps.push({ sql: `UPDATE "Run" SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, args: [...args, ...whereArgs], check: one(`run ${d.run.id} is no longer ${d.run.from.join(" or ")}`) });
+      if (sets.length > 0)
+        steps.push({
+          sql: `UPDATE "Run" SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`,
+          args: [...args, ...whereArgs],
+          check: one(`run ${d.run.id} is no longer ${d.run.from.join(" or ")}`),
+        });
     }
     if (d.newRun) {
       const n = d.newRun;
       steps.push({
         sql: `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt","branch","continuation","startedAt","progressAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-        args: [n.id, taskId, n.attempt, n.workerId, n.mode, "live", n.leaseEpoch, n.leaseExpiresAt, n.branch, n.continuation ? JSON.stringify(n.continuation) : null, now, now],
+        args: [
+          n.id,
+          taskId,
+          n.attempt,
+          n.workerId,
+          n.mode,
+          "live",
+          n.leaseEpoch,
+          n.leaseExpiresAt,
+          n.branch,
+          n.continuation ? JSON.stringify(n.continuation) : null,
+          now,
+          now,
+        ],
       });
     }
     if (d.receipt) {
@@ -173,32 +218,57 @@ export function stepsOf(database: Pick<Database, "provider">, input: ApplyInput)
     }
   } else if (t) {
     // Effects of an unchanged state still follow the state they were decided on.
-    steps.push({ sql: `UPDATE "Task" SET "version" = "version" + 1, "updatedAt" = ? WHERE "id" = ? AND "version" = ?`, args: [now, t.id, t.version], check: one(`task ${t.id} changed since version ${t.version}`) });
+    steps.push({
+      sql: `UPDATE "Task" SET "version" = "version" + 1, "updatedAt" = ? WHERE "id" = ? AND "version" = ?`,
+      args: [now, t.id, t.version],
+      check: one(`task ${t.id} changed since version ${t.version}`),
+    });
   }
   for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) steps.push(...decisionSteps(taskId, x, now));
   const answering = d.outcome === "refused" ? undefined : d.answering;
   if (answering) {
     // A question is answered once: a second answer (or an expiry after one) writes nothing.
-    steps.push({ sql: `UPDATE "Decision" SET "answeredAt" = ? WHERE "id" = ? AND "answeredAt" IS NULL`, args: [now, answering], check: one(`question ${answering} was already answered`) });
+    steps.push({
+      sql: `UPDATE "Decision" SET "answeredAt" = ? WHERE "id" = ? AND "answeredAt" IS NULL`,
+      args: [now, answering],
+      check: one(`question ${answering} was already answered`),
+    });
   }
   if (d.effects.length > 0) {
     // One logical effect, one row: a key already recorded (the same event again, a debounced effect's window) adds nothing.
     steps.push({
       sql: `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind","payload","state","nextAttemptAt","dryRun","createdAt") VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
-      args: d.effects.flatMap((e) => [randomUUID(), e.key, e.repoWide ? null : taskId, e.runId ?? null, subject.installationId, subject.repo, e.kind, JSON.stringify(e.payload), "pending", e.at ?? now, input.dryRun, now]),
+      args: d.effects.flatMap((e) => [
+        randomUUID(),
+        e.key,
+        e.repoWide ? null : taskId,
+        e.runId ?? null,
+        subject.installationId,
+        subject.repo,
+        e.kind,
+        JSON.stringify(e.payload),
+        "pending",
+        e.at ?? now,
+        input.dryRun,
+        now,
+      ]),
     });
   }
   return { steps: [...steps, ...(input.steps ?? [])], taskId };
 }
 
 /** Applies a decision that writes something, in one transaction. Returns the task's id (a created one included). */
-export async function applyDecision(database: Pick<Database, "raw" | "provider">, input: ApplyInput): Promise<string | null> {
+export async function applyDecision(
+  database: Pick<Database, "raw" | "provider">,
+  input: ApplyInput,
+): Promise<string | null> {
   const { steps, taskId } = stepsOf(database, input);
   try {
     await atomically(database, steps);
     return taskId;
   } catch (err) {
-    if (err instanceof StepRefused) throw err.reason.startsWith(STALE) ? new Stale(err.reason.slice(STALE.length)) : new RolledBack(err.reason);
+    if (err instanceof StepRefused)
+      throw err.reason.startsWith(STALE) ? new Stale(err.reason.slice(STALE.length)) : new RolledBack(err.reason);
     // Two transactions creating the same task: the loser reads it and decides again.
     if (isUniqueViolation(err)) throw new Stale(`a concurrent change won: ${(err as Error).message.split("\n").pop()}`);
     throw err;

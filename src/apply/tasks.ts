@@ -68,7 +68,11 @@ const NEEDS_HISTORY = new Set<TaskEvent["kind"]>(["run-classified", "publish-ref
 export class Tasks {
   constructor(readonly deps: TasksDeps) {}
 
-  async #context(ref: TaskRef, event: TaskEvent, prefetched: { task: Task; run?: Run } | null): Promise<{ ctx: Context; runErrors: string | null }> {
+  async #context(
+    ref: TaskRef,
+    event: TaskEvent,
+    prefetched: { task: Task; run?: Run } | null,
+  ): Promise<{ ctx: Context; runErrors: string | null }> {
     const { db, clock } = this.deps;
     const row =
       prefetched?.task ??
@@ -79,16 +83,36 @@ export class Tasks {
           : await db.task.findUnique({ where: { repo_issue: { repo: ref.subject.repo, issue: ref.subject.issue } } }));
     if (!row && !("subject" in ref)) throw new Error(`no task ${"taskId" in ref ? ref.taskId : ref.task.id}`);
     const task = row ? taskView(row) : null;
-    const subject: Subject = row ? { installationId: row.installationId, repo: row.repo, issue: row.issue } : (ref as { subject: Subject }).subject;
+    const subject: Subject = row
+      ? { installationId: row.installationId, repo: row.repo, issue: row.issue }
+      : (ref as { subject: Subject }).subject;
     const wanted = runIdOf(event) ?? task?.runId ?? null;
     let rows: Run[] = [];
-    if (task && NEEDS_HISTORY.has(event.kind)) rows = await db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } });
-    else if (task && wanted) rows = prefetched?.run?.id === wanted ? [prefetched.run] : await db.run.findMany({ where: { id: wanted, taskId: task.id } });
+    if (task && NEEDS_HISTORY.has(event.kind))
+      rows = await db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } });
+    else if (task && wanted)
+      rows =
+        prefetched?.run?.id === wanted
+          ? [prefetched.run]
+          : await db.run.findMany({ where: { id: wanted, taskId: task.id } });
     const runs = rows.map(runView);
     const runRow = wanted ? (rows.find((r) => r.id === wanted) ?? null) : null;
-    const hasReceipt = task && NEEDS_RECEIPT.has(event.kind) ? (await db.completionReceipt.count({ where: { taskId: task.id } })) > 0 : false;
+    const hasReceipt =
+      task && NEEDS_RECEIPT.has(event.kind)
+        ? (await db.completionReceipt.count({ where: { taskId: task.id } })) > 0
+        : false;
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
-    const ctx: Context = { subject, task, run: runRow ? runView(runRow) : null, runs, config: cfg.ok ? cfg.config : null, hasReceipt, dryRun: this.deps.dryRun, ...(this.deps.fleetDebounceMs ? { fleetDebounceMs: this.deps.fleetDebounceMs } : {}), now: clock.now() };
+    const ctx: Context = {
+      subject,
+      task,
+      run: runRow ? runView(runRow) : null,
+      runs,
+      config: cfg.ok ? cfg.config : null,
+      hasReceipt,
+      dryRun: this.deps.dryRun,
+      ...(this.deps.fleetDebounceMs ? { fleetDebounceMs: this.deps.fleetDebounceMs } : {}),
+      now: clock.now(),
+    };
     return { ctx, runErrors: runRow?.errors ?? null };
   }
 
@@ -100,7 +124,10 @@ export class Tasks {
       const { ctx, runErrors } = await this.#context(ref, event, i === 0 && "task" in ref ? ref : null);
       const d = decide(ctx, event);
       const taskId = ctx.task?.id ?? null;
-      const writes = d.outcome === "applied" || d.effects.length > 0 || (d.outcome === "unchanged" && ((d.decisions?.length ?? 0) > 0 || d.answering !== undefined));
+      const writes =
+        d.outcome === "applied" ||
+        d.effects.length > 0 ||
+        (d.outcome === "unchanged" && ((d.decisions?.length ?? 0) > 0 || d.answering !== undefined));
       if (!writes) {
         return d.outcome === "refused"
           ? { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: false }
@@ -120,23 +147,38 @@ export class Tasks {
         if (d.effects.length > 0) this.deps.onEffects();
         this.#log(ctx.task, ctx.subject, event, d);
         if (d.outcome === "applied") return { outcome: "applied", taskId: id!, decision: d, stepsRan: true };
-        if (d.outcome === "refused") return { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: true };
+        if (d.outcome === "refused")
+          return { outcome: "refused", taskId, reason: d.reason, message: d.message, stepsRan: true };
         return { outcome: "unchanged", taskId, why: d.why, stepsRan: true };
       } catch (err) {
         if (err instanceof Stale) {
           lastStale = err.message;
           continue;
         }
-        if (err instanceof RolledBack) return { outcome: "refused", taskId, reason: "rolled-back", message: err.message, stepsRan: false };
+        if (err instanceof RolledBack)
+          return { outcome: "refused", taskId, reason: "rolled-back", message: err.message, stepsRan: false };
         throw err;
       }
     }
-    if (attempts < ATTEMPTS) return { outcome: "refused", taskId: null, reason: "superseded", message: `someone else changed the task first (${lastStale})`, stepsRan: false };
+    if (attempts < ATTEMPTS)
+      return {
+        outcome: "refused",
+        taskId: null,
+        reason: "superseded",
+        message: `someone else changed the task first (${lastStale})`,
+        stepsRan: false,
+      };
     throw new Busy(`${event.kind}: the task kept changing under it (${lastStale}); nothing was written, send it again`);
   }
 
   #log(task: TaskView | null, subject: Subject, event: TaskEvent, d: Decision): void {
-    const fields = { task: task?.id, repo: subject.repo, issue: subject.issue, event: event.kind, effects: d.effects.map((e) => e.kind) };
+    const fields = {
+      task: task?.id,
+      repo: subject.repo,
+      issue: subject.issue,
+      event: event.kind,
+      effects: d.effects.map((e) => e.kind),
+    };
     if (d.outcome === "applied") {
       const quiet = event.kind === "heartbeat" || event.kind === "dispatched";
       this.deps.log[quiet ? "debug" : "info"]({ ...fields, from: task?.state ?? "none", to: d.to }, d.summary);
@@ -151,7 +193,9 @@ export class Tasks {
     for (let i = 0; i < ATTEMPTS; i++) {
       const run = await db.run.findUnique({ where: { id: runId }, select: { errors: true } });
       if (!run) return;
-      const errors = JSON.stringify(pushError(parseRing(run.errors), { at: clock.now().toISOString(), class: klass, message }));
+      const errors = JSON.stringify(
+        pushError(parseRing(run.errors), { at: clock.now().toISOString(), class: klass, message }),
+      );
       const r = await db.run.updateMany({ where: { id: runId, errors: run.errors }, data: { errors } });
       if (r.count === 1) return;
     }
@@ -162,6 +206,9 @@ export class Tasks {
    * about again before `until`, so a broken run never holds the sweep's head.
    */
   async deferClassification(runId: string, until: Date): Promise<void> {
-    await this.deps.db.run.updateMany({ where: { id: runId, class: null }, data: { classifyAfter: until, classifyFailures: { increment: 1 } } });
+    await this.deps.db.run.updateMany({
+      where: { id: runId, class: null },
+      data: { classifyAfter: until, classifyFailures: { increment: 1 } },
+    });
   }
 }

@@ -24,13 +24,19 @@ export const BLOCKED_RECHECK_MS = 5 * 60_000;
 const BATCH = 20;
 
 /** The payload's own count of open blockers, when GitHub sent one. */
-export function openBlockersInPayload(issue: { issue_dependencies_summary?: { blocked_by?: number } | null }): number | null {
+export function openBlockersInPayload(issue: {
+  issue_dependencies_summary?: { blocked_by?: number } | null;
+}): number | null {
   const n = issue.issue_dependencies_summary?.blocked_by;
   return typeof n === "number" ? n : null;
 }
 
 /** The open issues blocking `issue`, read from GitHub. */
-export async function readOpenBlockers(github: Pick<GitHub, "blockedBy">, repo: string, issue: number): Promise<string[]> {
+export async function readOpenBlockers(
+  github: Pick<GitHub, "blockedBy">,
+  repo: string,
+  issue: number,
+): Promise<string[]> {
   const all = await github.blockedBy(repoRef(repo), issue);
   return all.filter((b) => b.state === "open").map((b) => blockerRef(b.repo, b.number));
 }
@@ -47,7 +53,10 @@ export class Blockers {
   constructor(readonly deps: BlockersDeps) {}
 
   /** Reads the task's blockers from GitHub and records them. */
-  async refresh(task: Pick<Task, "id" | "installationId" | "repo" | "issue">, github?: Pick<GitHub, "blockedBy">): Promise<string[]> {
+  async refresh(
+    task: Pick<Task, "id" | "installationId" | "repo" | "issue">,
+    github?: Pick<GitHub, "blockedBy">,
+  ): Promise<string[]> {
     const gh = github ?? (await this.deps.githubFor(task.installationId));
     const blockers = await readOpenBlockers(gh, task.repo, task.issue);
     await this.deps.tasks.raise({ taskId: task.id }, { kind: "blockers-read", blockers });
@@ -65,7 +74,10 @@ export class Blockers {
   async onIssueStateChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<number> {
     const ref = blockerRef(repo, issue);
     // The JSON array holds quoted refs: match the whole ref, not a prefix of another one.
-    const waiting = await this.deps.db.task.findMany({ where: { blockedBy: { contains: JSON.stringify(ref) }, state: { notIn: ["done", "cancelled"] } }, take: 500 });
+    const waiting = await this.deps.db.task.findMany({
+      where: { blockedBy: { contains: JSON.stringify(ref) }, state: { notIn: ["done", "cancelled"] } },
+      take: 500,
+    });
     for (const task of waiting) await this.refresh(task, github);
     return waiting.length;
   }
@@ -78,7 +90,12 @@ export class Blockers {
         state: "queued",
         ...notHeld,
         AND: [
-          { OR: [{ blockersAt: null }, { blockedBy: { not: null }, blockersAt: { lt: new Date(now.getTime() - BLOCKED_RECHECK_MS) } }] },
+          {
+            OR: [
+              { blockersAt: null },
+              { blockedBy: { not: null }, blockersAt: { lt: new Date(now.getTime() - BLOCKED_RECHECK_MS) } },
+            ],
+          },
           { OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
         ],
       },
@@ -95,8 +112,13 @@ export class Blockers {
         errors++;
         // This task waits; the others go on (a broken one never holds the head of the list).
         const retryAt = new Date(now.getTime() + 60_000);
-        await this.deps.tasks.raise({ taskId: task.id }, { kind: "sweep-failed", why: `reading its blockers: ${errorText(err)}`, retryAt }).catch(() => {});
-        this.deps.log.warn({ task: task.id, err: errorText(err) }, "sweep: could not read the issue's blockers; it stays unclaimable until they are read");
+        await this.deps.tasks
+          .raise({ taskId: task.id }, { kind: "sweep-failed", why: `reading its blockers: ${errorText(err)}`, retryAt })
+          .catch(() => {});
+        this.deps.log.warn(
+          { task: task.id, err: errorText(err) },
+          "sweep: could not read the issue's blockers; it stays unclaimable until they are read",
+        );
       }
     }
     return { read, errors };

@@ -23,7 +23,13 @@ export type BaseAction = { pr: PullMergeability; mergeable: "behind" | "conflict
 
 /** Whether a PR only behind its base may get update-branch now (pure). */
 export function readyToUpdate(p: PullMergeability): boolean {
-  return p.mergeState === "BEHIND" && !p.isDraft && p.checks === "SUCCESS" && p.reviewDecision !== "CHANGES_REQUESTED" && p.reviewDecision !== "REVIEW_REQUIRED";
+  return (
+    p.mergeState === "BEHIND" &&
+    !p.isDraft &&
+    p.checks === "SUCCESS" &&
+    p.reviewDecision !== "CHANGES_REQUESTED" &&
+    p.reviewDecision !== "REVIEW_REQUIRED"
+  );
 }
 
 /**
@@ -34,7 +40,9 @@ export function readyToUpdate(p: PullMergeability): boolean {
  */
 export function baseActions(pulls: PullMergeability[], updateBranch: RepoConfig["updateBranch"]): BaseAction[] {
   const ordered = [...pulls].sort((a, b) => a.number - b.number);
-  const out: BaseAction[] = ordered.filter((p) => p.mergeable === "CONFLICTING" || p.mergeState === "DIRTY").map((pr) => ({ pr, mergeable: "conflicting" as const }));
+  const out: BaseAction[] = ordered
+    .filter((p) => p.mergeable === "CONFLICTING" || p.mergeState === "DIRTY")
+    .map((pr) => ({ pr, mergeable: "conflicting" as const }));
   const behind = ordered.filter((p) => p.mergeable !== "CONFLICTING" && p.mergeState === "BEHIND");
   if (updateBranch === "always") out.push(...behind.map((pr) => ({ pr, mergeable: "behind" as const })));
   if (updateBranch === "ready") {
@@ -61,7 +69,10 @@ export class BaseMoves {
   async onPush(github: BaseGitHub, installationId: number, repo: string, branch: string): Promise<number> {
     const { db } = this.deps;
     // No task PR in review here: no GitHub call at all.
-    const tasks = await db.task.findMany({ where: { repo, state: "review", prNumber: { not: null } }, select: { id: true, prNumber: true } });
+    const tasks = await db.task.findMany({
+      where: { repo, state: "review", prNumber: { not: null } },
+      select: { id: true, prNumber: true },
+    });
     if (tasks.length === 0) return 0;
     const taskOf = new Map(tasks.map((t) => [t.prNumber!, t.id]));
     const cfg = await this.deps.configs.get(installationId, repo);
@@ -75,10 +86,22 @@ export class BaseMoves {
       pulls = pulls.map((p) => (p.mergeable === "UNKNOWN" ? (again.get(p.number) ?? p) : p));
     }
     const unknown = pulls.filter((p) => p.mergeable === "UNKNOWN").map((p) => p.number);
-    if (unknown.length) this.deps.log.info({ repo, base: branch, prs: unknown }, "mergeability still unknown after re-reading; the next push or reconcile looks again");
+    if (unknown.length)
+      this.deps.log.info(
+        { repo, base: branch, prs: unknown },
+        "mergeability still unknown after re-reading; the next push or reconcile looks again",
+      );
     let acted = 0;
     for (const a of baseActions(pulls, cfg.config.updateBranch)) {
-      const r2 = await this.deps.tasks.raise({ taskId: taskOf.get(a.pr.number)! }, { kind: "base-moved", pr: { number: a.pr.number, headSha: a.pr.headSha }, mergeable: a.mergeable, baseSha: a.pr.baseSha });
+      const r2 = await this.deps.tasks.raise(
+        { taskId: taskOf.get(a.pr.number)! },
+        {
+          kind: "base-moved",
+          pr: { number: a.pr.number, headSha: a.pr.headSha },
+          mergeable: a.mergeable,
+          baseSha: a.pr.baseSha,
+        },
+      );
       if (r2.outcome === "applied" || r2.outcome === "unchanged") acted++;
     }
     return acted;

@@ -39,10 +39,19 @@ export class CheckFailures {
    * A check, suite or workflow run completed on `headSha` with a failing
    * conclusion. `prNumbers`: the payload's pull requests (empty for forks).
    */
-  async onFailure(github: ChecksGitHub, installationId: number, repo: string, headSha: string, prNumbers: number[]): Promise<number> {
+  async onFailure(
+    github: ChecksGitHub,
+    installationId: number,
+    repo: string,
+    headSha: string,
+    prNumbers: number[],
+  ): Promise<number> {
     const { db } = this.deps;
     const r = repoRef(repo);
-    const numbers = prNumbers.length > 0 ? prNumbers : (await github.pullsForCommit(r, headSha)).filter((p) => p.state === "open").map((p) => p.number);
+    const numbers =
+      prNumbers.length > 0
+        ? prNumbers
+        : (await github.pullsForCommit(r, headSha)).filter((p) => p.state === "open").map((p) => p.number);
     if (numbers.length === 0) return 0;
     const tasks = await db.task.findMany({ where: { repo, prNumber: { in: numbers }, state: "review" } });
     let raised = 0;
@@ -65,7 +74,8 @@ export class CheckFailures {
         rerunBudget: config?.limits.rerunBudget ?? 2,
         ...(config && config.infraPatterns.length > 0 ? { infraPatterns: config.infraPatterns } : {}),
       });
-      const failingChecks = verdict.class === "checks-failed" ? await this.#details(github, r, failing) : failing.map(brief);
+      const failingChecks =
+        verdict.class === "checks-failed" ? await this.#details(github, r, failing) : failing.map(brief);
       const out = await this.deps.tasks.raise(
         { taskId: task.id },
         {
@@ -73,18 +83,28 @@ export class CheckFailures {
           pr: { number: pr.number, headSha },
           verdict,
           reruns: rerunTargets(failing),
-          failureKey: failing.map((c) => c.id).sort((a, b) => a - b).join("-"),
+          failureKey: failing
+            .map((c) => c.id)
+            .sort((a, b) => a - b)
+            .join("-"),
           failing: failingChecks,
         },
       );
-      this.deps.log.info({ repo, pr: pr.number, headSha, class: verdict.class, recovery: verdict.recovery, outcome: out.outcome }, "check failure on a task's pull request");
+      this.deps.log.info(
+        { repo, pr: pr.number, headSha, class: verdict.class, recovery: verdict.recovery, outcome: out.outcome },
+        "check failure on a task's pull request",
+      );
       raised++;
     }
     return raised;
   }
 
   /** Summaries and the tails of the Actions job logs of the first few failing checks. */
-  async #details(github: ChecksGitHub, r: ReturnType<typeof repoRef>, failing: CheckRunInfo[]): Promise<FailingCheck[]> {
+  async #details(
+    github: ChecksGitHub,
+    r: ReturnType<typeof repoRef>,
+    failing: CheckRunInfo[],
+  ): Promise<FailingCheck[]> {
     const out: FailingCheck[] = [];
     for (const [i, c] of failing.entries()) {
       const check = brief(c);
@@ -120,5 +140,8 @@ export function rerunTargets(failing: CheckRunInfo[]): Array<{ workflowRunId: nu
     if (c.workflowRunId !== null) runs.add(c.workflowRunId);
     else if (c.checkSuiteId !== null) suites.add(c.checkSuiteId);
   }
-  return [...[...runs].map((workflowRunId) => ({ workflowRunId })), ...[...suites].map((checkSuiteId) => ({ checkSuiteId }))];
+  return [
+    ...[...runs].map((workflowRunId) => ({ workflowRunId })),
+    ...[...suites].map((checkSuiteId) => ({ checkSuiteId })),
+  ];
 }

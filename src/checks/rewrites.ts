@@ -18,14 +18,24 @@ export class Rewrites {
     if (task) await this.deps.tasks.raise({ taskId: task.id }, { kind: "branch-pushed", branch, headSha: after });
   }
 
-  async onForcedPush(github: Pick<GitHub, "compare">, repo: string, branch: string, before: string, after: string, pusher: string): Promise<boolean> {
+  async onForcedPush(
+    github: Pick<GitHub, "compare">,
+    repo: string,
+    branch: string,
+    before: string,
+    after: string,
+    pusher: string,
+  ): Promise<boolean> {
     if (/^0+$/.test(before) || /^0+$/.test(after)) return false; // created or deleted
     const task = await this.deps.db.task.findFirst({ where: { repo, branch } });
     if (!task || task.state === "done" || task.state === "cancelled") return false;
     // Commits the old head had that the new one lacks: what the push dropped.
     const cmp = await github.compare(repoRef(repo), after, before);
     if (!cmp || cmp.aheadBy === 0) return false;
-    const r = await this.deps.tasks.raise({ taskId: task.id }, { kind: "branch-rewritten", branch, before, after, dropped: cmp.aheadBy, pusher });
+    const r = await this.deps.tasks.raise(
+      { taskId: task.id },
+      { kind: "branch-rewritten", branch, before, after, dropped: cmp.aheadBy, pusher },
+    );
     return r.outcome !== "refused";
   }
 }

@@ -11,27 +11,54 @@ import type { Rewrites } from "./rewrites.js";
 
 const PASSING = new Set(["success", "neutral", "skipped"]);
 const failed = (conclusion: string | null | undefined) => typeof conclusion === "string" && !PASSING.has(conclusion);
-const numbers = (prs: ReadonlyArray<{ number: number } | null> | null | undefined) => (prs ?? []).flatMap((p) => (p ? [p.number] : []));
+const numbers = (prs: ReadonlyArray<{ number: number } | null> | null | undefined) =>
+  (prs ?? []).flatMap((p) => (p ? [p.number] : []));
 
 export class SubmissionHandlers {
-  constructor(readonly deps: { failures: CheckFailures; base: BaseMoves; rewrites: Rewrites; branchPrefixOf(installationId: number, repo: string): Promise<string | null> }) {}
+  constructor(
+    readonly deps: {
+      failures: CheckFailures;
+      base: BaseMoves;
+      rewrites: Rewrites;
+      branchPrefixOf(installationId: number, repo: string): Promise<string | null>;
+    },
+  ) {}
 
   async checkRun(ctx: EventContext<"check_run.completed">): Promise<void> {
     const { check_run: c, repository } = ctx.payload;
     if (!failed(c.conclusion) || !ctx.installationId) return;
-    await this.deps.failures.onFailure(await ctx.github(), ctx.installationId, repository.full_name, c.head_sha, numbers(c.pull_requests));
+    await this.deps.failures.onFailure(
+      await ctx.github(),
+      ctx.installationId,
+      repository.full_name,
+      c.head_sha,
+      numbers(c.pull_requests),
+    );
   }
 
   async checkSuite(ctx: EventContext<"check_suite.completed">): Promise<void> {
     const { check_suite: s, repository } = ctx.payload;
     if (!failed(s.conclusion) || !ctx.installationId) return;
-    await this.deps.failures.onFailure(await ctx.github(), ctx.installationId, repository.full_name, s.head_sha, numbers(s.pull_requests));
+    await this.deps.failures.onFailure(
+      await ctx.github(),
+      ctx.installationId,
+      repository.full_name,
+      s.head_sha,
+      numbers(s.pull_requests),
+    );
   }
 
   async workflowRun(ctx: EventContext<"workflow_run">): Promise<void> {
     const { workflow_run: w, repository, action } = ctx.payload;
-    if (action !== "completed" || w.event === "workflow_dispatch" || !failed(w.conclusion) || !ctx.installationId) return;
-    await this.deps.failures.onFailure(await ctx.github(), ctx.installationId, repository.full_name, w.head_sha, numbers(w.pull_requests));
+    if (action !== "completed" || w.event === "workflow_dispatch" || !failed(w.conclusion) || !ctx.installationId)
+      return;
+    await this.deps.failures.onFailure(
+      await ctx.github(),
+      ctx.installationId,
+      repository.full_name,
+      w.head_sha,
+      numbers(w.pull_requests),
+    );
   }
 
   async push(ctx: EventContext<"push">): Promise<void> {
@@ -41,7 +68,15 @@ export class SubmissionHandlers {
     // A push to an agent branch is a PR head moving (pull_request.synchronize), not a base moving.
     const prefix = await this.deps.branchPrefixOf(ctx.installationId, repository.full_name);
     if (prefix && branch.startsWith(prefix)) {
-      if (ctx.payload.forced) await this.deps.rewrites.onForcedPush(await ctx.github(), repository.full_name, branch, ctx.payload.before, ctx.payload.after, ctx.payload.sender?.login ?? "someone");
+      if (ctx.payload.forced)
+        await this.deps.rewrites.onForcedPush(
+          await ctx.github(),
+          repository.full_name,
+          branch,
+          ctx.payload.before,
+          ctx.payload.after,
+          ctx.payload.sender?.login ?? "someone",
+        );
       await this.deps.rewrites.onPush(repository.full_name, branch, ctx.payload.after);
       return;
     }

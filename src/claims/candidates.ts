@@ -29,12 +29,18 @@ const marks = (n: number) => Array.from({ length: n }, () => "?").join(",");
 
 /** Live leases now per installation (for the order installations take turns in). */
 export async function liveByInstallation(database: Pick<Database, "raw" | "provider">): Promise<Map<number, number>> {
-  const rows = await select(database, `SELECT "installationId", COUNT(*) AS "n" FROM "Task" WHERE "state" = 'claimed' GROUP BY "installationId"`);
+  const rows = await select(
+    database,
+    `SELECT "installationId", COUNT(*) AS "n" FROM "Task" WHERE "state" = 'claimed' GROUP BY "installationId"`,
+  );
   return new Map(rows.map((r) => [Number(r["installationId"]), Number(r["n"])]));
 }
 
 /** The installations with queued work, the one with the fewest live leases first (ties in random order). */
-export async function installationsInTurn(database: Pick<Database, "raw" | "provider">, live: Map<number, number>): Promise<number[]> {
+export async function installationsInTurn(
+  database: Pick<Database, "raw" | "provider">,
+  live: Map<number, number>,
+): Promise<number[]> {
   // From the repositories (a few rows), each asked whether it has queued work (one index probe each).
   const rows = await select(
     database,
@@ -49,7 +55,11 @@ export async function installationsInTurn(database: Pick<Database, "raw" | "prov
  * One installation's claimable tasks, best first. The live-lease limits are
  * counted in the query (the claim's transaction checks them again, exactly).
  */
-export async function candidates(database: Pick<Database, "raw" | "provider">, installationId: number, q: CandidateQuery): Promise<Task[]> {
+export async function candidates(
+  database: Pick<Database, "raw" | "provider">,
+  installationId: number,
+  q: CandidateQuery,
+): Promise<Task[]> {
   if (q.repos && q.repos.length === 0) return [];
   // The repositories with room whose gates are open, computed once per query
   // (a small set); the walk over queued tasks then tests membership from the
@@ -66,9 +76,17 @@ export async function candidates(database: Pick<Database, "raw" | "provider">, i
     `COALESCE(lo."n", 0) < r."maxPerOrg"`,
   ];
   const args: unknown[] = [installationId, q.now, EVERYWHERE];
-  const where = [`t."state" = 'queued'`, `t."installationId" = ?`, `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`];
+  const where = [
+    `t."state" = 'queued'`,
+    `t."installationId" = ?`,
+    `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`,
+  ];
   const whereArgs: unknown[] = [installationId, ...args];
-  where.push(`t."blockedBy" IS NULL`, `t."blockersAt" IS NOT NULL`, `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`);
+  where.push(
+    `t."blockedBy" IS NULL`,
+    `t."blockersAt" IS NOT NULL`,
+    `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`,
+  );
   whereArgs.push(q.now);
   if (q.repos) {
     where.push(`t."repo" IN (${marks(q.repos.length)})`);

@@ -19,7 +19,14 @@ import { candidates, installationsInTurn, liveByInstallation } from "./candidate
 /** The continuation a claim hands out: the task's record of it, the branch, and the previous run's session. */
 export type ClaimContinuation = Continuation & {
   branch: string;
-  previous?: { runId: string; attempt: number; class: string | null; sessionRef?: string; harness?: string; model?: string };
+  previous?: {
+    runId: string;
+    attempt: number;
+    class: string | null;
+    sessionRef?: string;
+    harness?: string;
+    model?: string;
+  };
 };
 
 export interface ClaimAnswer {
@@ -99,14 +106,26 @@ export class Claims {
   async #continuation(task: Task, runId: string): Promise<ClaimContinuation | null> {
     const c = parseJson<Continuation>(task.continuation);
     if (!c) return null;
-    const prev = await this.deps.db.run.findFirst({ where: { taskId: task.id, id: { not: runId }, state: { not: "aborted" } }, orderBy: { startedAt: "desc" } });
+    const prev = await this.deps.db.run.findFirst({
+      where: { taskId: task.id, id: { not: runId }, state: { not: "aborted" } },
+      orderBy: { startedAt: "desc" },
+    });
     const report = parseJson<{ sessionRef?: string; harness?: string; model?: string }>(prev?.report ?? null) ?? {};
     return {
       ...c,
       branch: task.branch,
       ...(c.headSha ? {} : prev?.headSha ? { headSha: prev.headSha } : {}),
       ...(prev
-        ? { previous: { runId: prev.id, attempt: prev.attempt, class: prev.class, ...(report.sessionRef ? { sessionRef: report.sessionRef } : {}), ...(report.harness ? { harness: report.harness } : {}), ...(report.model ? { model: report.model } : {}) } }
+        ? {
+            previous: {
+              runId: prev.id,
+              attempt: prev.attempt,
+              class: prev.class,
+              ...(report.sessionRef ? { sessionRef: report.sessionRef } : {}),
+              ...(report.harness ? { harness: report.harness } : {}),
+              ...(report.model ? { model: report.model } : {}),
+            },
+          }
         : {}),
     };
   }
@@ -117,17 +136,29 @@ export class Claims {
    * within one, the claim query's order. A candidate another claim took
    * first, or whose gate closed meanwhile, is passed over.
    */
-  async next(mode: "worker" | "dispatch", repos: string[] | null, workerId: string | null): Promise<{ task: Task; run: Won } | null> {
+  async next(
+    mode: "worker" | "dispatch",
+    repos: string[] | null,
+    workerId: string | null,
+  ): Promise<{ task: Task; run: Won } | null> {
     const { database, clock } = this.deps;
     const now = clock.now();
     // When that cannot be told, claims go on: the check is a guard, not a gate that fails closed.
     const waiting = (await this.deps.deliveriesWaiting?.().catch(() => null)) ?? new Set<number>();
-    const turn = (await installationsInTurn(database, await liveByInstallation(database))).filter((i) => !waiting.has(i));
+    const turn = (await installationsInTurn(database, await liveByInstallation(database))).filter(
+      (i) => !waiting.has(i),
+    );
     const seen = new Set<string>();
     let lost = 0;
     for (const installationId of turn) {
       for (let look = 0; look < WINDOWS + MAX_LOST; look++) {
-        const list = await candidates(database, installationId, { mode, now, repos, skip: [...seen, ...this.#claiming], limit: WINDOW });
+        const list = await candidates(database, installationId, {
+          mode,
+          now,
+          repos,
+          skip: [...seen, ...this.#claiming],
+          limit: WINDOW,
+        });
         if (list.length === 0) break;
         // After losing a race to another replica, start a little way down the
         // list: its claims are taking the head of the same queue.
@@ -157,7 +188,11 @@ export class Claims {
    * any number of concurrent claimers exactly one transaction commits; a
    * claim that would go over a limit rolls back and changes nothing.
    */
-  async claimTask(task: Task, config: RepoConfig, who: { mode: "worker" | "dispatch"; workerId: string | null }): Promise<Won | "gated" | "lost" | null> {
+  async claimTask(
+    task: Task,
+    config: RepoConfig,
+    who: { mode: "worker" | "dispatch"; workerId: string | null },
+  ): Promise<Won | "gated" | "lost" | null> {
     if (this.#claiming.has(task.id)) return null;
     this.#claiming.add(task.id);
     try {
@@ -167,12 +202,21 @@ export class Claims {
       const r = await this.deps.tasks.raise(
         { task },
         { kind: "claim", mode: who.mode, runId, leaseEpoch, workerId: who.workerId },
-        { steps: gateSteps(this.deps.database.provider, task.repo, config, runId, this.deps.clock.now()), noWait: true, attempts: 1 },
+        {
+          steps: gateSteps(this.deps.database.provider, task.repo, config, runId, this.deps.clock.now()),
+          noWait: true,
+          attempts: 1,
+        },
       );
       if (r.outcome === "refused" && r.reason === "rolled-back") return "gated"; // over a limit, paused, breaker: rolled back
       if (r.outcome === "refused" && r.reason === "superseded") return "lost"; // claimed (or changed) by someone else first
       if (r.outcome !== "applied") return null;
-      return { runId, attempt: r.decision.newRun!.attempt, leaseEpoch, leaseExpiresAt: r.decision.newRun!.leaseExpiresAt };
+      return {
+        runId,
+        attempt: r.decision.newRun!.attempt,
+        leaseEpoch,
+        leaseExpiresAt: r.decision.newRun!.leaseExpiresAt,
+      };
     } finally {
       this.#claiming.delete(task.id);
     }

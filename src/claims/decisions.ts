@@ -31,7 +31,16 @@ export const UNRECEIPTED_FLAG = 3;
 /** Kinds a run is handed (questions are asked by the run; approvals are for people). */
 const HANDED = `('correction', 'verify', 'answer')`;
 
-type Row = { id: string; kind: string; subject: string | null; body: string; author: string; createdAt: unknown; headSha: string | null; supersededAt: unknown };
+type Row = {
+  id: string;
+  kind: string;
+  subject: string | null;
+  body: string;
+  author: string;
+  createdAt: unknown;
+  headSha: string | null;
+  supersededAt: unknown;
+};
 
 export class Decisions {
   constructor(
@@ -47,7 +56,10 @@ export class Decisions {
       `SELECT "id", "kind", "subject", "body", "author", "createdAt", "headSha", "supersededAt" FROM "Decision" WHERE "taskId" = ? AND "kind" IN ${HANDED} ORDER BY "createdAt"`,
       [taskId],
     )) as Row[];
-    await this.#handed(rows.filter((r) => r.supersededAt === null).map((r) => r.id), runId);
+    await this.#handed(
+      rows.filter((r) => r.supersededAt === null).map((r) => r.id),
+      runId,
+    );
     return rows.map((r) => out(r, headSha));
   }
 
@@ -59,7 +71,10 @@ export class Decisions {
          AND NOT EXISTS (SELECT 1 FROM "DecisionDelivery" x WHERE x."decisionId" = d."id" AND x."runId" = ? AND x."receiptAt" IS NOT NULL) ORDER BY d."createdAt"`,
       [taskId, runId],
     )) as Row[];
-    await this.#handed(rows.map((r) => r.id), runId);
+    await this.#handed(
+      rows.map((r) => r.id),
+      runId,
+    );
     return rows.map((r) => out(r, headSha));
   }
 
@@ -77,9 +92,14 @@ export class Decisions {
   /** The decision's source comment when it was handed to this run (its receipt is recorded once); undefined when it was not. */
   async receipt(runId: string, decisionId: string): Promise<{ commentId: number | null; first: boolean } | undefined> {
     const d = await this.db.decision.findUnique({ where: { id: decisionId } });
-    const handed = d ? await this.db.decisionDelivery.findUnique({ where: { decisionId_runId: { decisionId, runId } } }) : null;
+    const handed = d
+      ? await this.db.decisionDelivery.findUnique({ where: { decisionId_runId: { decisionId, runId } } })
+      : null;
     if (!d || !handed) return undefined;
-    const r = await this.db.decisionDelivery.updateMany({ where: { decisionId, runId, receiptAt: null }, data: { receiptAt: this.clock.now() } });
+    const r = await this.db.decisionDelivery.updateMany({
+      where: { decisionId, runId, receiptAt: null },
+      data: { receiptAt: this.clock.now() },
+    });
     const m = /^comment:(\d+)/.exec(d.source ?? "");
     return { commentId: m ? Number(m[1]) : null, first: r.count === 1 };
   }
@@ -94,7 +114,9 @@ function out(r: Row, headSha: string | null): DecisionOut {
     body: r.body,
     author: r.author,
     at: at.toISOString(),
-    ...(r.kind === "verify" && r.headSha ? { headSha: r.headSha, stale: headSha !== null && headSha !== r.headSha } : {}),
+    ...(r.kind === "verify" && r.headSha
+      ? { headSha: r.headSha, stale: headSha !== null && headSha !== r.headSha }
+      : {}),
     ...(r.supersededAt !== null ? { history: true as const } : {}),
   };
 }

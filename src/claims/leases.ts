@@ -36,9 +36,7 @@ export function conflict(message: string, reason: string): HttpError {
 }
 
 export class Leases {
-  constructor(
-    readonly deps: { db: Db; tasks: Tasks; workers: Workers; decisions: Decisions },
-  ) {}
+  constructor(readonly deps: { db: Db; tasks: Tasks; workers: Workers; decisions: Decisions }) {}
 
   /** The run, if it exists and belongs to the worker (null worker: the App itself, for dispatched runs). */
   async runOf(worker: Worker | null, runId: string): Promise<{ run: Run; task: Task }> {
@@ -52,15 +50,27 @@ export class Leases {
 
   /** 409 unless the run holds its live lease under this epoch. */
   assertLive(run: Run, task: Task, leaseEpoch: string): void {
-    if (run.leaseEpoch !== leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
-    if (run.state !== "live") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.stalled ? "stalled" : run.state);
-    if (task.runId !== run.id || task.leaseEpoch !== leaseEpoch) throw conflict("lease no longer held: the task has moved on", "superseded");
+    if (run.leaseEpoch !== leaseEpoch)
+      throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+    if (run.state !== "live")
+      throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.stalled ? "stalled" : run.state);
+    if (task.runId !== run.id || task.leaseEpoch !== leaseEpoch)
+      throw conflict("lease no longer held: the task has moved on", "superseded");
   }
 
-  async heartbeat(worker: Worker | null, runId: string, leaseEpoch: string, usage?: Usage, progress?: Progress): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
+  async heartbeat(
+    worker: Worker | null,
+    runId: string,
+    leaseEpoch: string,
+    usage?: Usage,
+    progress?: Progress,
+  ): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
     const { run, task } = await this.runOf(worker, runId);
     const digest = progressDigest(progress);
-    const r = await this.deps.tasks.raise({ task, run }, { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}), ...(digest ? { progress: digest } : {}) });
+    const r = await this.deps.tasks.raise(
+      { task, run },
+      { kind: "heartbeat", runId, leaseEpoch, ...(usage ? { usage } : {}), ...(digest ? { progress: digest } : {}) },
+    );
     if (r.outcome === "refused" && r.reason === "stalled") {
       // The lease stops here; the run is classified like an expired lease.
       await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-stalled", runId, leaseEpoch });
@@ -68,7 +78,10 @@ export class Leases {
     if (r.outcome === "refused") throw conflict(r.message, r.reason);
     if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);
-    return { leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(), decisions: await this.deps.decisions.forHeartbeat(run.taskId, run.id, task.headSha) };
+    return {
+      leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(),
+      decisions: await this.deps.decisions.forHeartbeat(run.taskId, run.id, task.headSha),
+    };
   }
 
   /** The run has a decision it was handed: it is not handed to this run again, and its comment says so. */
@@ -77,7 +90,11 @@ export class Leases {
     this.assertLive(run, task, leaseEpoch);
     const r = await this.deps.decisions.receipt(runId, decisionId);
     if (!r) throw new HttpError(404, `decision ${decisionId} was not handed to run ${runId}`);
-    if (r.first) await this.deps.tasks.raise({ taskId: task.id }, { kind: "decision-receipted", decisionId, runId, commentId: r.commentId });
+    if (r.first)
+      await this.deps.tasks.raise(
+        { taskId: task.id },
+        { kind: "decision-receipted", decisionId, runId, commentId: r.commentId },
+      );
   }
 
   /**
@@ -85,13 +102,26 @@ export class Leases {
    * posted on the issue once; with `blocks: "run"` the run stops and the
    * task waits blocked for the answer.
    */
-  async decisionRequest(worker: Worker, runId: string, body: { leaseEpoch: string; question: string; kind?: string; blocks?: "run" | "nothing"; condition?: string }): Promise<string> {
+  async decisionRequest(
+    worker: Worker,
+    runId: string,
+    body: { leaseEpoch: string; question: string; kind?: string; blocks?: "run" | "nothing"; condition?: string },
+  ): Promise<string> {
     const { run, task } = await this.runOf(worker, runId);
     const decisionId = randomUUID();
     const subject = body.kind && body.kind !== "question" ? body.kind : undefined;
     const r = await this.deps.tasks.raise(
       { task, run },
-      { kind: "decision-requested", runId, leaseEpoch: body.leaseEpoch, decisionId, question: body.question, blocks: body.blocks ?? "run", ...(body.condition ? { condition: body.condition } : {}), ...(subject ? { subject } : {}) },
+      {
+        kind: "decision-requested",
+        runId,
+        leaseEpoch: body.leaseEpoch,
+        decisionId,
+        question: body.question,
+        blocks: body.blocks ?? "run",
+        ...(body.condition ? { condition: body.condition } : {}),
+        ...(subject ? { subject } : {}),
+      },
     );
     if (r.outcome === "refused") throw conflict(r.message, r.reason);
     void worker;

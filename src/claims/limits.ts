@@ -20,16 +20,31 @@ export const ownerOf = (repo: string) => repo.split("/")[0]!;
  * rolls back), and the one that makes this run the breaker's probe when the
  * cool-down has passed.
  */
-export function gateSteps(provider: Database["provider"], repo: string, config: RepoConfig, runId: string, now: Date): Step[] {
+export function gateSteps(
+  provider: Database["provider"],
+  repo: string,
+  config: RepoConfig,
+  runId: string,
+  now: Date,
+): Step[] {
   const owner = ownerOf(repo);
   return [
-    ...(provider === "postgresql" ? [{ sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`, args: [`orchestra:limits:${owner.toLowerCase()}`] }] : []),
+    ...(provider === "postgresql"
+      ? [
+          {
+            sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`,
+            args: [`orchestra:limits:${owner.toLowerCase()}`],
+          },
+        ]
+      : []),
     {
       sql: `SELECT "scope", "reason" FROM "Pause" WHERE "scope" IN (?, ?)`,
       args: [EVERYWHERE, repo],
       check: (r) => {
         const p = r.rows[0];
-        return p ? `${p["scope"] === EVERYWHERE ? "Orchestra" : repo} is paused by an operator: ${String(p["reason"])}` : null;
+        return p
+          ? `${p["scope"] === EVERYWHERE ? "Orchestra" : repo} is paused by an operator: ${String(p["reason"])}`
+          : null;
       },
     },
     {
@@ -39,23 +54,31 @@ export function gateSteps(provider: Database["provider"], repo: string, config: 
         const row = r.rows[0];
         if (!row) return null; // not recorded yet: the configuration just read is the judge
         if (row["configProblems"] !== null) return `${repo}'s .github/orchestra.yml is invalid`;
-        if (row["paused"] === true || row["paused"] === 1) return `${repo} is paused (paused: true in .github/orchestra.yml)`;
+        if (row["paused"] === true || row["paused"] === 1)
+          return `${repo} is paused (paused: true in .github/orchestra.yml)`;
         const until = dateOf(row["breakerUntil"]);
-        if (until && until > now) return `${repo}'s breaker is open until ${until.toISOString()} (${String(row["breakerClass"])})`;
-        if (until && row["probeRunId"] !== null) return `${repo}'s breaker waits on its probe run ${String(row["probeRunId"])}`;
+        if (until && until > now)
+          return `${repo}'s breaker is open until ${until.toISOString()} (${String(row["breakerClass"])})`;
+        if (until && row["probeRunId"] !== null)
+          return `${repo}'s breaker waits on its probe run ${String(row["probeRunId"])}`;
         return null;
       },
     },
     // Past the cool-down, the first claim is the breaker's one probe.
-    { sql: `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`, args: [runId, repo, now] },
+    {
+      sql: `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`,
+      args: [runId, repo, now],
+    },
     {
       sql: `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" FROM "Task" WHERE "state" = 'claimed' AND substr("repo", 1, ?) = ?`,
       args: [repo, owner.length + 1, `${owner}/`],
       check: (r) => {
         const inRepo = Number(r.rows[0]?.["inRepo"] ?? 0);
         const inOrg = Number(r.rows[0]?.["inOrg"] ?? 0);
-        if (inRepo > config.limits.maxConcurrentPerRepo) return `${repo} is at its limit of ${config.limits.maxConcurrentPerRepo} live leases`;
-        if (inOrg > config.limits.maxConcurrentPerOrg) return `${owner} is at its limit of ${config.limits.maxConcurrentPerOrg} live leases`;
+        if (inRepo > config.limits.maxConcurrentPerRepo)
+          return `${repo} is at its limit of ${config.limits.maxConcurrentPerRepo} live leases`;
+        if (inOrg > config.limits.maxConcurrentPerOrg)
+          return `${owner} is at its limit of ${config.limits.maxConcurrentPerOrg} live leases`;
         return null;
       },
     },

@@ -68,14 +68,16 @@ function problemLines(prefix: string, issues: z.ZodError["issues"]): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) lines.push(`${fieldPath(prefix, [...issue.path, key])}: not a field of the facts document`);
+      for (const key of issue.keys)
+        lines.push(`${fieldPath(prefix, [...issue.path, key])}: not a field of the facts document`);
       continue;
     }
     const where = fieldPath(prefix, issue.path) || "(document)";
     let message = issue.message.replace(/^Invalid (input|option): /, "");
     const missing = /^expected (.+), received undefined$/.exec(message);
     // "pr: missing (expected object)" would send people hunting for a PR they do not have.
-    if (missing) message = `missing (expected ${missing[1]}${fieldSchema(issue.path)?.safeParse(null).success ? " or null" : ""})`;
+    if (missing)
+      message = `missing (expected ${missing[1]}${fieldSchema(issue.path)?.safeParse(null).success ? " or null" : ""})`;
     lines.push(`${where}: ${message}`);
   }
   return lines;
@@ -93,7 +95,9 @@ export function classifyCommand(input: string, flags: ClassifyFlags = {}): CliAn
   // Editors on some platforms save JSON with a byte-order mark; JSON.parse rejects it.
   const text = input.replace(/^\uFEFF/, "");
   if (text.trim() === "") {
-    return fail([`classify: no input on stdin; it reads ${flags.batch ? "a JSON array of facts documents" : "one facts document (JSON)"}, e.g. orchestra classify${flags.batch ? " --batch" : ""} < facts.json`]);
+    return fail([
+      `classify: no input on stdin; it reads ${flags.batch ? "a JSON array of facts documents" : "one facts document (JSON)"}, e.g. orchestra classify${flags.batch ? " --batch" : ""} < facts.json`,
+    ]);
   }
   let parsed: unknown;
   try {
@@ -104,7 +108,9 @@ export function classifyCommand(input: string, flags: ClassifyFlags = {}): CliAn
 
   if (flags.batch) {
     if (!Array.isArray(parsed)) {
-      return fail([`classify --batch: expected a JSON array of facts documents, got ${describe(parsed)}; for one document drop --batch`]);
+      return fail([
+        `classify --batch: expected a JSON array of facts documents, got ${describe(parsed)}; for one document drop --batch`,
+      ]);
     }
     const docs: Facts[] = [];
     const problems: string[] = [];

@@ -49,5 +49,11 @@ export function reason(err: unknown): string {
       .join(", ");
     return details ? `${String(kind)}: ${details}` : String(kind);
   }
-  return (err instanceof Error ? err.message : String(err)).split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "unknown error";
+  return (
+    (err instanceof Error ? err.message : String(err))
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? "unknown error"
+  );
 }

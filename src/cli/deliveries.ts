@@ -6,17 +6,32 @@
  */
 export interface DeliveriesAnswer {
   summary: Record<string, number>;
-  deliveries: Array<{ deliveryId: string; event: string; action: string | null; state: string; attempts: number; nextAttemptAt: string; firstFailedAt: string | null; errors: Array<{ class: string; message: string }> }>;
+  deliveries: Array<{
+    deliveryId: string;
+    event: string;
+    action: string | null;
+    state: string;
+    attempts: number;
+    nextAttemptAt: string;
+    firstFailedAt: string | null;
+    errors: Array<{ class: string; message: string }>;
+  }>;
 }
 
 export function deliveriesText(body: DeliveriesAnswer): string {
-  const lines = [`deliveries: ${Object.entries(body.summary).map(([k, v]) => `${k}=${v}`).join(" ")}`];
+  const lines = [
+    `deliveries: ${Object.entries(body.summary)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  ];
   for (const d of body.deliveries) {
     const failures = d.errors.filter((e) => e.class !== "parked");
     const last = failures[failures.length - 1]?.message;
     const since = d.firstFailedAt ? `  failing since ${d.firstFailedAt}` : "";
     const next = d.state === "retrying" ? `  next attempt ${d.nextAttemptAt}` : "";
-    lines.push(`${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  attempts=${d.attempts}${d.state === "retrying" || d.state === "parked" ? since : ""}${next}${last ? `  last error: ${last}` : ""}`);
+    lines.push(
+      `${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  attempts=${d.attempts}${d.state === "retrying" || d.state === "parked" ? since : ""}${next}${last ? `  last error: ${last}` : ""}`,
+    );
     const parked = d.state === "parked" ? d.errors.filter((e) => e.class === "parked").pop() : undefined;
     if (parked) lines.push(`  ${parked.message}`);
   }

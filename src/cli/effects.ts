@@ -5,14 +5,33 @@
  */
 export interface EffectsAnswer {
   counts: Record<string, number>;
-  effects: Array<{ id: string; task: string | null; kind: string; state: string; attempts: number; note: string | null; errors: Array<{ message: string }> }>;
+  effects: Array<{
+    id: string;
+    task: string | null;
+    kind: string;
+    state: string;
+    attempts: number;
+    note: string | null;
+    errors: Array<{ message: string }>;
+  }>;
 }
 
 export function effectsText(body: EffectsAnswer): string {
-  let text = `counts: ${Object.entries(body.counts).map(([k, v]) => `${k}=${v}`).join(" ") || "none"}\n`;
+  let text = `counts: ${
+    Object.entries(body.counts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ") || "none"
+  }\n`;
   for (const e of body.effects) {
     const last = e.errors[e.errors.length - 1]?.message;
-    const why = e.state === "parked" || e.state === "pending" ? (last ? `  last error: ${last}` : "") : e.note ? `  ${e.note}` : "";
+    const why =
+      e.state === "parked" || e.state === "pending"
+        ? last
+          ? `  last error: ${last}`
+          : ""
+        : e.note
+          ? `  ${e.note}`
+          : "";
     text += `${e.id}  ${e.kind}  ${e.state}  attempts=${e.attempts}  task=${e.task ?? "-"}${why}\n`;
   }
   return text;
@@ -24,5 +43,10 @@ export interface IgnoredAnswer {
 
 export function ignoredText(body: IgnoredAnswer): string {
   const width = Math.max(0, ...body.counters.map((c) => c.name.length));
-  return body.counters.map((c) => `${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`).join("");
+  return body.counters
+    .map(
+      (c) =>
+        `${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`,
+    )
+    .join("");
 }

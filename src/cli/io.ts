@@ -21,7 +21,8 @@ export const out = (text: string): void => {
 };
 
 /** The service's base URL: ORCHESTRA_URL, else localhost on $PORT (default 3000). */
-export const baseUrl = (): string => process.env["ORCHESTRA_URL"] ?? `http://localhost:${process.env["PORT"] ?? "3000"}`;
+export const baseUrl = (): string =>
+  process.env["ORCHESTRA_URL"] ?? `http://localhost:${process.env["PORT"] ?? "3000"}`;
 
 /** An admin API call; on an error answer it reports the failure and exits 1. */
 export async function api(path: string, init: RequestInit = {}): Promise<unknown> {
@@ -32,19 +33,31 @@ export async function api(path: string, init: RequestInit = {}): Promise<unknown
   try {
     res = await fetch(base + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
   } catch (err) {
-    die(EXIT.failed, `cannot reach the service at ${maskUrl(base)} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`);
+    die(
+      EXIT.failed,
+      `cannot reach the service at ${maskUrl(base)} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`,
+    );
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
     const why = (body as { error?: string } | null)?.error ?? res.statusText;
-    const hint = res.status === 401 ? "; check ORCHESTRA_ADMIN_TOKEN against the service's" : res.status >= 500 ? "; see the service's log, then try again" : "";
+    const hint =
+      res.status === 401
+        ? "; check ORCHESTRA_ADMIN_TOKEN against the service's"
+        : res.status >= 500
+          ? "; see the service's log, then try again"
+          : "";
     die(EXIT.failed, `${init.method ?? "GET"} ${path} answered ${res.status}: ${why}${hint}`);
   }
   return body;
 }
 
 /** A JSON body for a POST. */
-export const post = (value: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(value) });
+export const post = (value: unknown): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(value),
+});
 
 /** A query string from the values that are set. */
 export function query(values: Record<string, string | undefined>): string {
@@ -61,6 +74,10 @@ export const when = (iso: string | null | undefined): string => (iso ? iso.repla
 /** A fixed-width table, two spaces between columns, the last column unpadded. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return `${[header, ...rows].map(line).join("\n")}\n`;
 }

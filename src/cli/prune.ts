@@ -7,7 +7,14 @@
  */
 import { ConfigError, parseEnv } from "../config/env.js";
 import { scrub, secretsOf } from "../config/redact.js";
-import { PRUNED_KINDS, prune, totalOf, type PrunedKind, type PruneResult, type RetentionPolicy } from "../reconcile/retention.js";
+import {
+  PRUNED_KINDS,
+  prune,
+  totalOf,
+  type PrunedKind,
+  type PruneResult,
+  type RetentionPolicy,
+} from "../reconcile/retention.js";
 import { openExisting, reason } from "./database.js";
 
 export interface PruneFlags {
@@ -49,7 +56,9 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
     io.err(`orchestra: ${scrub(message, secretsOf(io.env))}\n`);
     return code;
   };
-  const settings = Object.fromEntries(Object.entries(io.env).filter(([k]) => k === "DATABASE_URL" || k.startsWith("ORCHESTRA_RETENTION_")));
+  const settings = Object.fromEntries(
+    Object.entries(io.env).filter(([k]) => k === "DATABASE_URL" || k.startsWith("ORCHESTRA_RETENTION_")),
+  );
   let url: string | undefined;
   let policy: RetentionPolicy;
   try {
@@ -63,10 +72,16 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
   const opened = await openExisting(url);
   if (!opened.ok) {
     if (opened.problem === "missing") {
-      return fail(1, `no database at ${opened.path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`);
+      return fail(
+        1,
+        `no database at ${opened.path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`,
+      );
     }
     const where = opened.problem === "unreachable" ? opened.where : (opened.url ?? "the default ./data/orchestra.db");
-    return fail(1, `database unreachable at ${where} (${opened.why}); check DATABASE_URL and that the database server is running, then run orchestra prune again`);
+    return fail(
+      1,
+      `database unreachable at ${where} (${opened.why}); check DATABASE_URL and that the database server is running, then run orchestra prune again`,
+    );
   }
   const { database } = opened;
   try {
@@ -85,7 +100,11 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
       });
     } catch (err) {
       const why = reason(err);
-      if (/no such table|does not exist|TableDoesNotExist/i.test(why)) return fail(1, `the database at ${database.where} has no Orchestra tables (${why}); run orchestra migrate first`);
+      if (/no such table|does not exist|TableDoesNotExist/i.test(why))
+        return fail(
+          1,
+          `the database at ${database.where} has no Orchestra tables (${why}); run orchestra migrate first`,
+        );
       return fail(1, `prune stopped (${why}); what was deleted before stays deleted; run orchestra prune again`);
     }
     const total = totalOf(result.counts);
@@ -106,9 +125,18 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
       );
       return 0;
     }
-    io.out(result.dryRun ? `dry run: nothing deleted; would delete ${total} row(s) (${database.provider}, ${database.where})\n` : `deleted ${total} row(s) (${database.provider}, ${database.where})\n`);
-    for (const k of PRUNED_KINDS) io.out(`  ${LABEL[k].padEnd(34)} ${String(result.counts[k]).padStart(8)}  older than ${result.cutoffs[k].toISOString()}\n`);
-    io.out("kept: parked deliveries and effects, unfinished work, and task history (tasks, runs, decisions, receipts)\n");
+    io.out(
+      result.dryRun
+        ? `dry run: nothing deleted; would delete ${total} row(s) (${database.provider}, ${database.where})\n`
+        : `deleted ${total} row(s) (${database.provider}, ${database.where})\n`,
+    );
+    for (const k of PRUNED_KINDS)
+      io.out(
+        `  ${LABEL[k].padEnd(34)} ${String(result.counts[k]).padStart(8)}  older than ${result.cutoffs[k].toISOString()}\n`,
+      );
+    io.out(
+      "kept: parked deliveries and effects, unfinished work, and task history (tasks, runs, decisions, receipts)\n",
+    );
     return 0;
   } finally {
     await database.close();

@@ -48,7 +48,8 @@ export function shortEvidence(r: Pick<RunRow, "evidence" | "errors">, width = 80
 }
 
 /** The run's state, with why it ended unless that only repeats it ("exited 1 without a pull request"). */
-export const outcome = (r: Pick<RunRow, "state" | "endReason">): string => (!r.endReason ? r.state : r.endReason.startsWith(r.state) ? r.endReason : `${r.state}: ${r.endReason}`);
+export const outcome = (r: Pick<RunRow, "state" | "endReason">): string =>
+  !r.endReason ? r.state : r.endReason.startsWith(r.state) ? r.endReason : `${r.state}: ${r.endReason}`;
 
 export function runsText(a: RunsAnswer, now = new Date()): string {
   if (a.runs.length === 0) return "no runs\n";

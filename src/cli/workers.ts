@@ -18,20 +18,29 @@ export const WORKERS_USAGE = `  workers [list] [--json]      worker tokens: id, 
   workers rotate <id> [--json] a new token for a worker, printed once; the old token stops working`;
 
 /** Parses `workers …` arguments: the verb, its worker id, --json; or what is wrong with them. */
-export function workersArgs(args: string[]): { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean } | { error: string } {
+export function workersArgs(
+  args: string[],
+): { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean } | { error: string } {
   const json = args.includes("--json");
   const rest = args.filter((a) => a !== "--json");
   const unknown = rest.find((a) => a.startsWith("-"));
   if (unknown) return { error: `workers: unknown option ${unknown}\n${WORKERS_USAGE}` };
   const [verb = "list", id, extra] = rest;
-  if (verb !== "list" && verb !== "revoke" && verb !== "rotate") return { error: `workers: unknown verb "${verb}"; use list, revoke <id> or rotate <id>\n${WORKERS_USAGE}` };
-  if (verb === "list") return rest.length > 1 ? { error: `workers list takes no arguments (got ${rest.slice(1).join(" ")})` } : { verb, json };
+  if (verb !== "list" && verb !== "revoke" && verb !== "rotate")
+    return { error: `workers: unknown verb "${verb}"; use list, revoke <id> or rotate <id>\n${WORKERS_USAGE}` };
+  if (verb === "list")
+    return rest.length > 1
+      ? { error: `workers list takes no arguments (got ${rest.slice(1).join(" ")})` }
+      : { verb, json };
   if (!id) return { error: `workers ${verb} needs a worker id; list them with: orchestra workers list` };
   if (extra !== undefined) return { error: `workers ${verb} takes one worker id (got ${rest.slice(1).join(" ")})` };
   return { verb, id, json };
 }
 
-export async function workersCommand(args: { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean }, io: WorkersIo): Promise<void> {
+export async function workersCommand(
+  args: { verb: "list" | "revoke" | "rotate"; id?: string; json: boolean },
+  io: WorkersIo,
+): Promise<void> {
   const { out } = io;
   const list = async () => ((await io.api("/api/v1/workers")) as { workers: WorkerListing[] }).workers;
   if (args.verb === "list") {
@@ -52,15 +61,23 @@ export async function workersCommand(args: { verb: "list" | "revoke" | "rotate";
     }
     const name = after?.name ?? before?.name ?? "?";
     const leases = before?.liveLeases ?? 0;
-    out(`worker ${id} (${name}) revoked: its token is refused from now on; ${leases} live lease${leases === 1 ? "" : "s"} released (their runs are classified by the next sweep)\n`);
+    out(
+      `worker ${id} (${name}) revoked: its token is refused from now on; ${leases} live lease${leases === 1 ? "" : "s"} released (their runs are classified by the next sweep)\n`,
+    );
     return;
   }
-  const rotated = (await io.api(`${path}/rotate`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })) as { id: string; token: string; tokenHint: string; rotatedAt: string };
+  const rotated = (await io.api(`${path}/rotate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+  })) as { id: string; token: string; tokenHint: string; rotatedAt: string };
   if (args.json) {
     out(`${JSON.stringify(rotated, null, 2)}\n`);
     return;
   }
-  out(`new token for worker ${id} (shown once; Orchestra keeps only its hash; the old token no longer works):\n${rotated.token}\n`);
+  out(
+    `new token for worker ${id} (shown once; Orchestra keeps only its hash; the old token no longer works):\n${rotated.token}\n`,
+  );
 }
 
 /** A fixed-width table of workers, one line each, the newest last. */
@@ -68,6 +85,14 @@ export function table(workers: WorkerListing[]): string {
   if (workers.length === 0) return "no workers registered; register one with POST /api/v1/workers (admin token)\n";
   return textTable(
     ["ID", "NAME", "REPOS", "TOKEN", "LAST SEEN", "LEASES", "REVOKED"],
-    workers.map((w) => [w.id, w.name, w.repos === null ? "all" : w.repos.join(","), w.tokenHint ? `…${w.tokenHint}` : "-", when(w.lastSeenAt), String(w.liveLeases), when(w.revokedAt)]),
+    workers.map((w) => [
+      w.id,
+      w.name,
+      w.repos === null ? "all" : w.repos.join(","),
+      w.tokenHint ? `…${w.tokenHint}` : "-",
+      when(w.lastSeenAt),
+      String(w.liveLeases),
+      when(w.revokedAt),
+    ]),
   );
 }

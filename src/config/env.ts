@@ -8,7 +8,12 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "./redact.js";
 import { DEFAULT_FLEET_DEBOUNCE_MS } from "../machine/fleet.js";
-import { DEFAULT_RETENTION, GITHUB_REDELIVERY_DAYS, MIN_DELIVERIES_DAYS, type RetentionPolicy } from "../reconcile/retention.js";
+import {
+  DEFAULT_RETENTION,
+  GITHUB_REDELIVERY_DAYS,
+  MIN_DELIVERIES_DAYS,
+  type RetentionPolicy,
+} from "../reconcile/retention.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
@@ -21,7 +26,8 @@ const pem = z
   .string()
   .transform(normalizeKey)
   .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
-    message: "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
+    message:
+      "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
   });
 
 /** A whole number of `unit` between `min` and `max`, defaulting to `fallback`; `why` explains the minimum. */
@@ -53,13 +59,17 @@ const schema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   GHE_HOST: z
     .string()
-    .regex(/^[A-Za-z0-9.-]+(:[0-9]+)?$/, "must be a host name with an optional port, without a scheme, e.g. github.example.com or 127.0.0.1:3001")
+    .regex(
+      /^[A-Za-z0-9.-]+(:[0-9]+)?$/,
+      "must be a host name with an optional port, without a scheme, e.g. github.example.com or 127.0.0.1:3001",
+    )
     .optional(),
   GHE_PROTOCOL: z.enum(["http", "https"], { message: "must be http or https" }).default("https"),
   DATABASE_URL: z
     .string()
     .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(u), {
-      message: "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for the embedded database under ./data/",
+      message:
+        "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for the embedded database under ./data/",
     })
     .optional(),
   ORCHESTRA_ADMIN_TOKEN: z
@@ -68,11 +78,17 @@ const schema = z.object({
     .optional(),
   ORCHESTRA_METRICS_TOKEN: z
     .string()
-    .min(32, "must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset to serve /metrics without a token")
+    .min(
+      32,
+      "must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset to serve /metrics without a token",
+    )
     .optional(),
   NODE_ENV: z.string().optional(),
   ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
-  ORCHESTRA_NPM_REGISTRY: z.string().url("must be an http(s) URL, e.g. https://registry.npmjs.org").default("https://registry.npmjs.org"),
+  ORCHESTRA_NPM_REGISTRY: z
+    .string()
+    .url("must be an http(s) URL, e.g. https://registry.npmjs.org")
+    .default("https://registry.npmjs.org"),
   ORCHESTRA_RETENTION_DELIVERIES_DAYS: whole(
     "days",
     MIN_DELIVERIES_DAYS,
@@ -84,9 +100,27 @@ const schema = z.object({
   ORCHESTRA_RETENTION_IDEMPOTENCY_HOURS: whole("hours", 1, 876_000, DEFAULT_RETENTION.idempotencyHours),
   ORCHESTRA_RETENTION_SWEEP_REPORTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.sweepReportsDays),
   ORCHESTRA_RETENTION_AUDIT_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.auditDays),
-  ORCHESTRA_RETRY_WINDOW_HOURS: whole("hours", 1, 168, 6, ": a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage"),
-  ORCHESTRA_FLEET_DEBOUNCE_SECONDS: whole("seconds", 5, 3_600, DEFAULT_FLEET_DEBOUNCE_MS / 1000, ": each window is at most one edit of a repository's fleet issue"),
-  ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole("minutes", 0, 525_600, DEFAULT_RETENTION.intervalMinutes, " (0 turns scheduled pruning off)"),
+  ORCHESTRA_RETRY_WINDOW_HOURS: whole(
+    "hours",
+    1,
+    168,
+    6,
+    ": a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage",
+  ),
+  ORCHESTRA_FLEET_DEBOUNCE_SECONDS: whole(
+    "seconds",
+    5,
+    3_600,
+    DEFAULT_FLEET_DEBOUNCE_MS / 1000,
+    ": each window is at most one edit of a repository's fleet issue",
+  ),
+  ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole(
+    "minutes",
+    0,
+    525_600,
+    DEFAULT_RETENTION.intervalMinutes,
+    " (0 turns scheduled pruning off)",
+  ),
 });
 
 export interface Credentials {
@@ -134,7 +168,10 @@ const shown = (v: string | undefined): string => {
   return `"${masked.length > 60 ? `${masked.slice(0, 57)}...` : masked}"`;
 };
 
-export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => string = (p) => readFileSync(p, "utf8")): Env {
+export function parseEnv(
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string = (p) => readFileSync(p, "utf8"),
+): Env {
   const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(raw);
   const lines: string[] = [];
@@ -152,21 +189,37 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     try {
       privateKey = normalizeKey(readFile(e.PRIVATE_KEY_PATH));
     } catch (err) {
-      throw new ConfigError([`PRIVATE_KEY_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): must name a readable PEM file, got "${e.PRIVATE_KEY_PATH}"`]);
+      throw new ConfigError([
+        `PRIVATE_KEY_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): must name a readable PEM file, got "${e.PRIVATE_KEY_PATH}"`,
+      ]);
     }
     const check = pem.safeParse(privateKey);
-    if (!check.success) throw new ConfigError([`PRIVATE_KEY_PATH ${check.error.issues[0]?.message ?? "is not a PEM key"} (file "${e.PRIVATE_KEY_PATH}")`]);
+    if (!check.success)
+      throw new ConfigError([
+        `PRIVATE_KEY_PATH ${check.error.issues[0]?.message ?? "is not a PEM key"} (file "${e.PRIVATE_KEY_PATH}")`,
+      ]);
   }
   const production = e.NODE_ENV === "production";
   const registered = Boolean(e.APP_ID || privateKey);
   let credentials: Credentials | undefined;
   if (registered || production) {
     if (!e.APP_ID) lines.push("APP_ID is missing: set it to the App's numeric id from its settings page, e.g. 123456");
-    if (!privateKey) lines.push("PRIVATE_KEY is missing: set PRIVATE_KEY to the App's PEM private key, or PRIVATE_KEY_PATH to a file holding it");
+    if (!privateKey)
+      lines.push(
+        "PRIVATE_KEY is missing: set PRIVATE_KEY to the App's PEM private key, or PRIVATE_KEY_PATH to a file holding it",
+      );
     if (!e.WEBHOOK_SECRET) lines.push("WEBHOOK_SECRET is missing: set it to the webhook secret configured on the App");
-    if (!e.ORCHESTRA_ADMIN_TOKEN) lines.push("ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of at least 32 characters, e.g. the output of: openssl rand -hex 32");
+    if (!e.ORCHESTRA_ADMIN_TOKEN)
+      lines.push(
+        "ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of at least 32 characters, e.g. the output of: openssl rand -hex 32",
+      );
     if (lines.length > 0) throw new ConfigError(lines);
-    credentials = { appId: Number(e.APP_ID), privateKey: privateKey!, webhookSecret: e.WEBHOOK_SECRET!, adminToken: e.ORCHESTRA_ADMIN_TOKEN! };
+    credentials = {
+      appId: Number(e.APP_ID),
+      privateKey: privateKey!,
+      webhookSecret: e.WEBHOOK_SECRET!,
+      adminToken: e.ORCHESTRA_ADMIN_TOKEN!,
+    };
   }
   const baseUrl = e.GHE_HOST ? `${e.GHE_PROTOCOL}://${e.GHE_HOST}/api/v3` : undefined;
   const dryRun = e.ORCHESTRA_DRY_RUN === "true" || e.ORCHESTRA_DRY_RUN === "1";
@@ -178,5 +231,19 @@ export function parseEnv(env: NodeJS.ProcessEnv, readFile: (path: string) => str
     auditDays: e.ORCHESTRA_RETENTION_AUDIT_DAYS,
     intervalMinutes: e.ORCHESTRA_RETENTION_INTERVAL_MINUTES,
   };
-  return { port: e.PORT, host: e.HOST, logLevel: e.LOG_LEVEL, baseUrl, databaseUrl: e.DATABASE_URL, production, dryRun, npmRegistry: e.ORCHESTRA_NPM_REGISTRY, retention, retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS, fleetDebounceSeconds: e.ORCHESTRA_FLEET_DEBOUNCE_SECONDS, metricsToken: e.ORCHESTRA_METRICS_TOKEN, credentials };
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    baseUrl,
+    databaseUrl: e.DATABASE_URL,
+    production,
+    dryRun,
+    npmRegistry: e.ORCHESTRA_NPM_REGISTRY,
+    retention,
+    retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS,
+    fleetDebounceSeconds: e.ORCHESTRA_FLEET_DEBOUNCE_SECONDS,
+    metricsToken: e.ORCHESTRA_METRICS_TOKEN,
+    credentials,
+  };
 }

@@ -51,7 +51,9 @@ const PLACEHOLDER = "user:password";
  */
 export function scrub(text: string, secrets: Iterable<string | undefined> = []): string {
   let out = text;
-  for (const s of [...secrets].filter((s): s is string => typeof s === "string" && s.length >= 4).sort((a, b) => b.length - a.length)) {
+  for (const s of [...secrets]
+    .filter((s): s is string => typeof s === "string" && s.length >= 4)
+    .sort((a, b) => b.length - a.length)) {
     out = out.split(s).join("***");
   }
   out = out.replace(/[a-zA-Z][a-zA-Z0-9+.-]*:\/\/\S*@\S*/g, (u) => (u.includes(`://${PLACEHOLDER}@`) ? u : maskUrl(u)));

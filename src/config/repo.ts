@@ -47,7 +47,13 @@ export const repoConfigSchema = z
         failed: label.default("agent:failed"),
       })
       .strict()
-      .default({ queued: "agent:queued", inProgress: "agent:in-progress", review: "agent:review", blocked: "agent:blocked", failed: "agent:failed" }),
+      .default({
+        queued: "agent:queued",
+        inProgress: "agent:in-progress",
+        review: "agent:review",
+        blocked: "agent:blocked",
+        failed: "agent:failed",
+      }),
     /** Who counts as a trusted human: at least this permission, or listed. */
     trust: z
       .object({
@@ -86,7 +92,12 @@ export const repoConfigSchema = z
       .strict()
       .default(BREAKER),
     /** Agent branches are `<branchPrefix>issue-<number>`. */
-    branchPrefix: z.string().min(1).max(100).regex(/^[A-Za-z0-9._/-]+$/, "letters, digits, . _ / - only").default("agent/"),
+    branchPrefix: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[A-Za-z0-9._/-]+$/, "letters, digits, . _ / - only")
+      .default("agent/"),
     /** Earlier wins; unlabelled issues come after all of these, oldest queued first. */
     priorityLabels: z.array(label).default([]),
     /** Dispatch mode: claim on queue and run this workflow instead of waiting for a worker. */

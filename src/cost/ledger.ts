@@ -13,7 +13,10 @@ export class Ledger {
   async add(taskId: string | null, counts: Pick<CallCounts, "reads" | "writes">): Promise<void> {
     if (!taskId || counts.reads + counts.writes === 0) return;
     for (let i = 0; i < 3; i++) {
-      const r = await this.db.taskLedger.updateMany({ where: { taskId }, data: { githubReads: { increment: counts.reads }, githubWrites: { increment: counts.writes } } });
+      const r = await this.db.taskLedger.updateMany({
+        where: { taskId },
+        data: { githubReads: { increment: counts.reads }, githubWrites: { increment: counts.writes } },
+      });
       if (r.count === 1) return;
       try {
         await this.db.taskLedger.create({ data: { taskId, githubReads: counts.reads, githubWrites: counts.writes } });

@@ -57,12 +57,21 @@ export function stackedBars(title: string, data: HourSeries, unit: string): Html
       const v = s.counts[i]!;
       if (v === 0) continue;
       const x = PAD.left + i * slot + (slot - barW) / 2;
-      bars.push(html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)!}"><title>${hourLabel(hour)} UTC: ${v} ${s.name}</title></rect>`);
+      bars.push(
+        html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)!}"><title>${hourLabel(hour)} UTC: ${v} ${s.name}</title></rect>`,
+      );
       base += v;
     }
   });
-  const ticks = [0, max / 2, max].map((v) => html`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="axis" x="${PAD.left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Number.isInteger(v) ? v : v.toFixed(1)}</text>`);
-  const labels = data.hours.map((h, i) => (i % 6 === 0 || i === n - 1 ? html`<text class="axis" x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${hourLabel(h)}</text>` : html``));
+  const ticks = [0, max / 2, max].map(
+    (v) =>
+      html`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="axis" x="${PAD.left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Number.isInteger(v) ? v : v.toFixed(1)}</text>`,
+  );
+  const labels = data.hours.map((h, i) =>
+    i % 6 === 0 || i === n - 1
+      ? html`<text class="axis" x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${hourLabel(h)}</text>`
+      : html``,
+  );
   const sums = data.series.map((s) => `${s.counts.reduce((a, b) => a + b, 0)} ${s.name}`);
   const name = `${title}, last ${n} hours: ${sums.length ? sums.join(", ") : `no ${unit}`}`;
   return html`<figure class="chart">
@@ -75,4 +84,3 @@ export function stackedBars(title: string, data: HourSeries, unit: string): Html
   </details>
 </figure>`;
 }
-

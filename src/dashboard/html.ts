@@ -41,7 +41,14 @@ export function relative(at: Date | string | null | undefined, now: Date): strin
   if (!at) return "—";
   const ms = new Date(at).getTime() - now.getTime();
   const abs = Math.abs(ms);
-  const text = abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} min` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+  const text =
+    abs < 60_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 3_600_000
+        ? `${Math.round(abs / 60_000)} min`
+        : abs < 172_800_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} d`;
   return ms >= 0 ? `in ${text}` : `${text} ago`;
 }
 

@@ -23,11 +23,13 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
 <body>
 <header class="top">
   <h1>Orchestra</h1>
-  ${ctx.csrf
-    ? html`<nav aria-label="Dashboard"><a href="/dashboard">Fleet</a><a href="/dashboard#parked">Parked</a></nav>
+  ${
+    ctx.csrf
+      ? html`<nav aria-label="Dashboard"><a href="/dashboard">Fleet</a><a href="/dashboard#parked">Parked</a></nav>
   <span class="muted">as of <time datetime="${ctx.now.toISOString()}">${ctx.now.toISOString().slice(0, 19).replace("T", " ")} UTC</time></span>
   ${postButton(ctx, "/dashboard/sign-out", "Sign out")}`
-    : html``}
+      : html``
+  }
 </header>
 <main>
 ${ctx.notice ? html`<p class="notice" role="status">${ctx.notice}</p>` : html``}
@@ -39,7 +41,12 @@ ${body}
 }
 
 /** A button that posts to `action` with the session's CSRF token; `label` is also its accessible name. */
-export function postButton(ctx: PageContext, action: string, label: string, opts: { name?: string; danger?: boolean } = {}): Html {
+export function postButton(
+  ctx: PageContext,
+  action: string,
+  label: string,
+  opts: { name?: string; danger?: boolean } = {},
+): Html {
   return html`<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${ctx.csrf ?? ""}"><button type="submit"${opts.danger ? html` class="danger"` : html``}${opts.name ? html` aria-label="${opts.name}"` : html``}>${label}</button></form>`;
 }
 

@@ -19,7 +19,9 @@ const plain = (line: string): string => line.replace(/\*\*|`/g, "");
 
 /** The line under a list cut at LISTED: how many more, and the command that lists them all. */
 const more = (total: number, state: string): Html =>
-  total > LISTED ? html`<p class="muted">and ${total - LISTED} more ${state}: <code>orchestra tasks --state ${state}</code> lists them</p>` : html``;
+  total > LISTED
+    ? html`<p class="muted">and ${total - LISTED} more ${state}: <code>orchestra tasks --state ${state}</code> lists them</p>`
+    : html``;
 
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
 
@@ -45,21 +47,26 @@ ${healthSection(ctx, d.health)}
 
 <section aria-labelledby="queue-h">
   <h2 id="queue-h">Queue <span class="muted">(${queued}, in claim order)</span></h2>
-  ${f.queue.length === 0
-    ? html`<p class="empty">Nothing is queued.</p>`
-    : f.queue.map(
-        (r) => html`<h3>${r.repo}</h3>
+  ${
+    f.queue.length === 0
+      ? html`<p class="empty">Nothing is queued.</p>`
+      : f.queue.map(
+          (r) => html`<h3>${r.repo}</h3>
   ${table(
     `Queue of ${r.repo}`,
     ["#", "Issue", "Task", "Attempt", "Queued", "Waiting for"],
     r.tasks.map(
-      (t, i) => html`<tr><td class="num">${i + 1}</td><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td class="num">${t.attempt}</td><td>${time(t.queuedAt, ctx.now)}</td>
+      (
+        t,
+        i,
+      ) => html`<tr><td class="num">${i + 1}</td><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td class="num">${t.attempt}</td><td>${time(t.queuedAt, ctx.now)}</td>
       <td>${t.waitingFor ? html`<b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}${t.waitingFor.until ? html` (until ${time(t.waitingFor.until, ctx.now)})` : html``}` : html`<span class="muted">next to be claimed</span>`}</td></tr>`,
     ),
     "",
   )}
   ${r.more ? html`<p class="muted">${r.tasks.length ? `and ${r.more} more` : `${r.more} queued, all later in claim order than the first ${QUEUE_READ} of the fleet`}: <code>orchestra tasks --repo ${r.repo} --state queued</code> lists them</p>` : html``}`,
-      )}
+        )
+  }
 </section>
 
 <section aria-labelledby="leases-h">
@@ -68,7 +75,9 @@ ${healthSection(ctx, d.health)}
     "Live leases",
     ["Issue", "Task", "Worker", "Run", "Step", "Time left"],
     f.leases.map(
-      (l) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>` : "dispatched"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
+      (
+        l,
+      ) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>` : "dispatched"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
       <td>${l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`}</td></tr>`,
     ),
     "No run holds a lease.",
@@ -82,11 +91,12 @@ ${healthSection(ctx, d.health)}
     "Blocked tasks",
     ["Issue", "Task", "Waiting on a human for"],
     f.blocked.map(
-      (b) => html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
-        b.question
-          ? html`<b>question</b> from ${b.question.author.startsWith("run:") ? "the agent" : b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
-          : plain(b.why)
-      }</td></tr>`,
+      (b) =>
+        html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
+          b.question
+            ? html`<b>question</b> from ${b.question.author.startsWith("run:") ? "the agent" : b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
+            : plain(b.why)
+        }</td></tr>`,
     ),
     "Nothing is blocked.",
   )}
@@ -99,7 +109,8 @@ ${healthSection(ctx, d.health)}
     "Failed tasks",
     ["Issue", "Task", "Last class", "Recovery", "Evidence", "Ended"],
     f.failed.map(
-      (t) => html`<tr><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td><b>${t.class ?? "—"}</b></td><td>${t.recovery ?? "—"}</td><td>${t.why ?? ""}</td><td>${time(t.endedAt, ctx.now)}</td></tr>`,
+      (t) =>
+        html`<tr><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td><b>${t.class ?? "—"}</b></td><td>${t.recovery ?? "—"}</td><td>${t.why ?? ""}</td><td>${time(t.endedAt, ctx.now)}</td></tr>`,
     ),
     "Nothing failed.",
   )}
@@ -113,7 +124,9 @@ ${healthSection(ctx, d.health)}
     "Parked deliveries",
     ["Delivery", "Event", "Attempts", "Received", "Last error", ""],
     f.parked.deliveries.map(
-      (p) => html`<tr><td><code>${p.deliveryId}</code></td><td>${p.event}${p.action ? `.${p.action}` : ""}</td><td class="num">${p.attempts}</td><td>${time(p.receivedAt, ctx.now)}</td><td>${lastError(p.errors)}</td>
+      (
+        p,
+      ) => html`<tr><td><code>${p.deliveryId}</code></td><td>${p.event}${p.action ? `.${p.action}` : ""}</td><td class="num">${p.attempts}</td><td>${time(p.receivedAt, ctx.now)}</td><td>${lastError(p.errors)}</td>
       <td>${postButton(ctx, `/dashboard/deliveries/${encodeURIComponent(p.deliveryId)}/replay`, "Replay", { name: `Replay delivery ${p.deliveryId}` })}</td></tr>`,
     ),
     "No delivery is parked.",
@@ -123,7 +136,9 @@ ${healthSection(ctx, d.health)}
     "Parked effects",
     ["Effect", "Kind", "Repository", "Task", "Attempts", "Why", ""],
     f.parked.effects.map(
-      (e) => html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.repo}</td><td>${e.task ? html`<a href="/dashboard/tasks/${encodeURIComponent(e.task)}">${e.task}</a>` : html`<span class="muted">—</span>`}</td><td class="num">${e.attempts}</td><td>${e.note ?? lastError(e.errors)}</td>
+      (
+        e,
+      ) => html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.repo}</td><td>${e.task ? html`<a href="/dashboard/tasks/${encodeURIComponent(e.task)}">${e.task}</a>` : html`<span class="muted">—</span>`}</td><td class="num">${e.attempts}</td><td>${e.note ?? lastError(e.errors)}</td>
       <td>${postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` })}</td></tr>`,
     ),
     "No effect is parked.",

@@ -12,7 +12,18 @@ import { HttpError, type Request, type Router } from "../http/router.js";
 import { BodyTooLarge, readBody } from "../http/respond.js";
 import { html, type Html } from "./html.js";
 import { layout, type PageContext } from "./layout.js";
-import { checkCsrf, COOKIE, csrfToken, isAdminToken, issueSession, readCookie, SESSION_MS, sessionCookie, verifySession, type Session } from "./session.js";
+import {
+  checkCsrf,
+  COOKIE,
+  csrfToken,
+  isAdminToken,
+  issueSession,
+  readCookie,
+  SESSION_MS,
+  sessionCookie,
+  verifySession,
+  type Session,
+} from "./session.js";
 import { overviewPage } from "./overview.js";
 import { taskPage } from "./task-page.js";
 import { STYLE } from "./style.js";
@@ -36,7 +47,8 @@ export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   pokeEffects(): void;
 }
 
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const HOURS = 24;
 
 function send(res: ServerResponse, status: number, page: Html, headers: Record<string, string> = {}): void {
@@ -58,11 +70,17 @@ function redirect(res: ServerResponse, to: string, headers: Record<string, strin
   res.end();
 }
 
-const secure = (req: IncomingMessage): boolean => req.socket instanceof TLSSocket || String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https";
+const secure = (req: IncomingMessage): boolean =>
+  req.socket instanceof TLSSocket ||
+  String(req.headers["x-forwarded-proto"] ?? "")
+    .split(",")[0]
+    ?.trim() === "https";
 
 /** Where to go after signing in: a dashboard path of this service, never another site. */
 export function safeNext(next: string | null): string {
-  return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?(#[A-Za-z0-9_-]*)?$/.test(next) && !next.includes("//") ? next : "/dashboard";
+  return next && /^\/dashboard(\/[A-Za-z0-9._~%/-]*)?(#[A-Za-z0-9_-]*)?$/.test(next) && !next.includes("//")
+    ? next
+    : "/dashboard";
 }
 
 /** No Origin header (older clients), or one naming this host; a malformed one is another site. */
@@ -95,8 +113,12 @@ function withMessage(path: string, kind: "notice" | "error", text: string): stri
 }
 
 async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
-  const type = String(req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw new HttpError(415, "send the form as application/x-www-form-urlencoded");
+  const type = String(req.headers["content-type"] ?? "")
+    .split(";")[0]!
+    .trim()
+    .toLowerCase();
+  if (type !== "application/x-www-form-urlencoded")
+    throw new HttpError(415, "send the form as application/x-www-form-urlencoded");
   try {
     return new URLSearchParams((await readBody(req, 16 * 1024)).toString("utf8"));
   } catch (err) {
@@ -106,7 +128,12 @@ async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
 
 function signInPage(ctx: PageContext, next: string, failed: boolean): Html {
   return layout(
-    { ...ctx, error: failed ? "That is not the admin token. It is ORCHESTRA_ADMIN_TOKEN in the service's environment." : (ctx.error ?? null) },
+    {
+      ...ctx,
+      error: failed
+        ? "That is not the admin token. It is ORCHESTRA_ADMIN_TOKEN in the service's environment."
+        : (ctx.error ?? null),
+    },
     "Sign in",
     html`<form class="signin" method="post" action="/dashboard/sign-in">
   <h2>Sign in</h2>
@@ -127,18 +154,27 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     notice: req.query.get("notice"),
     error: req.query.get("error"),
   });
-  const sessionOf = (req: IncomingMessage) => verifySession(deps.adminToken, readCookie(req.headers.cookie, COOKIE), deps.clock.now());
+  const sessionOf = (req: IncomingMessage) =>
+    verifySession(deps.adminToken, readCookie(req.headers.cookie, COOKIE), deps.clock.now());
 
   /** A page for a signed-in operator; others are sent to sign in. Errors become pages too. */
   const page = (handler: (r: Request, ctx: PageContext) => Promise<Html>) => async (r: Request) => {
     const session = sessionOf(r.req);
-    if (!session) return redirect(r.res, `/dashboard/sign-in?next=${encodeURIComponent(safeNext(r.req.url?.split("?")[0] ?? null))}`);
+    if (!session)
+      return redirect(
+        r.res,
+        `/dashboard/sign-in?next=${encodeURIComponent(safeNext(r.req.url?.split("?")[0] ?? null))}`,
+      );
     const ctx = context(r, session);
     try {
       send(r.res, 200, await handler(r, ctx));
     } catch (err) {
       if (!(err instanceof HttpError)) throw err;
-      send(r.res, err.status, layout({ ...ctx, error: err.message }, "Error", html`<p><a href="/dashboard">Back to the fleet</a></p>`));
+      send(
+        r.res,
+        err.status,
+        layout({ ...ctx, error: err.message }, "Error", html`<p><a href="/dashboard">Back to the fleet</a></p>`),
+      );
     }
   };
 
@@ -148,7 +184,8 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     if (!session) throw new HttpError(401, "not signed in: sign in at /dashboard/sign-in");
     if (!sameOrigin(r.req)) throw new HttpError(403, "the form was posted from another site");
     const form = await formBody(r.req);
-    if (!checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session; reload the page and try again");
+    if (!checkCsrf(deps.adminToken, session, form.get("csrf")))
+      throw new HttpError(403, "the form's CSRF token does not belong to this session; reload the page and try again");
     const back = backTo(r.req);
     try {
       const { to, notice } = await handler(r);
@@ -160,7 +197,11 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
   };
 
   router.add("GET", "/dashboard/assets/style.css", async ({ res }) => {
-    res.writeHead(200, { "content-type": "text/css; charset=utf-8", "cache-control": "max-age=300", "x-content-type-options": "nosniff" });
+    res.writeHead(200, {
+      "content-type": "text/css; charset=utf-8",
+      "cache-control": "max-age=300",
+      "x-content-type-options": "nosniff",
+    });
     res.end(STYLE);
   });
 
@@ -171,16 +212,22 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
   router.add("POST", "/dashboard/sign-in", async (r) => {
     const form = await formBody(r.req);
     const next = safeNext(form.get("next"));
-    if (!isAdminToken(form.get("token") ?? "", deps.adminToken)) return send(r.res, 401, signInPage(context(r, null), next, true));
+    if (!isAdminToken(form.get("token") ?? "", deps.adminToken))
+      return send(r.res, 401, signInPage(context(r, null), next, true));
     const { value } = issueSession(deps.adminToken, deps.clock.now());
-    redirect(r.res, next, { "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }) });
+    redirect(r.res, next, {
+      "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }),
+    });
   });
 
   router.add("POST", "/dashboard/sign-out", async (r) => {
     const form = await formBody(r.req);
     const session = sessionOf(r.req);
-    if (session && !checkCsrf(deps.adminToken, session, form.get("csrf"))) throw new HttpError(403, "the form's CSRF token does not belong to this session");
-    redirect(r.res, "/dashboard/sign-in?notice=Signed%20out.", { "set-cookie": sessionCookie("", { secure: secure(r.req), maxAgeSeconds: 0 }) });
+    if (session && !checkCsrf(deps.adminToken, session, form.get("csrf")))
+      throw new HttpError(403, "the form's CSRF token does not belong to this session");
+    redirect(r.res, "/dashboard/sign-in?notice=Signed%20out.", {
+      "set-cookie": sessionCookie("", { secure: secure(r.req), maxAgeSeconds: 0 }),
+    });
   });
 
   router.add(
@@ -195,7 +242,12 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
         deps.outbox.counts(),
         deps.streaks.current(),
       ]);
-      return overviewPage(ctx, { fleet, runs, calls: callSeries(github.callsPerHour), health: { deliveries, effects, github, failing } });
+      return overviewPage(ctx, {
+        fleet,
+        runs,
+        calls: callSeries(github.callsPerHour),
+        health: { deliveries, effects, github, failing },
+      });
     }),
   );
 
@@ -216,14 +268,30 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
       const id = r.params["id"]!;
       const done = await taskAction(deps, id, r.params["action"]!, "dashboard");
       const to = `/dashboard/tasks/${encodeURIComponent(id)}`;
-      return { to, notice: done.outcome === "applied" ? `${done.action}: done; the task is ${done.task.state ?? "gone"}.` : `${done.action}: nothing to change; the task is ${done.task.state ?? "gone"}.` };
+      return {
+        to,
+        notice:
+          done.outcome === "applied"
+            ? `${done.action}: done; the task is ${done.task.state ?? "gone"}.`
+            : `${done.action}: nothing to change; the task is ${done.task.state ?? "gone"}.`,
+      };
     }),
   );
 
   // Replays: a parked row goes back to its queue, as the API's replay does.
   const replays = [
-    { path: "deliveries", what: "Delivery", replay: (id: string) => deps.inbox.replay(id, deps.clock.now()), poke: deps.pokeInbox },
-    { path: "effects", what: "Effect", replay: (id: string) => deps.outbox.replay(id, deps.clock.now()), poke: deps.pokeEffects },
+    {
+      path: "deliveries",
+      what: "Delivery",
+      replay: (id: string) => deps.inbox.replay(id, deps.clock.now()),
+      poke: deps.pokeInbox,
+    },
+    {
+      path: "effects",
+      what: "Effect",
+      replay: (id: string) => deps.outbox.replay(id, deps.clock.now()),
+      poke: deps.pokeEffects,
+    },
   ];
   for (const { path, what, replay, poke } of replays) {
     router.add(
@@ -231,7 +299,11 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
       `/dashboard/${path}/:id/replay`,
       action(async (r) => {
         const id = r.params["id"]!;
-        if (!(await replay(id))) throw new HttpError(409, `${what} ${id} is not parked (or does not exist); only parked ${path} can be replayed.`);
+        if (!(await replay(id)))
+          throw new HttpError(
+            409,
+            `${what} ${id} is not parked (or does not exist); only parked ${path} can be replayed.`,
+          );
         poke();
         return { to: backTo(r.req), notice: `${what} ${id} is queued again.` };
       }),

@@ -16,7 +16,8 @@ export interface Session {
   expiresAt: number;
 }
 
-const keyOf = (adminToken: string): Buffer => createHash("sha256").update(`orchestra dashboard session\0${adminToken}`).digest();
+const keyOf = (adminToken: string): Buffer =>
+  createHash("sha256").update(`orchestra dashboard session\0${adminToken}`).digest();
 const mac = (key: Buffer, text: string): string => createHmac("sha256", key).update(text).digest("base64url");
 
 function same(a: string, b: string): boolean {
@@ -57,7 +58,14 @@ export function checkCsrf(adminToken: string, session: Session, token: string | 
 
 /** The Set-Cookie value: HttpOnly, SameSite=Strict, scoped to the dashboard, Secure when served over HTTPS. */
 export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
-  return [`${COOKIE}=${value}`, "Path=/dashboard", "HttpOnly", "SameSite=Strict", `Max-Age=${opts.maxAgeSeconds}`, ...(opts.secure ? ["Secure"] : [])].join("; ");
+  return [
+    `${COOKIE}=${value}`,
+    "Path=/dashboard",
+    "HttpOnly",
+    "SameSite=Strict",
+    `Max-Age=${opts.maxAgeSeconds}`,
+    ...(opts.secure ? ["Secure"] : []),
+  ].join("; ");
 }
 
 export function readCookie(header: string | undefined, name: string): string | undefined {

@@ -1,6 +1,16 @@
 /** One task: facts and links, the operator's actions, runs, decisions, effects, and the cost ledger. */
 import { html, time, type Html } from "./html.js";
-import { duration, folded, issueLink, layout, postButton, pullLink, stateBadge, table, type PageContext } from "./layout.js";
+import {
+  duration,
+  folded,
+  issueLink,
+  layout,
+  postButton,
+  pullLink,
+  stateBadge,
+  table,
+  type PageContext,
+} from "./layout.js";
 import type { TaskDetail } from "../views/task-detail.js";
 import { TASK_ACTIONS } from "../api/task-actions.js";
 import { describeEffect, type EffectSpec } from "../machine/effects.js";
@@ -49,9 +59,24 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   <h2 id="runs-h">Runs <span class="muted">(${d.runs.length})</span></h2>
   ${table(
     "Runs",
-    ["Attempt", "Run", "Mode", "Worker", "State", "Started", "Duration", "Ended because", "Class", "Recovery", "Evidence", "Errors"],
+    [
+      "Attempt",
+      "Run",
+      "Mode",
+      "Worker",
+      "State",
+      "Started",
+      "Duration",
+      "Ended because",
+      "Class",
+      "Recovery",
+      "Evidence",
+      "Errors",
+    ],
     [...d.runs].reverse().map(
-      (r) => html`<tr><td class="num">${r.attempt}</td><td><code>${r.id}</code></td><td>${r.mode}</td><td>${r.workerId ?? "—"}</td><td>${r.state}</td><td>${time(r.startedAt, ctx.now)}</td>
+      (
+        r,
+      ) => html`<tr><td class="num">${r.attempt}</td><td><code>${r.id}</code></td><td>${r.mode}</td><td>${r.workerId ?? "—"}</td><td>${r.state}</td><td>${time(r.startedAt, ctx.now)}</td>
       <td>${duration(((r.endedAt ?? ctx.now).getTime() - r.startedAt.getTime()) / 1000)}</td><td>${r.endReason ?? "—"}</td><td><b>${r.class ?? "—"}</b></td><td>${r.recovery ?? "—"}</td>
       <td>${folded(typeof r.evidence?.["why"] === "string" ? (r.evidence["why"] as string) : "evidence", r.evidence)}</td><td>${ring(r.errors)}</td></tr>`,
     ),
@@ -65,7 +90,9 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
     "Decisions",
     ["Kind", "Subject", "From", "When", "Text", "Handed to runs"],
     d.decisions.map(
-      (x) => html`<tr><td>${x.kind}${"stale" in x && x.stale ? html` <b>stale</b>` : html``}${"supersededAt" in x ? html` <span class="muted">superseded</span>` : html``}${x.unreceipted ? html` <b>never receipted</b>` : html``}</td>
+      (
+        x,
+      ) => html`<tr><td>${x.kind}${"stale" in x && x.stale ? html` <b>stale</b>` : html``}${"supersededAt" in x ? html` <span class="muted">superseded</span>` : html``}${x.unreceipted ? html` <b>never receipted</b>` : html``}</td>
       <td>${x.subject ?? "—"}</td><td>${x.author}</td><td>${time(x.createdAt, ctx.now)}</td><td>${x.body}</td>
       <td>${x.deliveries.length ? x.deliveries.map((h) => html`<div><code>${h.runId}</code> ×${h.count}, ${h.receiptAt ? html`receipted ${time(h.receiptAt, ctx.now)}` : html`<b>no receipt</b>`}</div>`) : html`<span class="muted">not yet</span>`}</td></tr>`,
     ),
@@ -80,7 +107,9 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
     "Effects",
     ["Kind", "State", "Attempts", "Created", "Done", "What", "Errors", ""],
     [...d.effects].reverse().map(
-      (e) => html`<tr><td>${e.kind}${e.dryRun ? html` <span class="muted">(dry run)</span>` : html``}</td><td>${stateBadge(e.state)}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt, ctx.now)}</td><td>${time(e.doneAt, ctx.now)}</td>
+      (
+        e,
+      ) => html`<tr><td>${e.kind}${e.dryRun ? html` <span class="muted">(dry run)</span>` : html``}</td><td>${stateBadge(e.state)}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt, ctx.now)}</td><td>${time(e.doneAt, ctx.now)}</td>
       <td>${folded(describeEffect({ kind: e.kind, key: e.key, payload: e.payload } as EffectSpec), e.payload)}${e.note ? html`<div class="muted">${e.note}</div>` : html``}</td><td>${ring(e.errors)}</td>
       <td>${e.state === "parked" ? postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` }) : html``}</td></tr>`,
     ),

@@ -20,7 +20,9 @@ type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
 type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];
 
 export class Dispatcher {
-  constructor(readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date } }) {}
+  constructor(
+    readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date } },
+  ) {}
 
   /** Claims the task for a workflow run; the dispatch itself follows from the outbox. */
   async dispatch(task: Task, config: RepoConfig): Promise<boolean> {
@@ -33,7 +35,8 @@ export class Dispatcher {
   async onWorkflowJob(payload: WorkflowJobPayload): Promise<void> {
     const job = payload.workflow_job;
     const runId = await this.#runFor(payload.repository.full_name, job.run_id, null);
-    if (runId && (payload.action === "in_progress" || payload.action === "queued" || payload.action === "waiting")) await this.#renew(runId);
+    if (runId && (payload.action === "in_progress" || payload.action === "queued" || payload.action === "waiting"))
+      await this.#renew(runId);
   }
 
   async onWorkflowRun(payload: WorkflowRunPayload): Promise<void> {
@@ -50,8 +53,17 @@ export class Dispatcher {
     // A late completion (its lease expired first) still counts until the run is classified.
     if (!run || (run.state !== "live" && !(run.state === "expired" && run.class === null))) return;
     // A workflow cancelled or never started is a run-level infrastructure death: its attempt is not charged.
-    const infra: InfraDeath | null = wr.conclusion === "cancelled" ? "workflow-cancelled" : wr.conclusion === "startup_failure" ? "workflow-startup-failure" : null;
-    const report: ExitReport = { leaseEpoch: run.leaseEpoch, exitCode: wr.conclusion === "success" ? 0 : 1, ...(infra ? { infra } : {}) };
+    const infra: InfraDeath | null =
+      wr.conclusion === "cancelled"
+        ? "workflow-cancelled"
+        : wr.conclusion === "startup_failure"
+          ? "workflow-startup-failure"
+          : null;
+    const report: ExitReport = {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: wr.conclusion === "success" ? 0 : 1,
+      ...(infra ? { infra } : {}),
+    };
     await this.deps.exits.exit(null, run.id, report).catch((err: unknown) => {
       if (err instanceof HttpError && err.status === 409) return; // the lease already ended another way
       throw err;
@@ -59,7 +71,11 @@ export class Dispatcher {
   }
 
   /** The Orchestra run behind an Actions run: by id once linked, else by the run id in its title, else the oldest unlinked dispatch. */
-  async #runFor(repo: string, workflowRunId: number, wr: { display_title?: string | null; name?: string | null } | null): Promise<string | null> {
+  async #runFor(
+    repo: string,
+    workflowRunId: number,
+    wr: { display_title?: string | null; name?: string | null } | null,
+  ): Promise<string | null> {
     const { db } = this.deps;
     const linked = await db.run.findFirst({ where: { workflowRunId: BigInt(workflowRunId), mode: "dispatch" } });
     if (linked) return linked.id;
@@ -73,7 +89,10 @@ export class Dispatcher {
     const title = `${wr.display_title ?? ""} ${wr.name ?? ""}`;
     const match = live.find((r) => title.includes(r.id)) ?? live[0];
     if (!match) return null;
-    const r = await this.deps.tasks.raise({ taskId: match.taskId }, { kind: "dispatched", runId: match.id, workflowRunId });
+    const r = await this.deps.tasks.raise(
+      { taskId: match.taskId },
+      { kind: "dispatched", runId: match.id, workflowRunId },
+    );
     return r.outcome === "applied" ? match.id : null;
   }
 

@@ -135,8 +135,13 @@ export class Executor {
       const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));
       if (this.#lanes.size === 0 && !this.#ticking && (await this.deps.outbox.active(soon)) === 0) return;
       if (Date.now() > until) {
-        const left = [...(await this.deps.outbox.list({ state: "pending" })), ...(await this.deps.outbox.list({ state: "running" }))].map((x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }));
-        throw new Error(`effects still pending after ${opts.timeoutMs ?? 15_000} ms (lanes ${[...this.#lanes.keys()].join(",") || "none"}): ${JSON.stringify(left)}`);
+        const left = [
+          ...(await this.deps.outbox.list({ state: "pending" })),
+          ...(await this.deps.outbox.list({ state: "running" })),
+        ].map((x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }));
+        throw new Error(
+          `effects still pending after ${opts.timeoutMs ?? 15_000} ms (lanes ${[...this.#lanes.keys()].join(",") || "none"}): ${JSON.stringify(left)}`,
+        );
       }
       this.poke();
       await sleep(20);
@@ -149,7 +154,12 @@ export class Executor {
     this.#lastTick = Date.now();
     this.#looks++;
     this.#ticking = this.#fill()
-      .catch((err: unknown) => this.deps.log.error({ err: errText(err) }, "effects: could not look for due effects (database unavailable?); retrying at the next poll"))
+      .catch((err: unknown) =>
+        this.deps.log.error(
+          { err: errText(err) },
+          "effects: could not look for due effects (database unavailable?); retrying at the next poll",
+        ),
+      )
       .finally(() => {
         this.#ticking = null;
         if (!this.#running) return;
@@ -181,12 +191,18 @@ export class Executor {
       try {
         e = await this.deps.outbox.claimNext(installationId, this.owner, this.#o.leaseMs, this.deps.clock.now());
       } catch (err) {
-        this.deps.log.error({ installationId, err: errText(err) }, "effects: could not claim an effect; retrying at the next poll");
+        this.deps.log.error(
+          { installationId, err: errText(err) },
+          "effects: could not claim an effect; retrying at the next poll",
+        );
         return;
       }
       if (!e) return;
       const go = await this.#performOne(e).catch((err: unknown) => {
-        this.deps.log.error({ effect: e.id, err: errText(err) }, "effects: could not record an effect's outcome; its claim expires and it is tried again");
+        this.deps.log.error(
+          { effect: e.id, err: errText(err) },
+          "effects: could not record an effect's outcome; its claim expires and it is tried again",
+        );
         return "stop" as const;
       });
       if (go === "stop") return;
@@ -207,8 +223,20 @@ export class Executor {
     const runRow = runId ? await db.run.findUnique({ where: { id: runId } }) : null;
     const counts = newCounts();
     try {
-      const github = instrument(await this.deps.githubFor(e.installationId), counts, () => this.deps.installations.beforeWrite(e.installationId));
-      const out = await performer.perform({ effect: e, task: taskRow ? taskView(taskRow) : null, run: runRow ? runView(runRow) : null, github, checkRunOf: this.#checkRunOf, ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}) }, e.spec.payload as never);
+      const github = instrument(await this.deps.githubFor(e.installationId), counts, () =>
+        this.deps.installations.beforeWrite(e.installationId),
+      );
+      const out = await performer.perform(
+        {
+          effect: e,
+          task: taskRow ? taskView(taskRow) : null,
+          run: runRow ? runView(runRow) : null,
+          github,
+          checkRunOf: this.#checkRunOf,
+          ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
+        },
+        e.spec.payload as never,
+      );
       await this.deps.installations.healthy(e.installationId);
       await this.#finish(e, out);
       return "go";
@@ -224,54 +252,120 @@ export class Executor {
     const state = out.status === "done" ? "done" : "dropped";
     const result = out.status === "done" ? out.result : undefined;
     const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };
-    this.deps.log[state === "done" ? "debug" : "info"]({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, `effect ${state}`);
+    this.deps.log[state === "done" ? "debug" : "info"](
+      { effect: e.id, task: e.taskId, kind: e.kind, note: out.note },
+      `effect ${state}`,
+    );
     await this.#settle(e, state, fields, out.event);
   }
 
   /** Records how the effect ended; an outcome the task waits for is applied in the same transaction. */
-  async #settle(e: OutboxEffect, state: Parameters<Outbox["finishStep"]>[2], fields: Parameters<Outbox["finishStep"]>[3], event: TaskEvent | undefined): Promise<void> {
+  async #settle(
+    e: OutboxEffect,
+    state: Parameters<Outbox["finishStep"]>[2],
+    fields: Parameters<Outbox["finishStep"]>[3],
+    event: TaskEvent | undefined,
+  ): Promise<void> {
     const now = this.deps.clock.now();
     if (event && e.taskId) {
-      const r = await this.deps.tasks.raise({ taskId: e.taskId }, event, { steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)] });
+      const r = await this.deps.tasks.raise({ taskId: e.taskId }, event, {
+        steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)],
+      });
       if (r.stepsRan) return;
     }
     await this.deps.outbox.finish(e, this.owner, state, fields, now);
   }
 
-  async #failed(e: OutboxEffect, err: unknown, counts: CallCounts, performer: Performer<typeof e.kind>): Promise<"go" | "stop"> {
+  async #failed(
+    e: OutboxEffect,
+    err: unknown,
+    counts: CallCounts,
+    performer: Performer<typeof e.kind>,
+  ): Promise<"go" | "stop"> {
     const { outbox, installations, log } = this.deps;
     const now = this.deps.clock.now();
     const message = errText(err);
     if (err instanceof GitHubError && err.tokenFailure) {
       const until = await installations.tokenFailed(e.installationId, message);
-      await outbox.retryAt(e, this.owner, until, { class: "token", message }, { countAttempt: false, maybeSent: false }, now);
-      log.warn({ installationId: e.installationId, until: until.toISOString(), err: message }, "effects: GitHub would not mint the installation's token; installation paused (is the App still installed?)");
+      await outbox.retryAt(
+        e,
+        this.owner,
+        until,
+        { class: "token", message },
+        { countAttempt: false, maybeSent: false },
+        now,
+      );
+      log.warn(
+        { installationId: e.installationId, until: until.toISOString(), err: message },
+        "effects: GitHub would not mint the installation's token; installation paused (is the App still installed?)",
+      );
       return "stop";
     }
     const failure = failureOf(err);
     // A failure on the first attempt since the effect was recorded or replayed starts a new window.
     const firstFailedAt = e.attempts <= 1 ? null : windowFromOf(e.errors);
-    const policy = { ...this.#o.backoff, maxAttempts: performer.deterministicAttempts ?? 3, windowMs: this.#o.windowMs };
+    const policy = {
+      ...this.#o.backoff,
+      maxAttempts: performer.deterministicAttempts ?? 3,
+      windowMs: this.#o.windowMs,
+    };
     const decision = retryDecision({ failure, attempts: e.attempts, firstFailedAt, now, policy });
     const windowFrom = decision.firstFailedAt.toISOString();
-    const maybeSent = failure.class !== "rate-limit" && counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
+    const maybeSent =
+      failure.class !== "rate-limit" && counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
     const klass = failure.class === "rate-limit" ? "rate-limit" : errorClass(err, "error");
     if ("park" in decision) {
-      log.error({ effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message }, `effects: parked after ${e.attempts} attempts (${decision.why}); fix the cause, then run: orchestra effects replay ${e.id}`);
+      log.error(
+        { effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message },
+        `effects: parked after ${e.attempts} attempts (${decision.why}); fix the cause, then run: orchestra effects replay ${e.id}`,
+      );
       const event = performer.onGiveUp?.({ effect: e }, e.spec.payload as never, message);
-      await this.#settle(e, "parked", outbox.parked(e, { class: klass, message, windowFrom }, maybeSent, now, decision.why), event ?? undefined);
+      await this.#settle(
+        e,
+        "parked",
+        outbox.parked(e, { class: klass, message, windowFrom }, maybeSent, now, decision.why),
+        event ?? undefined,
+      );
       return "go";
     }
     if (failure.class === "rate-limit") {
       // The whole installation waits until GitHub's reset, not this effect's backoff; the wait is not the effect's fault and costs no attempt.
-      const lifts = failure.retryAfterMs === undefined ? decision.retryAt : new Date(now.getTime() + failure.retryAfterMs);
+      const lifts =
+        failure.retryAfterMs === undefined ? decision.retryAt : new Date(now.getTime() + failure.retryAfterMs);
       await installations.rateLimited(e.installationId, lifts);
-      await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: false, maybeSent: false }, now);
-      log.warn({ installationId: e.installationId, until: decision.retryAt.toISOString() }, "effects: rate limited by GitHub; this installation waits, the others go on");
+      await outbox.retryAt(
+        e,
+        this.owner,
+        decision.retryAt,
+        { class: klass, message, windowFrom },
+        { countAttempt: false, maybeSent: false },
+        now,
+      );
+      log.warn(
+        { installationId: e.installationId, until: decision.retryAt.toISOString() },
+        "effects: rate limited by GitHub; this installation waits, the others go on",
+      );
       return "stop";
     }
-    await outbox.retryAt(e, this.owner, decision.retryAt, { class: klass, message, windowFrom }, { countAttempt: true, maybeSent }, now);
-    log.warn({ effect: e.id, kind: e.kind, attempt: e.attempts, failure: failure.class, retryAt: decision.retryAt.toISOString(), err: message }, "effects: failed; retrying with backoff");
+    await outbox.retryAt(
+      e,
+      this.owner,
+      decision.retryAt,
+      { class: klass, message, windowFrom },
+      { countAttempt: true, maybeSent },
+      now,
+    );
+    log.warn(
+      {
+        effect: e.id,
+        kind: e.kind,
+        attempt: e.attempts,
+        failure: failure.class,
+        retryAt: decision.retryAt.toISOString(),
+        err: message,
+      },
+      "effects: failed; retrying with backoff",
+    );
     return "go";
   }
 }

@@ -64,7 +64,10 @@ export class Installations {
 
   async rateLimited(id: number, until: Date): Promise<void> {
     await this.#ensure(id);
-    await this.db.installation.updateMany({ where: { id }, data: { rateLimitedUntil: until, updatedAt: this.clock.now() } });
+    await this.db.installation.updateMany({
+      where: { id },
+      data: { rateLimitedUntil: until, updatedAt: this.clock.now() },
+    });
   }
 
   /** GitHub would not mint a token: pause the installation, longer each time. */
@@ -73,7 +76,10 @@ export class Installations {
     const row = await this.db.installation.findUnique({ where: { id }, select: { failures: true } });
     const failures = (row?.failures ?? 0) + 1;
     const until = new Date(this.clock.now().getTime() + pauseMs(failures));
-    await this.db.installation.updateMany({ where: { id }, data: { failures, pausedUntil: until, pauseReason: why, updatedAt: this.clock.now() } });
+    await this.db.installation.updateMany({
+      where: { id },
+      data: { failures, pausedUntil: until, pauseReason: why, updatedAt: this.clock.now() },
+    });
     this.#troubled.add(id);
     return until;
   }
@@ -81,18 +87,34 @@ export class Installations {
   /** A call for this installation worked: a pause from earlier is over. */
   async healthy(id: number): Promise<void> {
     if (!this.#troubled.has(id)) return;
-    await this.db.installation.updateMany({ where: { id }, data: { failures: 0, pausedUntil: null, pauseReason: null, updatedAt: this.clock.now() } });
+    await this.db.installation.updateMany({
+      where: { id },
+      data: { failures: 0, pausedUntil: null, pauseReason: null, updatedAt: this.clock.now() },
+    });
     this.#troubled.delete(id);
   }
 
   /** Installations held back right now (rate limited or paused), with why and until when. */
   async held(): Promise<Map<number, InstallationHold>> {
     const now = this.clock.now();
-    const rows = await this.db.installation.findMany({ where: { OR: [{ rateLimitedUntil: { gt: now } }, { pausedUntil: { gt: now } }, { deletedAt: { not: null } }, { suspendedAt: { not: null } }] } });
+    const rows = await this.db.installation.findMany({
+      where: {
+        OR: [
+          { rateLimitedUntil: { gt: now } },
+          { pausedUntil: { gt: now } },
+          { deletedAt: { not: null } },
+          { suspendedAt: { not: null } },
+        ],
+      },
+    });
     const out = new Map<number, InstallationHold>();
     for (const r of rows) {
       // Uninstalled or suspended: no sweep calls GitHub there until it comes back.
-      if (r.deletedAt || r.suspendedAt) out.set(r.id, { until: new Date(8.64e15), why: r.deletedAt ? "the App was uninstalled" : "the installation is suspended" });
+      if (r.deletedAt || r.suspendedAt)
+        out.set(r.id, {
+          until: new Date(8.64e15),
+          why: r.deletedAt ? "the App was uninstalled" : "the installation is suspended",
+        });
       else if (r.pausedUntil && r.pausedUntil > now) {
         out.set(r.id, { until: r.pausedUntil, why: r.pauseReason ?? "paused" });
         this.#troubled.add(r.id);

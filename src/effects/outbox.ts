@@ -124,7 +124,11 @@ export class Outbox {
    */
   async claimNext(installationId: number, owner: string, leaseMs: number, now: Date): Promise<OutboxEffect | null> {
     for (let round = 0; round < 3; round++) {
-      const candidates = await this.db.effect.findMany({ where: { installationId, ...due(now) }, orderBy: { seq: "asc" }, take: 5 });
+      const candidates = await this.db.effect.findMany({
+        where: { installationId, ...due(now) },
+        orderBy: { seq: "asc" },
+        take: 5,
+      });
       if (candidates.length === 0) return null;
       for (const c of candidates) {
         const won = await this.db.effect.updateMany({
@@ -137,7 +141,8 @@ export class Outbox {
             ...(c.state === "running" ? { maybeSent: true } : {}),
           },
         });
-        if (won.count === 1) return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
+        if (won.count === 1)
+          return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
       }
     }
     return null;
@@ -149,16 +154,37 @@ export class Outbox {
    * own, or inside the transaction of the outcome the task hears (a
    * dispatch, a publish, a dispatch given up): both, or neither.
    */
-  finishStep(e: OutboxEffect, owner: string, state: "done" | "dropped" | "dry-run" | "parked", fields: { result?: unknown; note?: string; errors?: ErrorEntry[]; maybeSent?: boolean }, now: Date): Step {
+  finishStep(
+    e: OutboxEffect,
+    owner: string,
+    state: "done" | "dropped" | "dry-run" | "parked",
+    fields: { result?: unknown; note?: string; errors?: ErrorEntry[]; maybeSent?: boolean },
+    now: Date,
+  ): Step {
     return {
       sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
-      args: [state, state === "parked" ? null : now, fields.result !== undefined ? JSON.stringify(fields.result) : null, fields.note ?? null, JSON.stringify(fields.errors ?? e.errors), fields.maybeSent ?? e.maybeSent, e.seq, owner],
+      args: [
+        state,
+        state === "parked" ? null : now,
+        fields.result !== undefined ? JSON.stringify(fields.result) : null,
+        fields.note ?? null,
+        JSON.stringify(fields.errors ?? e.errors),
+        fields.maybeSent ?? e.maybeSent,
+        e.seq,
+        owner,
+      ],
       check: (r) => (r.changes === 1 ? null : "another executor took the effect over"),
     };
   }
 
   /** Runs `finishStep` on its own; false when another executor had taken the effect over. */
-  async finish(e: OutboxEffect, owner: string, state: Parameters<Outbox["finishStep"]>[2], fields: Parameters<Outbox["finishStep"]>[3], now: Date): Promise<boolean> {
+  async finish(
+    e: OutboxEffect,
+    owner: string,
+    state: Parameters<Outbox["finishStep"]>[2],
+    fields: Parameters<Outbox["finishStep"]>[3],
+    now: Date,
+  ): Promise<boolean> {
     try {
       await atomically(this.database, [this.finishStep(e, owner, state, fields, now)]);
       return true;
@@ -169,13 +195,30 @@ export class Outbox {
   }
 
   /** The fields of an effect given up: its note says why (the retry schedule's reason) and what to do. */
-  parked(e: OutboxEffect, error: { class: string; message: string; windowFrom?: string }, maybeSent: boolean, now: Date, why: string) {
+  parked(
+    e: OutboxEffect,
+    error: { class: string; message: string; windowFrom?: string },
+    maybeSent: boolean,
+    now: Date,
+    why: string,
+  ) {
     const note = `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`;
-    return { note, errors: pushError(e.errors, { at: now.toISOString(), ...error }), maybeSent: e.maybeSent || maybeSent };
+    return {
+      note,
+      errors: pushError(e.errors, { at: now.toISOString(), ...error }),
+      maybeSent: e.maybeSent || maybeSent,
+    };
   }
 
   /** Back to pending at `at`; `countAttempt: false` for waits that are not the effect's fault (rate limits). */
-  async retryAt(e: OutboxEffect, owner: string, at: Date, error: { class: string; message: string; windowFrom?: string }, opts: { countAttempt: boolean; maybeSent: boolean }, now: Date): Promise<void> {
+  async retryAt(
+    e: OutboxEffect,
+    owner: string,
+    at: Date,
+    error: { class: string; message: string; windowFrom?: string },
+    opts: { countAttempt: boolean; maybeSent: boolean },
+    now: Date,
+  ): Promise<void> {
     await this.db.effect.updateMany({
       where: { seq: e.seq, state: "running", lockedBy: owner },
       data: {
@@ -192,19 +235,27 @@ export class Outbox {
 
   /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
   async releaseAll(): Promise<number> {
-    const r = await this.db.effect.updateMany({ where: { state: "running" }, data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true } });
+    const r = await this.db.effect.updateMany({
+      where: { state: "running" },
+      data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true },
+    });
     return r.count;
   }
 
   /** A parked effect goes back to the queue with a fresh attempt budget; its errors stay. */
   async replay(id: string, now: Date): Promise<boolean> {
-    const r = await this.db.effect.updateMany({ where: { id, state: "parked" }, data: { state: "pending", attempts: 0, nextAttemptAt: now, note: null } });
+    const r = await this.db.effect.updateMany({
+      where: { id, state: "parked" },
+      data: { state: "pending", attempts: 0, nextAttemptAt: now, note: null },
+    });
     return r.count === 1;
   }
 
   /** Effects performable now or in flight (tests and shutdown wait for none). */
   async active(now: Date): Promise<number> {
-    return this.db.effect.count({ where: { OR: [{ state: "pending", nextAttemptAt: { lte: now } }, { state: "running" }] } });
+    return this.db.effect.count({
+      where: { OR: [{ state: "pending", nextAttemptAt: { lte: now } }, { state: "running" }] },
+    });
   }
 
   async list(filter: { state?: string; taskId?: string; limit?: number }): Promise<EffectSummary[]> {

@@ -39,8 +39,17 @@ export interface Performer<K extends EffectKind> {
   onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string): TaskEvent | null;
 }
 
-const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({ status: "done", ...(result !== undefined ? { result } : {}), ...(note ? { note } : {}), ...(event ? { event } : {}) });
-const dropped = (note: string, event?: TaskEvent): Performed => ({ status: "dropped", note, ...(event ? { event } : {}) });
+const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({
+  status: "done",
+  ...(result !== undefined ? { result } : {}),
+  ...(note ? { note } : {}),
+  ...(event ? { event } : {}),
+});
+const dropped = (note: string, event?: TaskEvent): Performed => ({
+  status: "dropped",
+  note,
+  ...(event ? { event } : {}),
+});
 const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
 
 /** Where the operator finds the whole text of an effect that GitHub's limits cut: its payload in the operator API. */
@@ -54,10 +63,16 @@ export function fullTextAt(effect: Pick<OutboxEffect, "id" | "taskId">): string 
 const lookBack = (e: OutboxEffect) => new Date(e.createdAt.getTime() - 60_000);
 
 /** A rerun is for a commit: skipped once that commit is no longer the head of its open PR. */
-async function ifStillHead(github: GitHub, repo: string, p: { pr: number; headSha: string }, rerun: (r: RepoRef) => Promise<void>): Promise<Performed> {
+async function ifStillHead(
+  github: GitHub,
+  repo: string,
+  p: { pr: number; headSha: string },
+  rerun: (r: RepoRef) => Promise<void>,
+): Promise<Performed> {
   const r = repoRef(repo);
   const pr = await github.getPull(r, p.pr);
-  if (!pr || pr.state !== "open" || pr.headSha !== p.headSha) return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
+  if (!pr || pr.state !== "open" || pr.headSha !== p.headSha)
+    return dropped(`${p.headSha.slice(0, 12)} is no longer the head of pull request #${p.pr}`);
   await rerun(r);
   return done();
 }
@@ -70,7 +85,8 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const have = await github.issueLabels(r, p.issue);
       if (have === null) return dropped(`issue #${p.issue} no longer exists`);
       let now = have;
-      if (p.label !== null && !lower(have).has(p.label.toLowerCase())) now = await github.addLabels(r, p.issue, [p.label]);
+      if (p.label !== null && !lower(have).has(p.label.toLowerCase()))
+        now = await github.addLabels(r, p.issue, [p.label]);
       const present = lower(now);
       const stale = p.others.filter((l) => present.has(l.toLowerCase()) && l.toLowerCase() !== p.label?.toLowerCase());
       for (const l of stale) await github.removeLabel(r, p.issue, l);
@@ -88,8 +104,14 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const r = repoRef(effect.repo);
       if (effect.maybeSent) {
         const marker = commentMarker(effect.key);
-        const found = (await github.listComments(r, p.issue, { since: lookBack(effect) })).find((c) => c.body.includes(marker));
-        if (found) return done({ commentId: found.id, url: found.url }, "the comment was posted by an attempt whose answer was lost");
+        const found = (await github.listComments(r, p.issue, { since: lookBack(effect) })).find((c) =>
+          c.body.includes(marker),
+        );
+        if (found)
+          return done(
+            { commentId: found.id, url: found.url },
+            "the comment was posted by an attempt whose answer was lost",
+          );
       }
       const c = await github.createComment(r, p.issue, withMarker(p.body, effect.key, fullTextAt(effect)));
       return done({ commentId: c.id, url: c.url });
@@ -112,8 +134,15 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const cmp = await github.compare(r, base, p.branch);
       const pr = (await github.pullsForBranch(r, p.branch, "all")).find((x) => x.state === "open" || x.merged);
       if (!cmp || cmp.aheadBy > 0 || pr) {
-        const why = !cmp ? `compare ${base}...${p.branch} found no base` : pr ? `pull request #${pr.number} uses it` : `it has ${cmp.aheadBy} commit(s) ahead of ${base}`;
-        return dropped(`branch kept: ${why}`, effect.runId ? { kind: "branch-kept", runId: effect.runId, why } : undefined);
+        const why = !cmp
+          ? `compare ${base}...${p.branch} found no base`
+          : pr
+            ? `pull request #${pr.number} uses it`
+            : `it has ${cmp.aheadBy} commit(s) ahead of ${base}`;
+        return dropped(
+          `branch kept: ${why}`,
+          effect.runId ? { kind: "branch-kept", runId: effect.runId, why } : undefined,
+        );
       }
       await github.deleteBranch(r, p.branch);
       return done({ deleted: true, sha: branch.sha });
@@ -124,9 +153,13 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const r = repoRef(effect.repo);
       const branch = await github.getBranch(r, p.branch);
       if (!branch) return done({ deleted: false }, "the branch was already gone");
-      if (await github.deletesMergedBranches(r)) return done({ deleted: false }, "left to GitHub: the repository deletes merged branches itself");
+      if (await github.deletesMergedBranches(r))
+        return done({ deleted: false }, "left to GitHub: the repository deletes merged branches itself");
       // Positive evidence, right before deleting: still at the merged head, and no other pull request from it.
-      if (branch.sha !== p.headSha) return dropped(`branch kept: it moved to ${branch.sha.slice(0, 12)} after pull request #${p.pr} merged at ${p.headSha.slice(0, 12)}, so it holds commits no pull request has`);
+      if (branch.sha !== p.headSha)
+        return dropped(
+          `branch kept: it moved to ${branch.sha.slice(0, 12)} after pull request #${p.pr} merged at ${p.headSha.slice(0, 12)}, so it holds commits no pull request has`,
+        );
       const open = (await github.pullsForBranch(r, p.branch, "open"))[0];
       if (open) return dropped(`branch kept: pull request #${open.number} uses it`);
       await github.deleteBranch(r, p.branch);
@@ -136,24 +169,47 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   "create-pull": {
     async perform({ effect, task, github }, p) {
       const runId = effect.runId ?? "";
-      if (!task || task.state !== "claimed" || task.runId !== runId) return dropped("the task moved on before publishing");
+      if (!task || task.state !== "claimed" || task.runId !== runId)
+        return dropped("the task moved on before publishing");
       const r = repoRef(effect.repo);
       const open = (await github.pullsForBranch(r, p.branch, "open"))[0];
-      if (open) return done({ pr: open.number }, "a pull request from the branch is already open", { kind: "pr-published", runId, pr: { number: open.number, headSha: open.headSha } });
+      if (open)
+        return done({ pr: open.number }, "a pull request from the branch is already open", {
+          kind: "pr-published",
+          runId,
+          pr: { number: open.number, headSha: open.headSha },
+        });
       const branch = await github.getBranch(r, p.branch);
-      if (!branch) return dropped("the branch disappeared before publishing", { kind: "publish-refused", runId, why: "the branch disappeared" });
+      if (!branch)
+        return dropped("the branch disappeared before publishing", {
+          kind: "publish-refused",
+          runId,
+          why: "the branch disappeared",
+        });
       // Re-verified right before opening: checks that turned keep the work, never publish it.
       const green = allGreen(await github.checkRunsForRef(r, branch.sha), branch.sha);
-      if (!green.green) return dropped(`not published: ${green.why}`, { kind: "publish-refused", runId, why: green.why });
-      const pr = await github.createPull(r, { title: p.title, head: p.branch, base: await github.defaultBranch(r), body: p.body });
-      return done({ pr: pr.number }, undefined, { kind: "pr-published", runId, pr: { number: pr.number, headSha: branch.sha } });
+      if (!green.green)
+        return dropped(`not published: ${green.why}`, { kind: "publish-refused", runId, why: green.why });
+      const pr = await github.createPull(r, {
+        title: p.title,
+        head: p.branch,
+        base: await github.defaultBranch(r),
+        body: p.body,
+      });
+      return done({ pr: pr.number }, undefined, {
+        kind: "pr-published",
+        runId,
+        pr: { number: pr.number, headSha: branch.sha },
+      });
     },
   },
   "rerun-failed-jobs": {
-    perform: ({ effect, github }, p) => ifStillHead(github, effect.repo, p, (r) => github.rerunFailedJobs(r, p.workflowRunId)),
+    perform: ({ effect, github }, p) =>
+      ifStillHead(github, effect.repo, p, (r) => github.rerunFailedJobs(r, p.workflowRunId)),
   },
   "rerequest-check-suite": {
-    perform: ({ effect, github }, p) => ifStillHead(github, effect.repo, p, (r) => github.rerequestCheckSuite(r, p.checkSuiteId)),
+    perform: ({ effect, github }, p) =>
+      ifStillHead(github, effect.repo, p, (r) => github.rerequestCheckSuite(r, p.checkSuiteId)),
   },
   "update-branch": {
     async perform({ effect, github }, p) {
@@ -170,12 +226,20 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   dispatch: {
     async perform({ effect, task, run, github }, p) {
       const runId = effect.runId ?? "";
-      if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.state !== "live") return dropped("the run is no longer live");
+      if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.state !== "live")
+        return dropped("the run is no longer live");
       const r = repoRef(effect.repo);
       if (effect.maybeSent) {
         // A dispatch names its run in the inputs; a workflow with `run-name` shows it in the title.
-        const found = (await github.dispatchedRuns(r, p.workflow, lookBack(effect))).find((w) => w.displayTitle.includes(runId));
-        if (found) return done({ workflowRunId: found.id }, "the dispatch was made by an attempt whose answer was lost", { kind: "dispatched", runId, workflowRunId: found.id });
+        const found = (await github.dispatchedRuns(r, p.workflow, lookBack(effect))).find((w) =>
+          w.displayTitle.includes(runId),
+        );
+        if (found)
+          return done({ workflowRunId: found.id }, "the dispatch was made by an attempt whose answer was lost", {
+            kind: "dispatched",
+            runId,
+            workflowRunId: found.id,
+          });
       }
       const { workflowRunId } = await github.dispatchWorkflow(r, p.workflow, p.ref, p.inputs);
       return done({ workflowRunId }, undefined, { kind: "dispatched", runId, workflowRunId });
@@ -183,7 +247,14 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
     // GitHub's refusal (no workflow_dispatch trigger, unknown workflow) will not change by asking again:
     // the task backs off instead, with one diagnostic.
     deterministicAttempts: 1,
-    onGiveUp: ({ effect }, p, why) => (effect.runId ? { kind: "dispatch-refused", runId: effect.runId, why: `GitHub refused the workflow dispatch of ${p.workflow}@${p.ref}: ${why}` } : null),
+    onGiveUp: ({ effect }, p, why) =>
+      effect.runId
+        ? {
+            kind: "dispatch-refused",
+            runId: effect.runId,
+            why: `GitHub refused the workflow dispatch of ${p.workflow}@${p.ref}: ${why}`,
+          }
+        : null,
   },
   "check-run": {
     async perform({ effect, github, task, checkRunOf }, p) {
@@ -192,7 +263,11 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       if (!view) return dropped("no task to show");
       const r = repoRef(effect.repo);
       const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === CHECK_RUN_NAME);
-      const summary = fitted(view.summary, GITHUB_CHECK_SUMMARY_LIMIT, `shown by the task view in Orchestra's operator API (GET /api/v1/tasks/${task.id})`);
+      const summary = fitted(
+        view.summary,
+        GITHUB_CHECK_SUMMARY_LIMIT,
+        `shown by the task view in Orchestra's operator API (GET /api/v1/tasks/${task.id})`,
+      );
       const fields = { status: "completed" as const, conclusion: view.conclusion, title: view.title, summary };
       if (existing) await github.updateCheckRun(r, existing.id, fields);
       else await github.createCheckRun(r, { name: CHECK_RUN_NAME, headSha: p.headSha, ...fields });
@@ -200,6 +275,7 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
     },
   },
   "fleet-issue": {
-    perform: ({ effect, github, fleet }) => (fleet ? fleet.perform(effect, github) : Promise.resolve(dropped("no fleet issue here: this process keeps none"))),
+    perform: ({ effect, github, fleet }) =>
+      fleet ? fleet.perform(effect, github) : Promise.resolve(dropped("no fleet issue here: this process keeps none")),
   },
 };

@@ -64,7 +64,6 @@ type AnyHandler = (ctx: EventContext) => Promise<void>;
 /** Events about the installation itself: handled whatever its state (a reinstall, an unsuspend). */
 const INSTALLATION_EVENTS: ReadonlySet<string> = new Set(["installation", "installation_repositories"]);
 
-
 export class EventRouter {
   readonly #handlers = new Map<string, AnyHandler[]>();
 
@@ -113,7 +112,10 @@ export class EventRouter {
       if (installationId !== null && !INSTALLATION_EVENTS.has(d.event) && deps.unmanaged) {
         const why = await deps.unmanaged(installationId);
         if (why !== null) {
-          deps.log.info({ delivery: d.deliveryId, event: d.event, installationId, why }, "delivery ignored: Orchestra does not manage this installation now");
+          deps.log.info(
+            { delivery: d.deliveryId, event: d.event, installationId, why },
+            "delivery ignored: Orchestra does not manage this installation now",
+          );
           return ignore("unmanaged");
         }
       }
@@ -141,7 +143,11 @@ export class EventRouter {
         }
       }
       if (failures.length === 1) throw failures[0];
-      if (failures.length > 1) throw new AggregateError(failures, failures.map((f) => (f instanceof Error ? f.message : String(f))).join("; "));
+      if (failures.length > 1)
+        throw new AggregateError(
+          failures,
+          failures.map((f) => (f instanceof Error ? f.message : String(f))).join("; "),
+        );
       return "done";
     };
   }

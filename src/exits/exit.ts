@@ -45,9 +45,16 @@ const PENDING = (why: string): ExitAnswer => ({ outcome: "classified", evidence:
 
 /** What an exit that changed nothing answers: the task's review, or the class its run already has. */
 function answerOf(run: Run, task: Task | null): ExitAnswer {
-  if (task?.state === "review" && task.prNumber !== null) return { outcome: "review", prNumber: task.prNumber, evidence: { pr: task.prNumber, note: "the task is already in review" } };
+  if (task?.state === "review" && task.prNumber !== null)
+    return {
+      outcome: "review",
+      prNumber: task.prNumber,
+      evidence: { pr: task.prNumber, note: "the task is already in review" },
+    };
   const v = verdictOf(run);
-  return v ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...v } : PENDING("not classified yet; Orchestra classifies it on its next sweep");
+  return v
+    ? { outcome: "classified", ...(run.prNumber ? { prNumber: run.prNumber } : {}), ...v }
+    : PENDING("not classified yet; Orchestra classifies it on its next sweep");
 }
 
 export class Exits {
@@ -56,16 +63,27 @@ export class Exits {
   async exit(worker: Worker | null, runId: string, report: ExitReport): Promise<ExitAnswer> {
     const { leases } = this.deps;
     const { run, task } = await leases.runOf(worker, runId);
-    if (run.leaseEpoch !== report.leaseEpoch) throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+    if (run.leaseEpoch !== report.leaseEpoch)
+      throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
     // A repeated exit (the first answer was lost) gets the recorded outcome again.
-    if (run.state === "review" && run.prNumber !== null) return { outcome: "review", prNumber: run.prNumber, evidence: { pr: run.prNumber, note: "the pull request was already seen" } };
+    if (run.state === "review" && run.prNumber !== null)
+      return {
+        outcome: "review",
+        prNumber: run.prNumber,
+        evidence: { pr: run.prNumber, note: "the pull request was already seen" },
+      };
     if (run.state === "exited" && run.report !== null) return answerOf(run, null);
     if (report.branch !== undefined && report.branch !== run.branch) {
-      throw new HttpError(400, `the reported branch ${report.branch} is not this run's branch ${run.branch}: push the work to ${run.branch} and report that`, { reason: "wrong-branch" });
+      throw new HttpError(
+        400,
+        `the reported branch ${report.branch} is not this run's branch ${run.branch}: push the work to ${run.branch} and report that`,
+        { reason: "wrong-branch" },
+      );
     }
     await this.#assertNotSuperseded(run, task);
     const cfg = await this.deps.configs.get(task.installationId, task.repo);
-    if (!cfg.ok) throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
+    if (!cfg.ok)
+      throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
 
     const counts = newCounts();
     try {
@@ -82,11 +100,17 @@ export class Exits {
    * again in the transaction.
    */
   async #assertNotSuperseded(run: Run, task: Task): Promise<void> {
-    if (run.state === "revoked" || run.state === "aborted") throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
+    if (run.state === "revoked" || run.state === "aborted")
+      throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
     if (task.runId === run.id) return;
-    const later = await this.deps.db.run.count({ where: { taskId: task.id, id: { not: run.id }, startedAt: { gt: run.startedAt } } });
+    const later = await this.deps.db.run.count({
+      where: { taskId: task.id, id: { not: run.id }, startedAt: { gt: run.startedAt } },
+    });
     if (later > 0 || task.state === "done" || task.state === "cancelled") {
-      throw conflict(`superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; drop this run's work`, "superseded");
+      throw conflict(
+        `superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; drop this run's work`,
+        "superseded",
+      );
     }
   }
 
@@ -106,27 +130,52 @@ export class Exits {
     try {
       // Only a PR from the run's own branch in the task's repository proves the exit:
       // a fork, or another branch that merely says "Closes #n", does not.
-      branchPulls = (await github.pullsForBranch(r, branch, "all")).filter((p) => p.headRef === branch && p.headRepo === task.repo);
+      branchPulls = (await github.pullsForBranch(r, branch, "all")).filter(
+        (p) => p.headRef === branch && p.headRepo === task.repo,
+      );
     } catch (err) {
       await tasks.recordRunError(run.id, errorClass(err, "error"), `looking for the pull request: ${errText(err)}`);
-      throw new HttpError(503, `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`);
+      throw new HttpError(
+        503,
+        `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`,
+      );
     }
     const open = branchPulls.find((p) => p.state === "open");
     const merged = branchPulls.find((p) => p.merged);
     const pr = open
       ? { number: open.number, headSha: open.headSha, merged: false as const }
       : merged
-        ? { merged: true as const, merge: { prNumber: merged.number, mergeSha: merged.mergeCommitSha ?? "", headSha: merged.headSha, mergedAt: this.deps.clock.now() } }
+        ? {
+            merged: true as const,
+            merge: {
+              prNumber: merged.number,
+              mergeSha: merged.mergeCommitSha ?? "",
+              headSha: merged.headSha,
+              mergedAt: this.deps.clock.now(),
+            },
+          }
         : null;
-    const result = await tasks.raise({ task, run }, { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr });
+    const result = await tasks.raise(
+      { task, run },
+      { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr },
+    );
     if (result.outcome === "refused") throw conflict(result.message, result.reason);
     if (result.outcome === "unchanged") return this.#recorded(runId);
-    if (open) return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
-    if (merged) return { outcome: "classified", prNumber: merged.number, class: "merged", recovery: "settle", evidence: { pr: merged.number, merged: true } };
+    if (open)
+      return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
+    if (merged)
+      return {
+        outcome: "classified",
+        prNumber: merged.number,
+        class: "merged",
+        recovery: "settle",
+        evidence: { pr: merged.number, merged: true },
+      };
     // No PR: the run is over and its lease with it; what it left is classified.
     // The branch's PRs were just read (the same branch gathering uses); no second read.
     const verdict = await this.deps.settler.settle(run.id, { github, knownPulls: branchPulls });
-    if (!verdict) return PENDING("GitHub could not be asked about the run's branch; Orchestra classifies it on its next sweep");
+    if (!verdict)
+      return PENDING("GitHub could not be asked about the run's branch; Orchestra classifies it on its next sweep");
     return { outcome: "classified", class: verdict.class, recovery: verdict.recovery, evidence: verdict.evidence };
   }
 }

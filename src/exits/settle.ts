@@ -21,7 +21,6 @@ import type { Run } from "../store/generated/sqlite/client.js";
 
 export type SettleGitHub = FactsGitHub & Pick<GitHub, "getPull">;
 
-
 /** 30 s, doubling, at most 30 min: how long a run GitHub could not be asked about waits. */
 export function classifyBackoffMs(failures: number): number {
   return Math.min(30 * 60_000, 30_000 * 2 ** Math.max(0, failures - 1));
@@ -29,7 +28,11 @@ export function classifyBackoffMs(failures: number): number {
 
 export function verdictOf(run: Pick<Run, "class" | "recovery" | "evidence">): Verdict | null {
   if (!run.class || !run.recovery) return null;
-  return { class: run.class as Verdict["class"], recovery: run.recovery as Verdict["recovery"], evidence: parseJson<Record<string, unknown>>(run.evidence) ?? {} };
+  return {
+    class: run.class as Verdict["class"],
+    recovery: run.recovery as Verdict["recovery"],
+    evidence: parseJson<Record<string, unknown>>(run.evidence) ?? {},
+  };
 }
 
 export class Settler {
@@ -70,14 +73,27 @@ export class Settler {
       const failures = run.classifyFailures + 1;
       await tasks.recordRunError(run.id, errorClass(err, "facts"), `gathering facts: ${errText(err)}`);
       await tasks.deferClassification(run.id, new Date(this.deps.clock.now().getTime() + classifyBackoffMs(failures)));
-      this.deps.log.warn({ run: run.id, err: errText(err) }, "run not classified yet: GitHub could not be asked; a later sweep retries");
+      this.deps.log.warn(
+        { run: run.id, err: errText(err) },
+        "run not classified yet: GitHub could not be asked; a later sweep retries",
+      );
       return null;
     } finally {
       await this.deps.ledger.add(task.id, counts);
     }
-    const r = await tasks.raise({ task }, { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) });
+    const r = await tasks.raise(
+      { task },
+      { kind: "run-classified", runId: run.id, verdict, ...(merge ? { merge } : {}) },
+    );
     if (r.outcome !== "applied") return null;
-    await this.deps.onClassified?.(task.installationId, task.repo).catch((err: unknown) => this.deps.log.warn({ repo: task.repo, err: errText(err) }, "breaker check failed; the next classification checks again"));
+    await this.deps
+      .onClassified?.(task.installationId, task.repo)
+      .catch((err: unknown) =>
+        this.deps.log.warn(
+          { repo: task.repo, err: errText(err) },
+          "breaker check failed; the next classification checks again",
+        ),
+      );
     return verdict;
   }
 
@@ -85,6 +101,11 @@ export class Settler {
     const number = (v.evidence["pr"] as { number?: number } | null)?.number;
     const pr = number ? await gh.getPull(repoRef(repo), number) : null;
     if (!pr?.merged) throw new Error(`pull request #${number} is not merged on GitHub`);
-    return { prNumber: pr.number, mergeSha: pr.mergeCommitSha ?? "", headSha: pr.headSha, mergedAt: this.deps.clock.now() };
+    return {
+      prNumber: pr.number,
+      mergeSha: pr.mergeCommitSha ?? "",
+      headSha: pr.headSha,
+      mergedAt: this.deps.clock.now(),
+    };
   }
 }

@@ -46,12 +46,19 @@ export class FleetIssues {
   async #remember(repo: string, installationId: number, number: number, written: boolean): Promise<void> {
     const now = this.deps.clock.now();
     const writtenAt = written ? { writtenAt: now } : {};
-    await this.deps.db.fleetIssue.upsert({ where: { repo }, create: { repo, installationId, number, ...writtenAt, updatedAt: now }, update: { installationId, number, ...writtenAt, updatedAt: now } });
+    await this.deps.db.fleetIssue.upsert({
+      where: { repo },
+      create: { repo, installationId, number, ...writtenAt, updatedAt: now },
+      update: { installationId, number, ...writtenAt, updatedAt: now },
+    });
   }
 
   /** Forgets the stored number when it is `issue` (deleted or transferred away); true when it was. */
   async forget(repo: string, issue: number): Promise<boolean> {
-    const r = await this.deps.db.fleetIssue.updateMany({ where: { repo, number: issue }, data: { number: null, updatedAt: this.deps.clock.now() } });
+    const r = await this.deps.db.fleetIssue.updateMany({
+      where: { repo, number: issue },
+      data: { number: null, updatedAt: this.deps.clock.now() },
+    });
     return r.count > 0;
   }
 
@@ -77,14 +84,21 @@ export class FleetIssues {
   /** Performs a fleet-issue effect: brings the issue up to date with one write at most (none when it already shows this). */
   async perform(e: OutboxEffect, github: GitHub): Promise<Performed> {
     const cfg = await this.deps.configs.get(e.installationId, e.repo);
-    if (!cfg.ok) return dropped("not updated: .github/orchestra.yml is invalid; the fleet issue follows again once it is fixed");
-    if (!cfg.config.fleetIssue) return dropped("not updated: fleetIssue is off in .github/orchestra.yml (the issue, if any, is left as it is)");
+    if (!cfg.ok)
+      return dropped("not updated: .github/orchestra.yml is invalid; the fleet issue follows again once it is fixed");
+    if (!cfg.config.fleetIssue)
+      return dropped("not updated: fleetIssue is off in .github/orchestra.yml (the issue, if any, is left as it is)");
     const now = this.deps.clock.now();
     const snapshot = await readFleet(this.deps.db, e.repo, now, await this.deps.deliveriesWaiting?.());
     const r = repoRef(e.repo);
     const issue = await this.#current(r, e, github);
-    if (issue?.state === "closed") return done({ issue: issue.number, edited: false }, `not updated: #${issue.number} was closed; reopen it to have it kept current`);
-    if (issue && showsSnapshot(issue.body, snapshot)) return done({ issue: issue.number, edited: false }, `#${issue.number} already shows this`);
+    if (issue?.state === "closed")
+      return done(
+        { issue: issue.number, edited: false },
+        `not updated: #${issue.number} was closed; reopen it to have it kept current`,
+      );
+    if (issue && showsSnapshot(issue.body, snapshot))
+      return done({ issue: issue.number, edited: false }, `#${issue.number} already shows this`);
     const body = renderFleet(snapshot, now);
     if (issue) {
       const edited = await github.updateIssueBody(r, issue.number, body);

@@ -40,7 +40,12 @@ export interface FleetSnapshot {
 
 /** Text from titles, questions and diagnostics, made safe for one table cell: one line, no pipes, no mentions, bounded. */
 export function cell(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, " ").trim().replace(/\|/g, "\\|").replace(/@(?=\w)/g, "@\u200b").replace(/</g, "&lt;");
+  const flat = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/\|/g, "\\|")
+    .replace(/@(?=\w)/g, "@\u200b")
+    .replace(/</g, "&lt;");
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -56,11 +61,25 @@ export function timeLeft(expiresAt: Date, at: Date): string {
   return `${Math.floor(min / 60)} h ${min % 60} min left`;
 }
 
-function table<T>(s: Section<T>, head: string[], align: string[], row: (t: T, i: number) => string[], none: string): string[] {
+function table<T>(
+  s: Section<T>,
+  head: string[],
+  align: string[],
+  row: (t: T, i: number) => string[],
+  none: string,
+): string[] {
   if (s.total === 0) return [none];
-  const lines = [`| ${head.join(" | ")} |`, `|${align.map((a) => ` ${a} |`).join("")}`, ...s.tasks.map((t, i) => `| ${row(t, i).join(" | ")} |`)];
+  const lines = [
+    `| ${head.join(" | ")} |`,
+    `|${align.map((a) => ` ${a} |`).join("")}`,
+    ...s.tasks.map((t, i) => `| ${row(t, i).join(" | ")} |`),
+  ];
   const more = s.total - s.tasks.length;
-  if (more > 0) lines.push("", `…and ${more} more (\`GET /api/v1/tasks\` in Orchestra's operator API, or \`orchestra tasks\`, lists them all).`);
+  if (more > 0)
+    lines.push(
+      "",
+      `…and ${more} more (\`GET /api/v1/tasks\` in Orchestra's operator API, or \`orchestra tasks\`, lists them all).`,
+    );
   return lines;
 }
 
@@ -70,8 +89,16 @@ function sections(s: FleetSnapshot, at: Date): string[] {
   return [
     `### Queue (${s.queued.total})`,
     "",
-    ...(s.queued.total > 0 ? ["In claim order: by priority label (`priorityLabels`), then the longest queued first.", ""] : []),
-    ...table(s.queued, ["", "issue", "attempt", "waiting for"], ["---:", "---", "---:", "---"], (t, i) => [String(i + 1), issueCell(t), String(t.attempt), waiting(t.waitingFor)], "Nothing is queued."),
+    ...(s.queued.total > 0
+      ? ["In claim order: by priority label (`priorityLabels`), then the longest queued first.", ""]
+      : []),
+    ...table(
+      s.queued,
+      ["", "issue", "attempt", "waiting for"],
+      ["---:", "---", "---:", "---"],
+      (t, i) => [String(i + 1), issueCell(t), String(t.attempt), waiting(t.waitingFor)],
+      "Nothing is queued.",
+    ),
     "",
     `### In progress (${s.claimed.total})`,
     "",
@@ -90,11 +117,23 @@ function sections(s: FleetSnapshot, at: Date): string[] {
     "",
     `### In review (${s.review.total})`,
     "",
-    ...table(s.review, ["issue", "pull request"], ["---", "---"], (t) => [issueCell(t), t.prNumber === null ? "—" : `#${t.prNumber}`], "No pull request waits for review."),
+    ...table(
+      s.review,
+      ["issue", "pull request"],
+      ["---", "---"],
+      (t) => [issueCell(t), t.prNumber === null ? "—" : `#${t.prNumber}`],
+      "No pull request waits for review.",
+    ),
     "",
     `### Blocked (${s.blocked.total})`,
     "",
-    ...table(s.blocked, ["issue", "why"], ["---", "---"], (t) => [issueCell(t), cell(t.why, 300)], "Nothing is blocked."),
+    ...table(
+      s.blocked,
+      ["issue", "why"],
+      ["---", "---"],
+      (t) => [issueCell(t), cell(t.why, 300)],
+      "Nothing is blocked.",
+    ),
     "",
     `### Failed (${s.failed.total})`,
     "",
@@ -122,7 +161,11 @@ export function renderFleet(s: FleetSnapshot, at: Date): string {
     "---",
     `<sub>Last updated ${stamp} UTC. Maintained by Orchestra (\`fleetIssue: true\` in \`.github/orchestra.yml\`): rewritten as tasks change, so edits by hand are overwritten. Closing this issue stops the updates until it is reopened; \`fleetIssue: false\` stops them for good.</sub>`,
   ].join("\n");
-  const middle = fitted(sections(s, at).join("\n"), GITHUB_COMMENT_LIMIT - head.length - foot.length - 2, "in Orchestra's operator API (GET /api/v1/tasks, or orchestra tasks)");
+  const middle = fitted(
+    sections(s, at).join("\n"),
+    GITHUB_COMMENT_LIMIT - head.length - foot.length - 2,
+    "in Orchestra's operator API (GET /api/v1/tasks, or orchestra tasks)",
+  );
   return `${head}\n${middle}\n${foot}`;
 }
 

@@ -30,7 +30,10 @@ function firstLine(body: string): string {
 /** The open question of each task that has one (the latest), by task id. */
 export async function openQuestions(db: Db, taskIds: string[]): Promise<Map<string, Decision>> {
   if (taskIds.length === 0) return new Map();
-  const questions = await db.decision.findMany({ where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, supersededAt: null }, orderBy: { createdAt: "asc" } });
+  const questions = await db.decision.findMany({
+    where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, supersededAt: null },
+    orderBy: { createdAt: "asc" },
+  });
   return new Map(questions.map((q) => [q.taskId, q]));
 }
 
@@ -39,36 +42,62 @@ export async function openQuestions(db: Db, taskIds: string[]): Promise<Map<stri
  * blocked it (since it was last queued), else its diagnostic. `questions` are
  * the tasks' open questions when the caller has read them already.
  */
-export async function blockedWhy(db: Db, tasks: Task[], questions?: Map<string, Decision>): Promise<Map<string, string>> {
+export async function blockedWhy(
+  db: Db,
+  tasks: Task[],
+  questions?: Map<string, Decision>,
+): Promise<Map<string, string>> {
   const ids = tasks.map((t) => t.id);
   const out = new Map<string, string>();
   if (ids.length === 0) return out;
   const [open, comments] = await Promise.all([
     questions ?? openQuestions(db, ids),
-    db.effect.findMany({ where: { taskId: { in: ids }, kind: "comment" }, orderBy: { seq: "desc" }, select: { taskId: true, key: true, payload: true, createdAt: true } }),
+    db.effect.findMany({
+      where: { taskId: { in: ids }, kind: "comment" },
+      orderBy: { seq: "desc" },
+      select: { taskId: true, key: true, payload: true, createdAt: true },
+    }),
   ]);
   for (const [taskId, q] of open) out.set(taskId, `question: “${q.body}”`);
   const since = new Map(tasks.map((t) => [t.id, t.queuedAt.getTime()]));
   for (const c of comments) {
-    if (!c.taskId || out.has(c.taskId) || c.createdAt.getTime() < (since.get(c.taskId) ?? 0) || !BLOCKING_COMMENTS.some((p) => c.key.startsWith(p))) continue;
+    if (
+      !c.taskId ||
+      out.has(c.taskId) ||
+      c.createdAt.getTime() < (since.get(c.taskId) ?? 0) ||
+      !BLOCKING_COMMENTS.some((p) => c.key.startsWith(p))
+    )
+      continue;
     const body = parseJson<{ body?: string }>(c.payload)?.body;
     if (body) out.set(c.taskId, firstLine(body));
   }
-  for (const t of tasks) if (!out.has(t.id)) out.set(t.id, t.diagnostic ?? "stopped (`orchestra hold`, or a label set by hand); see the issue");
+  for (const t of tasks)
+    if (!out.has(t.id))
+      out.set(t.id, t.diagnostic ?? "stopped (`orchestra hold`, or a label set by hand); see the issue");
   return out;
 }
 
 /** What holds every claim in the repository: an operator's pause, `paused: true`, or an invalid configuration. */
 async function heldBy(db: Db, repo: string): Promise<string | null> {
-  const [r, pauses] = await Promise.all([db.repo.findUnique({ where: { id: repo } }), db.pause.findMany({ where: { scope: { in: [EVERYWHERE, repo] } } })]);
+  const [r, pauses] = await Promise.all([
+    db.repo.findUnique({ where: { id: repo } }),
+    db.pause.findMany({ where: { scope: { in: [EVERYWHERE, repo] } } }),
+  ]);
   const pause = pauses.find((p) => p.scope === EVERYWHERE) ?? pauses[0];
-  if (pause) return `${pause.scope === EVERYWHERE ? "Orchestra is" : `${repo} is`} paused by ${pause.by}: ${pause.reason}`;
-  if (r?.configProblems) return `\`.github/orchestra.yml\` is invalid: ${(parseJson<string[]>(r.configProblems) ?? []).join("; ")}`;
+  if (pause)
+    return `${pause.scope === EVERYWHERE ? "Orchestra is" : `${repo} is`} paused by ${pause.by}: ${pause.reason}`;
+  if (r?.configProblems)
+    return `\`.github/orchestra.yml\` is invalid: ${(parseJson<string[]>(r.configProblems) ?? []).join("; ")}`;
   if (r?.paused) return `${repo} is paused (\`paused: true\` in \`.github/orchestra.yml\`)`;
   return null;
 }
 
-export async function readFleet(db: Db, repo: string, now: Date, deliveriesWaiting?: Set<number>): Promise<FleetSnapshot> {
+export async function readFleet(
+  db: Db,
+  repo: string,
+  now: Date,
+  deliveriesWaiting?: Set<number>,
+): Promise<FleetSnapshot> {
   const take = FLEET_SECTION_ROWS;
   const byIssue = { issue: "asc" as const };
   const [counts, queued, claimed, review, blocked, failed, held] = await Promise.all([
@@ -88,7 +117,13 @@ export async function readFleet(db: Db, repo: string, now: Date, deliveriesWaiti
     workerIds.length ? db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [],
     runIds.length ? db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, mode: true } }) : [],
     blockedWhy(db, blocked),
-    failed.length ? db.run.findMany({ where: { taskId: { in: failed.map((t) => t.id) }, class: { not: null } }, orderBy: { attempt: "desc" }, select: { taskId: true, class: true, recovery: true } }) : [],
+    failed.length
+      ? db.run.findMany({
+          where: { taskId: { in: failed.map((t) => t.id) }, class: { not: null } },
+          orderBy: { attempt: "desc" },
+          select: { taskId: true, class: true, recovery: true },
+        })
+      : [],
   ]);
   const workerName = new Map(workers.map((w) => [w.id, w.name]));
   const modeOf = new Map(runs.map((r) => [r.id, r.mode]));
@@ -97,13 +132,36 @@ export async function readFleet(db: Db, repo: string, now: Date, deliveriesWaiti
   return {
     repo,
     held,
-    queued: section(total.get("queued"), queued.map((t) => ({ ...row(t), attempt: t.attempt, waitingFor: waiting.get(t) ?? null }))),
+    queued: section(
+      total.get("queued"),
+      queued.map((t) => ({ ...row(t), attempt: t.attempt, waitingFor: waiting.get(t) ?? null })),
+    ),
     claimed: section(
       total.get("claimed"),
-      claimed.map((t) => ({ ...row(t), attempt: t.attempt, worker: t.workerId ? (workerName.get(t.workerId) ?? t.workerId) : null, mode: (t.runId && modeOf.get(t.runId)) || "worker", leaseExpiresAt: t.leaseEpoch ? t.leaseExpiresAt : null })),
+      claimed.map((t) => ({
+        ...row(t),
+        attempt: t.attempt,
+        worker: t.workerId ? (workerName.get(t.workerId) ?? t.workerId) : null,
+        mode: (t.runId && modeOf.get(t.runId)) || "worker",
+        leaseExpiresAt: t.leaseEpoch ? t.leaseExpiresAt : null,
+      })),
     ),
-    review: section(total.get("review"), review.map((t) => ({ ...row(t), prNumber: t.prNumber }))),
-    blocked: section(total.get("blocked"), blocked.map((t) => ({ ...row(t), why: why.get(t.id) ?? "" }))),
-    failed: section(total.get("failed"), failed.map((t) => ({ ...row(t), attempt: t.attempt, klass: lastClass.get(t.id)?.class ?? null, recovery: lastClass.get(t.id)?.recovery ?? null }))),
+    review: section(
+      total.get("review"),
+      review.map((t) => ({ ...row(t), prNumber: t.prNumber })),
+    ),
+    blocked: section(
+      total.get("blocked"),
+      blocked.map((t) => ({ ...row(t), why: why.get(t.id) ?? "" })),
+    ),
+    failed: section(
+      total.get("failed"),
+      failed.map((t) => ({
+        ...row(t),
+        attempt: t.attempt,
+        klass: lastClass.get(t.id)?.class ?? null,
+        recovery: lastClass.get(t.id)?.recovery ?? null,
+      })),
+    ),
   };
 }

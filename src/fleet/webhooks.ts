@@ -25,7 +25,11 @@ export class FleetWebhooks {
     if (ctx.installationId === null) return;
     const repo = p.repository.full_name;
     if (!(await this.deps.fleet.forget(repo, p.issue.number))) return;
-    await this.refresh(ctx.installationId, repo, `#${p.issue.number} was ${ctx.action === "transferred" ? "transferred away" : "deleted"}: a new fleet issue is opened`);
+    await this.refresh(
+      ctx.installationId,
+      repo,
+      `#${p.issue.number} was ${ctx.action === "transferred" ? "transferred away" : "deleted"}: a new fleet issue is opened`,
+    );
   }
 
   async reopened(ctx: EventContext<"issues.reopened">): Promise<void> {

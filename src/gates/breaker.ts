@@ -18,7 +18,14 @@ import { select, dateOf, type Step } from "../store/sql.js";
 import type { Repo } from "../store/generated/sqlite/client.js";
 
 /** Classes that say a run failed (a PR, a question or publishable work do not). */
-export const COUNTED_CLASSES: ReadonlySet<string> = new Set(["phantom", "debris-empty", "debris-half-done", "turn-cap-spinning", "unknown", "infra"]);
+export const COUNTED_CLASSES: ReadonlySet<string> = new Set([
+  "phantom",
+  "debris-empty",
+  "debris-half-done",
+  "turn-cap-spinning",
+  "unknown",
+  "infra",
+]);
 
 export interface EndedRun {
   id: string;
@@ -28,7 +35,12 @@ export interface EndedRun {
 }
 
 /** The class and runs that open the breaker, or null. `since`: runs that ended before do not count (the breaker closed then). */
-export function tripOf(runs: readonly EndedRun[], cfg: RepoConfig["breaker"], now: Date, since: Date | null): { klass: string; runs: EndedRun[] } | null {
+export function tripOf(
+  runs: readonly EndedRun[],
+  cfg: RepoConfig["breaker"],
+  now: Date,
+  since: Date | null,
+): { klass: string; runs: EndedRun[] } | null {
   const from = Math.max(now.getTime() - cfg.windowSeconds * 1000, since?.getTime() ?? 0);
   const byClass = new Map<string, EndedRun[]>();
   for (const r of runs) {
@@ -36,7 +48,8 @@ export function tripOf(runs: readonly EndedRun[], cfg: RepoConfig["breaker"], no
     byClass.set(r.class, [...(byClass.get(r.class) ?? []), r]);
   }
   for (const [klass, list] of byClass) {
-    if (list.length >= cfg.failures) return { klass, runs: [...list].sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime()) };
+    if (list.length >= cfg.failures)
+      return { klass, runs: [...list].sort((a, b) => a.endedAt.getTime() - b.endedAt.getTime()) };
   }
   return null;
 }
@@ -44,7 +57,10 @@ export function tripOf(runs: readonly EndedRun[], cfg: RepoConfig["breaker"], no
 export type ProbeOutcome = "wait" | "close" | "reopen" | "again";
 
 /** What the probe run's state means for the breaker. */
-export function probeOutcome(probe: { state: string; class: string | null } | null, breakerClass: string | null): ProbeOutcome {
+export function probeOutcome(
+  probe: { state: string; class: string | null } | null,
+  breakerClass: string | null,
+): ProbeOutcome {
   if (!probe || probe.state === "aborted") return "again"; // it never ran: the next claim probes
   if (probe.state === "review") return "close";
   if (probe.class === null) return "wait"; // live, or ended and not classified yet
@@ -82,7 +98,12 @@ export class Breaker {
       `SELECT r."id", r."taskId", r."class", r."endedAt" FROM "Run" r JOIN "Task" t ON t."id" = r."taskId" WHERE t."repo" = ? AND r."endedAt" >= ? AND r."class" IS NOT NULL ORDER BY r."endedAt" DESC LIMIT 500`,
       [repo, since],
     );
-    const runs = rows.map((r) => ({ id: String(r["id"]), taskId: String(r["taskId"]), class: r["class"] === null ? null : String(r["class"]), endedAt: dateOf(r["endedAt"])! }));
+    const runs = rows.map((r) => ({
+      id: String(r["id"]),
+      taskId: String(r["taskId"]),
+      class: r["class"] === null ? null : String(r["class"]),
+      endedAt: dateOf(r["endedAt"])!,
+    }));
     const trip = tripOf(runs, cfg.config.breaker, now, row.breakerClosedAt);
     if (!trip) return false;
     const trips = row.breakerTrips + 1;
@@ -95,9 +116,16 @@ export class Breaker {
     };
     // The comment goes on the issue of the run that tripped it, in the same transaction.
     const last = trip.runs[trip.runs.length - 1]!;
-    const r = await this.deps.tasks.raise({ taskId: last.taskId }, { kind: "breaker-opened", klass: trip.klass, runs: ids, until }, { steps: [open], attempts: 3 });
+    const r = await this.deps.tasks.raise(
+      { taskId: last.taskId },
+      { kind: "breaker-opened", klass: trip.klass, runs: ids, until },
+      { steps: [open], attempts: 3 },
+    );
     if (!r.stepsRan) return false;
-    this.deps.log.warn({ repo, class: trip.klass, runs: ids, until: until.toISOString() }, "breaker open: claims in this repository stop until the cool-down ends, then one probe run");
+    this.deps.log.warn(
+      { repo, class: trip.klass, runs: ids, until: until.toISOString() },
+      "breaker open: claims in this repository stop until the cool-down ends, then one probe run",
+    );
     return true;
   }
 
@@ -121,18 +149,42 @@ export class Breaker {
     const { db, clock } = this.deps;
     const now = clock.now();
     const where = { id: row.id, probeRunId: row.probeRunId };
-    if (outcome === "again") return (await db.repo.updateMany({ where, data: { probeRunId: null, updatedAt: now } })).count === 1;
+    if (outcome === "again")
+      return (await db.repo.updateMany({ where, data: { probeRunId: null, updatedAt: now } })).count === 1;
     if (outcome === "close") {
-      const r = await db.repo.updateMany({ where, data: { breakerClass: null, breakerRuns: null, breakerOpenedAt: null, breakerUntil: null, breakerTrips: 0, probeRunId: null, breakerClosedAt: now, updatedAt: now } });
-      if (r.count === 1) this.deps.log.info({ repo: row.id, probe: row.probeRunId }, "breaker closed: the probe run did not fail the same way; claims go on");
+      const r = await db.repo.updateMany({
+        where,
+        data: {
+          breakerClass: null,
+          breakerRuns: null,
+          breakerOpenedAt: null,
+          breakerUntil: null,
+          breakerTrips: 0,
+          probeRunId: null,
+          breakerClosedAt: now,
+          updatedAt: now,
+        },
+      });
+      if (r.count === 1)
+        this.deps.log.info(
+          { repo: row.id, probe: row.probeRunId },
+          "breaker closed: the probe run did not fail the same way; claims go on",
+        );
       return r.count === 1;
     }
     const cfg = await this.deps.configs.get(row.installationId, row.id);
     const breaker = cfg.ok ? cfg.config.breaker : { failures: 5, windowSeconds: 600, coolDownSeconds: 600 };
     const trips = row.breakerTrips + 1;
     const until = new Date(now.getTime() + coolDownMs(breaker, trips));
-    const r = await db.repo.updateMany({ where, data: { breakerUntil: until, breakerOpenedAt: now, breakerTrips: trips, probeRunId: null, updatedAt: now } });
-    if (r.count === 1) this.deps.log.warn({ repo: row.id, class: row.breakerClass, until: until.toISOString() }, "breaker open again: the probe run failed the same way");
+    const r = await db.repo.updateMany({
+      where,
+      data: { breakerUntil: until, breakerOpenedAt: now, breakerTrips: trips, probeRunId: null, updatedAt: now },
+    });
+    if (r.count === 1)
+      this.deps.log.warn(
+        { repo: row.id, class: row.breakerClass, until: until.toISOString() },
+        "breaker open again: the probe run failed the same way",
+      );
     return r.count === 1;
   }
 }

@@ -12,10 +12,25 @@ import type { Repo, Pause } from "../store/generated/sqlite/client.js";
 export const EVERYWHERE = "*";
 
 /** The configuration columns of a repository's row, from a parsed (or refused) configuration. */
-export function gateColumns(cfg: ConfigResult): Pick<Repo, "configProblems" | "paused" | "dispatch" | "maxPerRepo" | "maxPerOrg"> {
-  if (!cfg.ok) return { configProblems: JSON.stringify(cfg.problems), paused: false, dispatch: false, maxPerRepo: 0, maxPerOrg: 0 };
+export function gateColumns(
+  cfg: ConfigResult,
+): Pick<Repo, "configProblems" | "paused" | "dispatch" | "maxPerRepo" | "maxPerOrg"> {
+  if (!cfg.ok)
+    return {
+      configProblems: JSON.stringify(cfg.problems),
+      paused: false,
+      dispatch: false,
+      maxPerRepo: 0,
+      maxPerOrg: 0,
+    };
   const c = cfg.config;
-  return { configProblems: null, paused: c.paused, dispatch: c.dispatch !== null, maxPerRepo: c.limits.maxConcurrentPerRepo, maxPerOrg: c.limits.maxConcurrentPerOrg };
+  return {
+    configProblems: null,
+    paused: c.paused,
+    dispatch: c.dispatch !== null,
+    maxPerRepo: c.limits.maxConcurrentPerRepo,
+    maxPerOrg: c.limits.maxConcurrentPerOrg,
+  };
 }
 
 export class RepoGates {
@@ -27,7 +42,12 @@ export class RepoGates {
     const cols = gateColumns(cfg);
     const now = clock.now();
     const row = await db.repo.findUnique({ where: { id: repo } });
-    if (row && row.installationId === installationId && (Object.keys(cols) as (keyof typeof cols)[]).every((k) => row[k] === cols[k])) return;
+    if (
+      row &&
+      row.installationId === installationId &&
+      (Object.keys(cols) as (keyof typeof cols)[]).every((k) => row[k] === cols[k])
+    )
+      return;
     await db.repo.upsert({
       where: { id: repo },
       create: { id: repo, installationId, owner: repo.split("/")[0]!, ...cols, configAt: now, updatedAt: now },
@@ -41,7 +61,11 @@ export class RepoGates {
 
   async pause(scope: string, reason: string, by: string): Promise<Pause> {
     const at = this.deps.clock.now();
-    return this.deps.db.pause.upsert({ where: { scope }, create: { scope, reason, by, at }, update: { reason, by, at } });
+    return this.deps.db.pause.upsert({
+      where: { scope },
+      create: { scope, reason, by, at },
+      update: { reason, by, at },
+    });
   }
 
   /** True when there was a pause to lift. */

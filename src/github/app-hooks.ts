@@ -38,8 +38,16 @@ export type AppInstallations = () => Promise<Array<{ id: number; suspended: bool
 export function octokitAppInstallations(app: () => Promise<Octokit>, timeoutMs = 30_000): AppInstallations {
   return async () => {
     const octokit = await app();
-    const items = await call("list installations", () => octokit.paginate(octokit.rest.apps.listInstallations, { per_page: 100, request: { signal: AbortSignal.timeout(timeoutMs) } }));
-    return (items as Array<{ id: number; suspended_at?: string | null }>).map((i) => ({ id: i.id, suspended: Boolean(i.suspended_at) }));
+    const items = await call("list installations", () =>
+      octokit.paginate(octokit.rest.apps.listInstallations, {
+        per_page: 100,
+        request: { signal: AbortSignal.timeout(timeoutMs) },
+      }),
+    );
+    return (items as Array<{ id: number; suspended_at?: string | null }>).map((i) => ({
+      id: i.id,
+      suspended: Boolean(i.suspended_at),
+    }));
   };
 }
 
@@ -64,8 +72,19 @@ interface RawItem {
 /** A listing item, or an error: half-understood evidence is no evidence. */
 export function toHookDelivery(raw: RawItem): HookDelivery {
   const deliveredAt = typeof raw.delivered_at === "string" ? new Date(raw.delivered_at) : new Date(NaN);
-  if (typeof raw.id !== "number" || typeof raw.guid !== "string" || !raw.guid || typeof raw.status_code !== "number" || Number.isNaN(deliveredAt.getTime())) {
-    throw new GitHubError("list webhook deliveries", undefined, `a delivery GitHub listed is not understood: ${JSON.stringify(raw).slice(0, 200)}`, false);
+  if (
+    typeof raw.id !== "number" ||
+    typeof raw.guid !== "string" ||
+    !raw.guid ||
+    typeof raw.status_code !== "number" ||
+    Number.isNaN(deliveredAt.getTime())
+  ) {
+    throw new GitHubError(
+      "list webhook deliveries",
+      undefined,
+      `a delivery GitHub listed is not understood: ${JSON.stringify(raw).slice(0, 200)}`,
+      false,
+    );
   }
   return {
     id: raw.id,
@@ -86,7 +105,8 @@ export function nextCursor(link: string | undefined): string | null {
     const m = /<([^>]+)>\s*;\s*rel="?next"?/.exec(part);
     if (!m) continue;
     const cursor = new URL(m[1]!, "http://x").searchParams.get("cursor");
-    if (!cursor) throw new GitHubError("list webhook deliveries", undefined, `a next page without a cursor: ${m[1]}`, false);
+    if (!cursor)
+      throw new GitHubError("list webhook deliveries", undefined, `a next page without a cursor: ${m[1]}`, false);
     return cursor;
   }
   return null;
@@ -100,18 +120,27 @@ export function octokitAppHooks(app: () => Promise<Octokit>, opts: AppHooksOptio
     async listDeliveries(cursor) {
       const octokit = await app();
       const res = await call("list webhook deliveries", () =>
-        octokit.rest.apps.listWebhookDeliveries({ per_page: perPage, ...(cursor ? { cursor } : {}), request: { signal: AbortSignal.timeout(timeoutMs) } }),
+        octokit.rest.apps.listWebhookDeliveries({
+          per_page: perPage,
+          ...(cursor ? { cursor } : {}),
+          request: { signal: AbortSignal.timeout(timeoutMs) },
+        }),
       );
-      if (!Array.isArray(res.data)) throw new GitHubError("list webhook deliveries", res.status, "the answer is not a list", false);
+      if (!Array.isArray(res.data))
+        throw new GitHubError("list webhook deliveries", res.status, "the answer is not a list", false);
       const next = nextCursor(res.headers.link);
-      if (next !== null && next === cursor) throw new GitHubError("list webhook deliveries", res.status, "a next page with the same cursor", false);
+      if (next !== null && next === cursor)
+        throw new GitHubError("list webhook deliveries", res.status, "a next page with the same cursor", false);
       return { items: (res.data as RawItem[]).map(toHookDelivery), next };
     },
     async redeliver(id) {
       const octokit = await app();
       // A write: never retried blindly (the caller records that it asked).
       await call("redeliver webhook delivery", () =>
-        octokit.rest.apps.redeliverWebhookDelivery({ delivery_id: id, request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) } }),
+        octokit.rest.apps.redeliverWebhookDelivery({
+          delivery_id: id,
+          request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) },
+        }),
       );
     },
   };

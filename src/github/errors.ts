@@ -22,7 +22,12 @@ interface RequestErrorLike {
  * (also GitHub's clock), not this machine's: whoever waits turns the wait into
  * an instant on its own clock.
  */
-export function rateLimitWaitMs(status: number | undefined, message: string, headers: Record<string, string | undefined>, received = Date.now()): number | undefined {
+export function rateLimitWaitMs(
+  status: number | undefined,
+  message: string,
+  headers: Record<string, string | undefined>,
+  received = Date.now(),
+): number | undefined {
   if (status !== 403 && status !== 429) return undefined;
   const retryAfter = headers["retry-after"];
   const exhausted = headers["x-ratelimit-remaining"] === "0";
@@ -44,7 +49,8 @@ export function toGitHubError(operation: string, e: unknown): GitHubError {
   const headers = err.response?.headers ?? {};
   const limited = rateLimitWaitMs(status, message, headers);
   // The token is minted lazily on the first request; its failure is the installation's, not the call's.
-  const tokenFailure = /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
+  const tokenFailure =
+    /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
   const retryable = status === undefined || status >= 500 || limited !== undefined;
   return new GitHubError(tokenFailure ? "mint installation token" : operation, status, message, retryable, {
     ...(limited !== undefined ? { retryAfterMs: limited } : {}),
@@ -132,7 +138,11 @@ export function failureOf(e: unknown): Failure {
     return e.status >= 500 ? { class: "github-5xx" } : { class: "deterministic" };
   }
   const err = e as { name?: unknown; code?: unknown; cause?: unknown } | null;
-  if (err && (err.name === "TimeoutError" || err.name === "AbortError" || err.name === "PrismaClientInitializationError")) return { class: "network" };
+  if (
+    err &&
+    (err.name === "TimeoutError" || err.name === "AbortError" || err.name === "PrismaClientInitializationError")
+  )
+    return { class: "network" };
   if (err && typeof err.code === "string" && NO_ANSWER_CODES.has(err.code)) return { class: "network" };
   const cause = err?.cause as { code?: unknown } | undefined;
   if (cause && typeof cause.code === "string" && NO_ANSWER_CODES.has(cause.code)) return { class: "network" };

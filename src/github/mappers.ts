@@ -2,7 +2,15 @@
  * GitHub's answers (REST items, GraphQL nodes) mapped to the port's domain
  * types. Pure functions: the adapter (octokit.ts) fetches, these translate.
  */
-import { GitHubError, type BlockerInfo, type CheckRunInfo, type LabelledIssue, type PullInfo, type PullMergeability, type ReviewCommentInfo } from "./port.js";
+import {
+  GitHubError,
+  type BlockerInfo,
+  type CheckRunInfo,
+  type LabelledIssue,
+  type PullInfo,
+  type PullMergeability,
+  type ReviewCommentInfo,
+} from "./port.js";
 import type { ClosingPullNode, IssuesLabelledQuery, OpenPullNode } from "./queries.js";
 
 export type RawPull = {
@@ -58,12 +66,23 @@ export function closingPullToPull(n: ClosingPullNode): PullInfo {
 /** `…/repos/OWNER/REPO` (an issue's `repository_url`) → `OWNER/REPO`. */
 const REPOSITORY_URL = /\/repos\/([^/]+)\/([^/]+)\/?$/;
 
-export type RawBlocker = { number: number; state: string; repository_url: string; repository?: { full_name: string } | null };
+export type RawBlocker = {
+  number: number;
+  state: string;
+  repository_url: string;
+  repository?: { full_name: string } | null;
+};
 
 export function toBlocker(i: RawBlocker): BlockerInfo {
   const m = REPOSITORY_URL.exec(i.repository_url);
   const repo = i.repository?.full_name ?? (m ? `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}` : null);
-  if (!repo) throw new GitHubError("list blocked-by dependencies", undefined, `blocker #${i.number} names no repository (${i.repository_url})`, false);
+  if (!repo)
+    throw new GitHubError(
+      "list blocked-by dependencies",
+      undefined,
+      `blocker #${i.number} names no repository (${i.repository_url})`,
+      false,
+    );
   return { repo, number: i.number, state: i.state === "closed" ? "closed" : "open" };
 }
 
@@ -87,7 +106,11 @@ export function toCheckRun(c: RawCheckRun): CheckRunInfo {
     headSha: c.head_sha,
     status: c.status,
     conclusion: c.conclusion ?? null,
-    output: { title: c.output.title ?? undefined, summary: c.output.summary ?? undefined, text: c.output.text ?? undefined },
+    output: {
+      title: c.output.title ?? undefined,
+      summary: c.output.summary ?? undefined,
+      text: c.output.text ?? undefined,
+    },
     checkSuiteId: c.check_suite?.id ?? null,
     workflowRunId: Number(WORKFLOW_RUN.exec(c.details_url ?? "")?.[1]) || null,
   };
@@ -147,7 +170,12 @@ export function toLabelledIssue(n: LabelledNode, asked: string[]): LabelledIssue
     // GraphQL names a bot by its App slug; REST, webhooks and trust.bots say `<slug>[bot]`.
     const bot = e.actor.__typename === "Bot";
     const actor = bot && !e.actor.login.endsWith("[bot]") ? `${e.actor.login}[bot]` : e.actor.login;
-    labelledBy.set(e.label.name.toLowerCase(), { label: e.label.name, actor, actorType: e.actor.__typename as LabelledIssue["labelledBy"][number]["actorType"], at: e.createdAt ?? "" });
+    labelledBy.set(e.label.name.toLowerCase(), {
+      label: e.label.name,
+      actor,
+      actorType: e.actor.__typename as LabelledIssue["labelledBy"][number]["actorType"],
+      at: e.createdAt ?? "",
+    });
   }
   return {
     number: n.number,
@@ -157,7 +185,17 @@ export function toLabelledIssue(n: LabelledNode, asked: string[]): LabelledIssue
     body: n.body,
     labels: (n.labels?.nodes ?? []).flatMap((l) => (l ? [l.name] : [])),
     labelledBy: [...labelledBy.values()],
-    subIssues: (n.subIssues.nodes ?? []).flatMap((s) => (s ? [{ repo: s.repository.nameWithOwner, number: s.number, state: s.state === "OPEN" ? ("open" as const) : ("closed" as const) }] : [])),
+    subIssues: (n.subIssues.nodes ?? []).flatMap((s) =>
+      s
+        ? [
+            {
+              repo: s.repository.nameWithOwner,
+              number: s.number,
+              state: s.state === "OPEN" ? ("open" as const) : ("closed" as const),
+            },
+          ]
+        : [],
+    ),
     subIssuesTotal: n.subIssues.totalCount,
   };
 }

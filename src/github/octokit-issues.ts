@@ -16,7 +16,17 @@ export interface CallOptions {
 
 type IssueMethods = Pick<
   GitHub,
-  "getIssue" | "createIssue" | "updateIssueBody" | "issuesCreatedBy" | "issueLabels" | "addLabels" | "removeLabel" | "createComment" | "listComments" | "addReaction" | "blockedBy"
+  | "getIssue"
+  | "createIssue"
+  | "updateIssueBody"
+  | "issuesCreatedBy"
+  | "issueLabels"
+  | "addLabels"
+  | "removeLabel"
+  | "createComment"
+  | "listComments"
+  | "addReaction"
+  | "blockedBy"
 >;
 
 interface RawIssue {
@@ -59,18 +69,31 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
       return res ? toIssue(res.data) : null;
     },
     async createIssue(r, issue) {
-      const { data } = await call("create issue", () => rest.issues.create({ ...r, title: issue.title, body: issue.body, ...write() }));
+      const { data } = await call("create issue", () =>
+        rest.issues.create({ ...r, title: issue.title, body: issue.body, ...write() }),
+      );
       return toIssue(data);
     },
     async updateIssueBody(r, number, body) {
-      const res = await gone("update issue", () => rest.issues.update({ ...r, issue_number: number, body, ...write() }));
+      const res = await gone("update issue", () =>
+        rest.issues.update({ ...r, issue_number: number, body, ...write() }),
+      );
       return res ? toIssue(res.data) : null;
     },
     async issuesCreatedBy(r, creator, opts = {}) {
       const out: IssueInfo[] = [];
       for (let page = 1; page <= (opts.pages ?? 5); page++) {
         const { data } = await call("list issues", () =>
-          rest.issues.listForRepo({ ...r, creator, state: opts.state ?? "all", sort: "created", direction: "desc", per_page: 100, page, ...read() }),
+          rest.issues.listForRepo({
+            ...r,
+            creator,
+            state: opts.state ?? "all",
+            sort: "created",
+            direction: "desc",
+            per_page: 100,
+            page,
+            ...read(),
+          }),
         );
         for (const i of data) if (!i.pull_request) out.push(toIssue(i));
         if (data.length < 100) break;
@@ -78,34 +101,55 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
       return out;
     },
     async issueLabels(r, number) {
-      const res = await maybe("list issue labels", () => rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }));
+      const res = await maybe("list issue labels", () =>
+        rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }),
+      );
       return res ? res.data.map((l) => l.name) : null;
     },
     async addLabels(r, number, labels) {
-      const { data } = await call("add labels", () => rest.issues.addLabels({ ...r, issue_number: number, labels, ...write() }));
+      const { data } = await call("add labels", () =>
+        rest.issues.addLabels({ ...r, issue_number: number, labels, ...write() }),
+      );
       return data.map((l) => l.name);
     },
     async removeLabel(r, number, label) {
       // GitHub answers 404 when the label is not on the issue: already removed.
-      await maybe("remove label", () => rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }));
+      await maybe("remove label", () =>
+        rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }),
+      );
     },
     async createComment(r, number, body) {
-      const { data } = await call("create comment", () => rest.issues.createComment({ ...r, issue_number: number, body, ...write() }));
+      const { data } = await call("create comment", () =>
+        rest.issues.createComment({ ...r, issue_number: number, body, ...write() }),
+      );
       return { id: data.id, body: data.body ?? "", author: data.user?.login ?? "", url: data.html_url };
     },
     async listComments(r, number, opts = {}) {
       const { data } = await call("list comments", () =>
-        rest.issues.listComments({ ...r, issue_number: number, per_page: opts.perPage ?? 100, ...(opts.since ? { since: opts.since.toISOString() } : {}), ...read() }),
+        rest.issues.listComments({
+          ...r,
+          issue_number: number,
+          per_page: opts.perPage ?? 100,
+          ...(opts.since ? { since: opts.since.toISOString() } : {}),
+          ...read(),
+        }),
       );
       return data.map((c) => ({ id: c.id, body: c.body ?? "", author: c.user?.login ?? "", url: c.html_url }));
     },
     async addReaction(r, commentId, content) {
-      await call("add reaction", () => rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content, ...write() }));
+      await call("add reaction", () =>
+        rest.reactions.createForIssueComment({ ...r, comment_id: commentId, content, ...write() }),
+      );
     },
     async blockedBy(r, issue) {
       // Every page: a blocker missed on page two would let a blocked issue run.
       const items = await call("list blocked-by dependencies", () =>
-        octokit.paginate(rest.issues.listDependenciesBlockedBy, { ...r, issue_number: issue, per_page: 100, ...read() }),
+        octokit.paginate(rest.issues.listDependenciesBlockedBy, {
+          ...r,
+          issue_number: issue,
+          per_page: 100,
+          ...read(),
+        }),
       );
       return (items as RawBlocker[]).map(toBlocker);
     },

@@ -5,11 +5,37 @@
  * queries.ts; mappers.ts turns GitHub's answers into the port's types.
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type BranchListing, type GitHub, type LabelledIssue, type Permission, type PullMergeability, type RepoRef } from "./port.js";
+import {
+  GitHubError,
+  type BranchListing,
+  type GitHub,
+  type LabelledIssue,
+  type Permission,
+  type PullMergeability,
+  type RepoRef,
+} from "./port.js";
 import { call, maybe } from "./errors.js";
-import { closingPullToPull, logTail, toCheckRun, toLabelledIssue, toMergeability, toPull, toReviewComment, type RawPull } from "./mappers.js";
+import {
+  closingPullToPull,
+  logTail,
+  toCheckRun,
+  toLabelledIssue,
+  toMergeability,
+  toPull,
+  toReviewComment,
+  type RawPull,
+} from "./mappers.js";
 import { issueMethods, type CallOptions } from "./octokit-issues.js";
-import { BRANCHES, CLOSING_PULLS, ISSUES_LABELLED, OPEN_PULLS_INTO, type BranchesQuery, type ClosingPullsQuery, type IssuesLabelledQuery, type OpenPullsIntoQuery } from "./queries.js";
+import {
+  BRANCHES,
+  CLOSING_PULLS,
+  ISSUES_LABELLED,
+  OPEN_PULLS_INTO,
+  type BranchesQuery,
+  type ClosingPullsQuery,
+  type IssuesLabelledQuery,
+  type OpenPullsIntoQuery,
+} from "./queries.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
@@ -32,7 +58,9 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       return res ? toPull(res.data as RawPull) : null;
     },
     async pullsForBranch(r, branch, state = "all") {
-      const { data } = await call("list pull requests", () => rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100, ...read() }));
+      const { data } = await call("list pull requests", () =>
+        rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100, ...read() }),
+      );
       return (data as RawPull[]).map(toPull);
     },
     async closingPulls(r, issue) {
@@ -44,18 +72,31 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     },
     async pullsForCommit(r, sha) {
       const items = await call("list pull requests for commit", () =>
-        octokit.paginate(rest.repos.listPullRequestsAssociatedWithCommit, { ...r, commit_sha: sha, per_page: 100, ...read() }),
+        octokit.paginate(rest.repos.listPullRequestsAssociatedWithCommit, {
+          ...r,
+          commit_sha: sha,
+          per_page: 100,
+          ...read(),
+        }),
       );
       return (items as RawPull[]).map(toPull);
     },
     async reviewComments(r, pull, reviewId) {
       const items = await call("list review comments", () =>
-        octokit.paginate(rest.pulls.listCommentsForReview, { ...r, pull_number: pull, review_id: reviewId, per_page: 100, ...read() }),
+        octokit.paginate(rest.pulls.listCommentsForReview, {
+          ...r,
+          pull_number: pull,
+          review_id: reviewId,
+          per_page: 100,
+          ...read(),
+        }),
       );
       return items.map(toReviewComment);
     },
     async installationRepos() {
-      const items = await call("list installation repositories", () => octokit.paginate(rest.apps.listReposAccessibleToInstallation, { per_page: 100, ...read() }));
+      const items = await call("list installation repositories", () =>
+        octokit.paginate(rest.apps.listReposAccessibleToInstallation, { per_page: 100, ...read() }),
+      );
       return (items as unknown as Array<{ full_name: string }>).map((x) => x.full_name);
     },
     async issuesLabelled(r, labels) {
@@ -63,12 +104,27 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       let cursor: string | null = null;
       for (;;) {
         const after: string | null = cursor;
-        const data: IssuesLabelledQuery = await call("issues by label", () => octokit.graphql<IssuesLabelledQuery>(ISSUES_LABELLED, { owner: r.owner, repo: r.repo, labels, cursor: after, ...read() }));
-        if (!data.repository) throw new GitHubError("issues by label", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        const data: IssuesLabelledQuery = await call("issues by label", () =>
+          octokit.graphql<IssuesLabelledQuery>(ISSUES_LABELLED, {
+            owner: r.owner,
+            repo: r.repo,
+            labels,
+            cursor: after,
+            ...read(),
+          }),
+        );
+        if (!data.repository)
+          throw new GitHubError(
+            "issues by label",
+            undefined,
+            `no repository ${r.owner}/${r.repo} in the answer`,
+            false,
+          );
         const page = data.repository.issues;
         for (const n of page.nodes ?? []) if (n) out.push(toLabelledIssue(n, labels));
         if (!page.pageInfo.hasNextPage) return out;
-        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after) throw new GitHubError("issues by label", undefined, "a next page without a new cursor", false);
+        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after)
+          throw new GitHubError("issues by label", undefined, "a next page without a new cursor", false);
         cursor = page.pageInfo.endCursor;
       }
     },
@@ -78,9 +134,21 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       for (;;) {
         const after: string | null = cursor;
         const data: OpenPullsIntoQuery = await call("open pull requests into base", () =>
-          octokit.graphql<OpenPullsIntoQuery>(OPEN_PULLS_INTO, { owner: r.owner, repo: r.repo, base, cursor: after, ...read() }),
+          octokit.graphql<OpenPullsIntoQuery>(OPEN_PULLS_INTO, {
+            owner: r.owner,
+            repo: r.repo,
+            base,
+            cursor: after,
+            ...read(),
+          }),
         );
-        if (!data.repository) throw new GitHubError("open pull requests into base", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        if (!data.repository)
+          throw new GitHubError(
+            "open pull requests into base",
+            undefined,
+            `no repository ${r.owner}/${r.repo} in the answer`,
+            false,
+          );
         const page = data.repository.pullRequests;
         for (const n of page.nodes ?? []) if (n) out.push(toMergeability(n));
         if (!page.pageInfo.hasNextPage) return out;
@@ -96,7 +164,12 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     },
     async updatePullBranch(r, number, expectedHeadSha) {
       await call("update pull request branch", () =>
-        rest.pulls.updateBranch({ ...r, pull_number: number, ...(expectedHeadSha ? { expected_head_sha: expectedHeadSha } : {}), ...write() }),
+        rest.pulls.updateBranch({
+          ...r,
+          pull_number: number,
+          ...(expectedHeadSha ? { expected_head_sha: expectedHeadSha } : {}),
+          ...write(),
+        }),
       );
     },
     async defaultBranch(r) {
@@ -112,15 +185,30 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       let cursor: string | null = null;
       for (;;) {
         const after: string | null = cursor;
-        const data: BranchesQuery = await call("branches", () => octokit.graphql<BranchesQuery>(BRANCHES, { owner: r.owner, repo: r.repo, ...(prefix ? { filter: prefix } : {}), cursor: after, ...read() }));
+        const data: BranchesQuery = await call("branches", () =>
+          octokit.graphql<BranchesQuery>(BRANCHES, {
+            owner: r.owner,
+            repo: r.repo,
+            ...(prefix ? { filter: prefix } : {}),
+            cursor: after,
+            ...read(),
+          }),
+        );
         const page = data.repository?.refs;
-        if (!page) throw new GitHubError("branches", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+        if (!page)
+          throw new GitHubError("branches", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
         for (const n of page.nodes ?? []) {
           if (!n?.target || !n.name.startsWith(prefix)) continue;
-          out.push({ name: n.name, sha: n.target.oid, committedAt: n.target.committedDate ? new Date(n.target.committedDate) : null, pullRequests: n.associatedPullRequests.totalCount });
+          out.push({
+            name: n.name,
+            sha: n.target.oid,
+            committedAt: n.target.committedDate ? new Date(n.target.committedDate) : null,
+            pullRequests: n.associatedPullRequests.totalCount,
+          });
         }
         if (!page.pageInfo.hasNextPage) return out;
-        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after) throw new GitHubError("branches", undefined, "a next page without a new cursor", false);
+        if (!page.pageInfo.endCursor || page.pageInfo.endCursor === after)
+          throw new GitHubError("branches", undefined, "a next page without a new cursor", false);
         cursor = page.pageInfo.endCursor;
       }
     },
@@ -134,12 +222,19 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
         return true;
       } catch (e) {
         // 422 "Reference does not exist": already gone.
-        if (e instanceof GitHubError && (e.status === 422 || e.status === 404) && /does not exist|not found/i.test(e.message)) return false;
+        if (
+          e instanceof GitHubError &&
+          (e.status === 422 || e.status === 404) &&
+          /does not exist|not found/i.test(e.message)
+        )
+          return false;
         throw e;
       }
     },
     async compare(r, base, head) {
-      const res = await maybe("compare commits", () => rest.repos.compareCommitsWithBasehead({ ...r, basehead: `${base}...${head}`, per_page: 1, ...read() }));
+      const res = await maybe("compare commits", () =>
+        rest.repos.compareCommitsWithBasehead({ ...r, basehead: `${base}...${head}`, per_page: 1, ...read() }),
+      );
       if (!res) return null;
       const d = res.data;
       const headSha = d.commits.length > 0 ? d.commits[d.commits.length - 1]!.sha : d.merge_base_commit.sha;
@@ -147,19 +242,24 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     },
     async checkRunsForRef(r, ref) {
       // Every page: a red check on page two must not read as green.
-      const runs = await call("list check runs", () => octokit.paginate(rest.checks.listForRef, { ...r, ref, per_page: 100, ...read() }));
+      const runs = await call("list check runs", () =>
+        octokit.paginate(rest.checks.listForRef, { ...r, ref, per_page: 100, ...read() }),
+      );
       return runs.map(toCheckRun);
     },
     async jobLogTail(r, jobId, lines) {
       // GitHub answers 302 to a short-lived plain-text download, which fetch follows.
-      const res = await call("download job logs", () => rest.actions.downloadJobLogsForWorkflowRun({ ...r, job_id: jobId, ...read() })).catch((e: unknown) => {
+      const res = await call("download job logs", () =>
+        rest.actions.downloadJobLogsForWorkflowRun({ ...r, job_id: jobId, ...read() }),
+      ).catch((e: unknown) => {
         // 404: no such job, or no log (yet); 410: the log has expired.
         if (e instanceof GitHubError && (e.status === 404 || e.status === 410)) return null;
         throw e;
       });
       if (!res) return null;
       const data: unknown = res.data;
-      const text = typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : null;
+      const text =
+        typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : null;
       if (text === null) throw new GitHubError("download job logs", res.status, "the log is not text", false);
       return logTail(text, lines);
     },
@@ -189,27 +289,52 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       );
     },
     async rerequestCheckSuite(r, checkSuiteId) {
-      await call("rerequest check suite", () => rest.checks.rerequestSuite({ ...r, check_suite_id: checkSuiteId, ...write() }));
+      await call("rerequest check suite", () =>
+        rest.checks.rerequestSuite({ ...r, check_suite_id: checkSuiteId, ...write() }),
+      );
     },
     async rerunFailedJobs(r, workflowRunId) {
-      await call("rerun failed jobs", () => rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId, ...write() }));
+      await call("rerun failed jobs", () =>
+        rest.actions.reRunWorkflowFailedJobs({ ...r, run_id: workflowRunId, ...write() }),
+      );
     },
     async dispatchWorkflow(r, workflow, ref, inputs) {
       // return_run_details asks for the run id (200) instead of an empty 204.
       const res = await call("dispatch workflow", () =>
-        octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", { ...r, workflow_id: workflow, ref, inputs, return_run_details: true, ...write() } as never),
+        octokit.request("POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches", {
+          ...r,
+          workflow_id: workflow,
+          ref,
+          inputs,
+          return_run_details: true,
+          ...write(),
+        } as never),
       );
       const data = (res as { data?: { workflow_run_id?: number } }).data;
       return { workflowRunId: typeof data?.workflow_run_id === "number" ? data.workflow_run_id : null };
     },
     async dispatchedRuns(r, workflow, since) {
       const { data } = await call("list workflow runs", () =>
-        rest.actions.listWorkflowRuns({ ...r, workflow_id: workflow, event: "workflow_dispatch", created: `>=${since.toISOString()}`, per_page: 100, ...read() }),
+        rest.actions.listWorkflowRuns({
+          ...r,
+          workflow_id: workflow,
+          event: "workflow_dispatch",
+          created: `>=${since.toISOString()}`,
+          per_page: 100,
+          ...read(),
+        }),
       );
-      return data.workflow_runs.map((w) => ({ id: w.id, displayTitle: w.display_title ?? "", status: w.status ?? "", createdAt: w.created_at }));
+      return data.workflow_runs.map((w) => ({
+        id: w.id,
+        displayTitle: w.display_title ?? "",
+        status: w.status ?? "",
+        createdAt: w.created_at,
+      }));
     },
     async permission(r, username) {
-      const { data } = await call("get collaborator permission", () => rest.repos.getCollaboratorPermissionLevel({ ...r, username, ...read() }));
+      const { data } = await call("get collaborator permission", () =>
+        rest.repos.getCollaboratorPermissionLevel({ ...r, username, ...read() }),
+      );
       const role = toPermission((data as { role_name?: string }).role_name);
       // A custom role's name is not a level; GitHub reports its base level in `permission`.
       return role === "none" ? toPermission(data.permission) : role;

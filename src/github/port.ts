@@ -147,7 +147,12 @@ export interface LabelledIssue {
   body: string;
   labels: string[];
   /** Who last added each of the labels asked for, and when (from the issue's timeline). */
-  labelledBy: Array<{ label: string; actor: string; actorType: "User" | "Bot" | "Organization" | "Mannequin" | "EnterpriseUserAccount"; at: string }>;
+  labelledBy: Array<{
+    label: string;
+    actor: string;
+    actorType: "User" | "Bot" | "Organization" | "Mannequin" | "EnterpriseUserAccount";
+    at: string;
+  }>;
   /** Its sub-issues, open or closed (the first 50), and how many it has in all. */
   subIssues: Array<{ repo: string; number: number; state: "open" | "closed" }>;
   subIssuesTotal: number;
@@ -161,7 +166,11 @@ export interface GitHub {
   /** Replaces an issue's body; null when the issue does not exist (404) or was deleted (410). */
   updateIssueBody(r: RepoRef, number: number, body: string): Promise<IssueInfo | null>;
   /** Issues (not pull requests) opened by `creator`, newest first, open and closed unless asked: at most `pages` pages of 100 (default 5). */
-  issuesCreatedBy(r: RepoRef, creator: string, opts?: { state?: "open" | "closed" | "all"; pages?: number }): Promise<IssueInfo[]>;
+  issuesCreatedBy(
+    r: RepoRef,
+    creator: string,
+    opts?: { state?: "open" | "closed" | "all"; pages?: number },
+  ): Promise<IssueInfo[]>;
   /** The issue's labels; null when the issue does not exist (any more). */
   issueLabels(r: RepoRef, number: number): Promise<string[] | null>;
   /** Adds labels (creating missing repo labels, as GitHub does) and answers the issue's labels after. Idempotent. */
@@ -218,7 +227,12 @@ export interface GitHub {
   rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;
   rerunFailedJobs(r: RepoRef, workflowRunId: number): Promise<void>;
   /** Triggers workflow_dispatch; the Actions run id when GitHub reports it (newer GitHub), else null. */
-  dispatchWorkflow(r: RepoRef, workflow: string, ref: string, inputs: Record<string, string>): Promise<{ workflowRunId: number | null }>;
+  dispatchWorkflow(
+    r: RepoRef,
+    workflow: string,
+    ref: string,
+    inputs: Record<string, string>,
+  ): Promise<{ workflowRunId: number | null }>;
   /** Runs of a workflow started by workflow_dispatch since a time, newest first (to find a dispatch whose answer was lost). */
   dispatchedRuns(r: RepoRef, workflow: string, since: Date): Promise<WorkflowRunInfo[]>;
 

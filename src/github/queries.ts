@@ -97,8 +97,21 @@ export interface IssuesLabelledQuery {
         title: string;
         body: string;
         labels: { nodes: Array<{ name: string } | null> | null } | null;
-        timelineItems: { nodes: Array<{ createdAt?: string; label?: { name: string } | null; actor?: { __typename: string; login: string } | null } | null> | null };
-        subIssues: { totalCount: number; nodes: Array<{ number: number; state: "OPEN" | "CLOSED"; repository: { nameWithOwner: string } } | null> | null };
+        timelineItems: {
+          nodes: Array<{
+            createdAt?: string;
+            label?: { name: string } | null;
+            actor?: { __typename: string; login: string } | null;
+          } | null> | null;
+        };
+        subIssues: {
+          totalCount: number;
+          nodes: Array<{
+            number: number;
+            state: "OPEN" | "CLOSED";
+            repository: { nameWithOwner: string };
+          } | null> | null;
+        };
       } | null> | null;
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
@@ -122,7 +135,11 @@ export const BRANCHES = `query Branches($owner: String!, $repo: String!, $filter
 export interface BranchesQuery {
   repository: {
     refs: {
-      nodes: Array<{ name: string; target: { oid: string; committedDate?: string | null } | null; associatedPullRequests: { totalCount: number } } | null> | null;
+      nodes: Array<{
+        name: string;
+        target: { oid: string; committedDate?: string | null } | null;
+        associatedPullRequests: { totalCount: number };
+      } | null> | null;
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     } | null;
   } | null;

@@ -28,10 +28,16 @@ export interface ReadyCheck {
 export function judge(outcome: { pending: string[] } | { error: unknown }, checkedAt: Date): ReadyCheck {
   if ("error" in outcome) {
     const e = outcome.error;
-    const text = (e instanceof Error ? e.message : String(e)).split("\n").map((l) => l.trim()).filter(Boolean).pop() ?? "unknown error";
+    const text =
+      (e instanceof Error ? e.message : String(e))
+        .split("\n")
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .pop() ?? "unknown error";
     return { ready: false, reason: "database unreachable", error: scrub(text), pending: [], checkedAt };
   }
-  if (outcome.pending.length > 0) return { ready: false, reason: "migrations not applied", error: null, pending: outcome.pending, checkedAt };
+  if (outcome.pending.length > 0)
+    return { ready: false, reason: "migrations not applied", error: null, pending: outcome.pending, checkedAt };
   return { ready: true, reason: null, error: null, pending: [], checkedAt };
 }
 
@@ -53,7 +59,8 @@ export class Readiness {
 
   async check(): Promise<ReadyCheck> {
     const now = this.clock.now().getTime();
-    if (this.#last && now - this.#last.checkedAt.getTime() < this.cacheMs && now >= this.#last.checkedAt.getTime()) return this.#last;
+    if (this.#last && now - this.#last.checkedAt.getTime() < this.cacheMs && now >= this.#last.checkedAt.getTime())
+      return this.#last;
     this.#running ??= this.probe()
       .then(
         (r) => judge(r, this.clock.now()),

@@ -22,7 +22,14 @@ import type { StaleSweep } from "../metrics/staleness.js";
 
 export function healthRoutes(
   router: Router,
-  deps: { database: Database; mode: "app" | "setup"; adminToken?: string; clock?: { now(): Date }; readiness?: Readiness; stale?: () => StaleSweep[] },
+  deps: {
+    database: Database;
+    mode: "app" | "setup";
+    adminToken?: string;
+    clock?: { now(): Date };
+    readiness?: Readiness;
+    stale?: () => StaleSweep[];
+  },
 ): void {
   const clock = deps.clock ?? { now: () => new Date() };
   const readiness = deps.readiness ?? Readiness.of(deps.database, clock);
@@ -35,7 +42,12 @@ export function healthRoutes(
     const c = await readiness.check();
     const stale = c.ready ? (deps.stale?.() ?? []) : [];
     const answer = c.ready
-      ? { status: stale.length ? "degraded" : "ready", database: deps.database.provider, mode: deps.mode, ...(stale.length ? { stale: stale.map((s) => s.sweep) } : {}) }
+      ? {
+          status: stale.length ? "degraded" : "ready",
+          database: deps.database.provider,
+          mode: deps.mode,
+          ...(stale.length ? { stale: stale.map((s) => s.sweep) } : {}),
+        }
       : { status: "not ready", reason: c.reason, database: deps.database.provider };
     if (!hasAdminToken(req, deps.adminToken)) {
       sendJson(res, c.ready ? 200 : 503, answer);
@@ -47,8 +59,19 @@ export function healthRoutes(
       detail: {
         where: deps.database.where,
         ...(c.error !== null ? { error: c.error } : {}),
-        ...(stale.length ? { staleSweeps: stale, staleHint: "the sweep loop has not finished a run in that time: see the log for 'sweep failed', and the database" } : {}),
-        ...(c.pending.length > 0 ? { pending: c.pending, hint: "run orchestra migrate, or restart a replica: each applies pending migrations at start-up" } : {}),
+        ...(stale.length
+          ? {
+              staleSweeps: stale,
+              staleHint:
+                "the sweep loop has not finished a run in that time: see the log for 'sweep failed', and the database",
+            }
+          : {}),
+        ...(c.pending.length > 0
+          ? {
+              pending: c.pending,
+              hint: "run orchestra migrate, or restart a replica: each applies pending migrations at start-up",
+            }
+          : {}),
         checkedAt: c.checkedAt,
         ageMs,
         cacheMs: READY_CACHE_MS,

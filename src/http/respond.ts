@@ -1,12 +1,26 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, status: number, error: string, extra: Record<string, unknown> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  error: string,
+  extra: Record<string, unknown> = {},
+): void {
   sendJson(res, status, { error, ...extra });
 }
 

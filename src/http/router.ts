@@ -90,7 +90,9 @@ export class Router {
  */
 export function malformed(value: string): string | null {
   const control = /[\u0000-\u001f\u007f]/.exec(value);
-  return control ? `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}` : null;
+  return control
+    ? `contains the control character U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`
+    : null;
 }
 
 function decodeSegment(name: string, raw: string): string {
@@ -98,7 +100,10 @@ function decodeSegment(name: string, raw: string): string {
   try {
     value = decodeURIComponent(raw);
   } catch {
-    throw new HttpError(400, `malformed path: the ${name} segment "${raw.slice(0, 100)}" has a % escape that is not valid UTF-8; escape a literal % as %25`);
+    throw new HttpError(
+      400,
+      `malformed path: the ${name} segment "${raw.slice(0, 100)}" has a % escape that is not valid UTF-8; escape a literal % as %25`,
+    );
   }
   const bad = malformed(value);
   if (bad) throw new HttpError(400, `malformed path: the ${name} segment ${bad}`);
@@ -143,11 +148,15 @@ export function requireAdmin(req: IncomingMessage, adminToken: string): void {
 }
 
 /** `?state=…&limit=…` of a list route: the state one of `states`, the limit 1–1000 (default 100). 400 otherwise. */
-export function listQuery(query: URLSearchParams, states: ReadonlySet<string>): { state: string | undefined; limit: number } {
+export function listQuery(
+  query: URLSearchParams,
+  states: ReadonlySet<string>,
+): { state: string | undefined; limit: number } {
   const state = query.get("state") ?? undefined;
   if (state && !states.has(state)) throw new HttpError(400, `state must be one of ${[...states].join(", ")}`);
   const limitText = query.get("limit");
   const limit = limitText === null ? 100 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HttpError(400, "limit must be an integer from 1 to 1000");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new HttpError(400, "limit must be an integer from 1 to 1000");
   return { state, limit };
 }

@@ -19,13 +19,32 @@ export class Audit {
   constructor(readonly deps: { db: Db; clock: { now(): Date } }) {}
 
   async ignored(x: Ignored): Promise<void> {
-    await this.deps.db.auditEntry.create({ data: { at: this.deps.clock.now(), installationId: x.installationId, repo: x.repo, actor: x.actor, input: x.input.slice(0, 300), why: x.why.slice(0, 500) } });
+    await this.deps.db.auditEntry.create({
+      data: {
+        at: this.deps.clock.now(),
+        installationId: x.installationId,
+        repo: x.repo,
+        actor: x.actor,
+        input: x.input.slice(0, 300),
+        why: x.why.slice(0, 500),
+      },
+    });
   }
 
-  async list(opts: { repo?: string; limit: number }): Promise<{ ignored: Array<{ at: string; repo: string; actor: string; input: string; why: string }>; counts: Record<string, number> }> {
+  async list(opts: {
+    repo?: string;
+    limit: number;
+  }): Promise<{
+    ignored: Array<{ at: string; repo: string; actor: string; input: string; why: string }>;
+    counts: Record<string, number>;
+  }> {
     const { db } = this.deps;
     const [rows, counts] = await Promise.all([
-      db.auditEntry.findMany({ where: opts.repo ? { repo: opts.repo } : {}, orderBy: { seq: "desc" }, take: opts.limit }),
+      db.auditEntry.findMany({
+        where: opts.repo ? { repo: opts.repo } : {},
+        orderBy: { seq: "desc" },
+        take: opts.limit,
+      }),
       db.auditEntry.groupBy({ by: ["repo"], _count: { _all: true } }),
     ]);
     return {

@@ -24,7 +24,8 @@ export const COMMANDS = [
   {
     name: "verify",
     usage: "orchestra verify <phase-id>",
-    description: "signs off a phase: records your verification of `<phase-id>` as a decision (a later one for the same phase replaces it)",
+    description:
+      "signs off a phase: records your verification of `<phase-id>` as a decision (a later one for the same phase replaces it)",
     takes: "phase",
     who: "trusted",
   },
@@ -45,7 +46,8 @@ export const COMMANDS = [
   {
     name: "hold",
     usage: "orchestra hold",
-    description: "stops queued, running or in-review work and marks the task blocked; `orchestra retry` or `orchestra resume` start it again",
+    description:
+      "stops queued, running or in-review work and marks the task blocked; `orchestra retry` or `orchestra resume` start it again",
     takes: "note",
     who: "trusted",
   },
@@ -92,7 +94,8 @@ export function helpText(minPermission: string): string {
   const groups = new Map<Audience, CommandSpec[]>();
   for (const c of COMMANDS as readonly CommandSpec[]) groups.set(c.who, [...(groups.get(c.who) ?? []), c]);
   const sections = [...groups].map(
-    ([who, cs]) => `Commands for ${WHO[who](minPermission)}:\n\n${cs.map((c) => `- \`${c.usage}\`: ${c.description}`).join("\n")}`,
+    ([who, cs]) =>
+      `Commands for ${WHO[who](minPermission)}:\n\n${cs.map((c) => `- \`${c.usage}\`: ${c.description}`).join("\n")}`,
   );
   return [
     ...sections,

@@ -35,7 +35,8 @@ export interface CommentDeps {
   isSelf(actor: Actor): Promise<boolean>;
 }
 
-const excerpt = (p: Parsed, body: string) => (p.kind === "text" ? body.split("\n")[0]!.slice(0, 120) : body.trim().split("\n")[0]!.slice(0, 120));
+const excerpt = (p: Parsed, body: string) =>
+  p.kind === "text" ? body.split("\n")[0]!.slice(0, 120) : body.trim().split("\n")[0]!.slice(0, 120);
 
 export class CommentHandlers {
   constructor(readonly deps: CommentDeps) {}
@@ -48,7 +49,10 @@ export class CommentHandlers {
   }
 
   /** Whether the comment's author counts; when not, why (recorded in the audit log). */
-  async #trusted(ctx: EventContext<"issue_comment.created" | "issue_comment.edited">, parsed: Parsed): Promise<{ ok: true; github: Pick<GitHub, "permission" | "getBranch">; minPermission: string } | { ok: false }> {
+  async #trusted(
+    ctx: EventContext<"issue_comment.created" | "issue_comment.edited">,
+    parsed: Parsed,
+  ): Promise<{ ok: true; github: Pick<GitHub, "permission" | "getBranch">; minPermission: string } | { ok: false }> {
     const p = ctx.payload;
     const repo = p.repository.full_name;
     const actor = actorOf(p.comment.user);
@@ -58,8 +62,12 @@ export class CommentHandlers {
       await this.deps.counters.bump(parsed.kind === "text" ? "ignored.untrusted-comment" : "ignored.untrusted-command");
       return { ok: false as const };
     };
-    if (ctx.installationId === null) return this.deps.counters.bump("ignored.unmanaged").then(() => ({ ok: false as const }));
-    if (await this.deps.isSelf(actor)) return parsed.kind === "text" ? this.deps.counters.bump("ignored.own-echo").then(() => ({ ok: false as const })) : ignore("Orchestra's own comment");
+    if (ctx.installationId === null)
+      return this.deps.counters.bump("ignored.unmanaged").then(() => ({ ok: false as const }));
+    if (await this.deps.isSelf(actor))
+      return parsed.kind === "text"
+        ? this.deps.counters.bump("ignored.own-echo").then(() => ({ ok: false as const }))
+        : ignore("Orchestra's own comment");
     const cfg = await this.deps.configs.get(ctx.installationId, repo);
     if (!cfg.ok) return this.deps.counters.bump("ignored.irrelevant").then(() => ({ ok: false as const }));
     const github: Pick<GitHub, "permission" | "getBranch"> = await ctx.github();
@@ -78,10 +86,18 @@ export class CommentHandlers {
     if (!trust.ok) return;
     const author = p.comment.user?.login ?? "someone";
     const commentId = p.comment.id;
-    const ref = task ? { taskId: task.id } : { subject: { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number } };
+    const ref = task
+      ? { taskId: task.id }
+      : { subject: { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number } };
     if (parsed.kind === "text") {
       const question = task ? await this.#openQuestion(task.id, null) : null;
-      if (question) await this.deps.tasks.raise(ref, { kind: "question-answered", decisionId: question, author, answer: parsed.body });
+      if (question)
+        await this.deps.tasks.raise(ref, {
+          kind: "question-answered",
+          decisionId: question,
+          author,
+          answer: parsed.body,
+        });
       else await this.deps.tasks.raise(ref, { kind: "correction", author, commentId, body: parsed.body });
       return;
     }
@@ -103,7 +119,13 @@ export class CommentHandlers {
     // A worker that asked for this sign-off gets it as the answer.
     if (parsed.command === "verify" && task) {
       const asked = await this.#openQuestion(task.id, `verify:${parsed.phase}`);
-      if (asked) await this.deps.tasks.raise(ref, { kind: "question-answered", decisionId: asked, author, answer: `orchestra verify ${parsed.phase}${headSha ? ` at ${headSha}` : ""}` });
+      if (asked)
+        await this.deps.tasks.raise(ref, {
+          kind: "question-answered",
+          decisionId: asked,
+          author,
+          answer: `orchestra verify ${parsed.phase}${headSha ? ` at ${headSha}` : ""}`,
+        });
     }
   }
 
@@ -115,19 +137,42 @@ export class CommentHandlers {
     if (parsed.kind !== "text" || before.kind !== "text" || parsed.isEmpty) return;
     const task = await this.#taskOf(p);
     if (!task) return;
-    const recorded = await this.deps.db.decision.findMany({ where: { taskId: task.id, kind: "correction", source: { startsWith: `comment:${p.comment.id}` }, supersededAt: null } });
-    const mine = recorded.filter((d) => d.source === `comment:${p.comment.id}` || d.source?.startsWith(`comment:${p.comment.id}:`));
+    const recorded = await this.deps.db.decision.findMany({
+      where: {
+        taskId: task.id,
+        kind: "correction",
+        source: { startsWith: `comment:${p.comment.id}` },
+        supersededAt: null,
+      },
+    });
+    const mine = recorded.filter(
+      (d) => d.source === `comment:${p.comment.id}` || d.source?.startsWith(`comment:${p.comment.id}:`),
+    );
     if (mine.length === 0) return;
     const handed = await this.deps.db.decisionDelivery.count({ where: { decisionId: { in: mine.map((d) => d.id) } } });
     if (handed > 0) return; // a run already has it; the edit would not reach it as a change
     if (!(await this.#trusted(ctx, parsed)).ok) return;
-    await this.deps.tasks.raise({ taskId: task.id }, { kind: "correction", author: p.comment.user?.login ?? "someone", commentId: p.comment.id, body: parsed.body, edited: true });
+    await this.deps.tasks.raise(
+      { taskId: task.id },
+      {
+        kind: "correction",
+        author: p.comment.user?.login ?? "someone",
+        commentId: p.comment.id,
+        body: parsed.body,
+        edited: true,
+      },
+    );
   }
 
   /** An unanswered question of the task: a sign-off request for `subject`, or (null) a plain question. */
   async #openQuestion(taskId: string, subject: string | null): Promise<string | null> {
     const q = await this.deps.db.decision.findFirst({
-      where: { taskId, kind: "question", answeredAt: null, ...(subject ? { subject } : { OR: [{ subject: null }, { subject: { not: { startsWith: "verify:" } } }] }) },
+      where: {
+        taskId,
+        kind: "question",
+        answeredAt: null,
+        ...(subject ? { subject } : { OR: [{ subject: null }, { subject: { not: { startsWith: "verify:" } } }] }),
+      },
       orderBy: { createdAt: "asc" },
     });
     return q?.id ?? null;

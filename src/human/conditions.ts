@@ -14,7 +14,10 @@ import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
 import { errorText } from "../github/errors.js";
 import type { Tasks } from "../apply/tasks.js";
 
-export type Condition = { kind: "pr-merged"; repo: string; number: number } | { kind: "issue-closed"; number: number } | { kind: "npm-version"; pkg: string; range: string };
+export type Condition =
+  | { kind: "pr-merged"; repo: string; number: number }
+  | { kind: "issue-closed"; number: number }
+  | { kind: "npm-version"; pkg: string; range: string };
 
 const NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
@@ -66,13 +69,21 @@ export class Questions {
 
   /** An issue closed or a PR merged: questions waiting on it are answered. */
   async onClosed(repo: string, number: number, merged: boolean): Promise<number> {
-    const tasks = await this.deps.db.task.findMany({ where: { state: { in: ["claimed", "blocked"] } }, select: { id: true, repo: true } });
+    const tasks = await this.deps.db.task.findMany({
+      where: { state: { in: ["claimed", "blocked"] } },
+      select: { id: true, repo: true },
+    });
     const repoOf = new Map(tasks.map((t) => [t.id, t.repo]));
     const open = await this.#open(tasks.map((t) => t.id));
     let met = 0;
     for (const q of open) {
       const c = parseCondition(q.condition!);
-      const hit = c?.kind === "issue-closed" ? repoOf.get(q.taskId) === repo && c.number === number : c?.kind === "pr-merged" ? merged && c.repo === repo && c.number === number : false;
+      const hit =
+        c?.kind === "issue-closed"
+          ? repoOf.get(q.taskId) === repo && c.number === number
+          : c?.kind === "pr-merged"
+            ? merged && c.repo === repo && c.number === number
+            : false;
       if (hit && (await this.#met(q.taskId, q.id, q.condition!))) met++;
     }
     return met;
@@ -83,28 +94,43 @@ export class Questions {
     const { db, clock } = this.deps;
     const now = clock.now();
     let expired = 0;
-    const stale = await db.decision.findMany({ where: { kind: "question", answeredAt: null, expiresAt: { lt: now } }, take: BATCH });
+    const stale = await db.decision.findMany({
+      where: { kind: "question", answeredAt: null, expiresAt: { lt: now } },
+      take: BATCH,
+    });
     for (const q of stale) {
-      const r = await this.deps.tasks.raise({ taskId: q.taskId }, { kind: "question-expired", decisionId: q.id, question: q.body });
+      const r = await this.deps.tasks.raise(
+        { taskId: q.taskId },
+        { kind: "question-expired", decisionId: q.id, question: q.body },
+      );
       if (r.outcome !== "refused") expired++;
     }
-    const waiting = (await db.decision.findMany({ where: { kind: "question", answeredAt: null, condition: { not: null } }, orderBy: { createdAt: "asc" }, take: 200 })).filter(
-      (q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS,
-    );
+    const waiting = (
+      await db.decision.findMany({
+        where: { kind: "question", answeredAt: null, condition: { not: null } },
+        orderBy: { createdAt: "asc" },
+        take: 200,
+      })
+    ).filter((q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS);
     let met = 0;
     for (const q of waiting.slice(0, BATCH)) {
       this.#checked.set(q.id, now.getTime());
       try {
         if ((await this.#holds(q.taskId, q.condition!)) && (await this.#met(q.taskId, q.id, q.condition!))) met++;
       } catch (err) {
-        this.deps.log.warn({ question: q.id, condition: q.condition, err: errorText(err) }, "could not check a question's condition; the next sweep asks again");
+        this.deps.log.warn(
+          { question: q.id, condition: q.condition, err: errorText(err) },
+          "could not check a question's condition; the next sweep asks again",
+        );
       }
     }
     return { expired, met };
   }
 
   async #open(taskIds: string[]) {
-    return this.deps.db.decision.findMany({ where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, condition: { not: null } } });
+    return this.deps.db.decision.findMany({
+      where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, condition: { not: null } },
+    });
   }
 
   async #met(taskId: string, decisionId: string, condition: string): Promise<boolean> {
@@ -119,7 +145,10 @@ export class Questions {
     const task = await this.deps.db.task.findUnique({ where: { id: taskId } });
     if (!task) return false;
     if (c.kind === "npm-version") {
-      const res = await (this.deps.fetch ?? fetch)(`${this.deps.npmRegistry.replace(/\/$/, "")}/${c.pkg.replace("/", "%2F")}`, { headers: { accept: "application/vnd.npm.install-v1+json" }, signal: AbortSignal.timeout(15_000) });
+      const res = await (this.deps.fetch ?? fetch)(
+        `${this.deps.npmRegistry.replace(/\/$/, "")}/${c.pkg.replace("/", "%2F")}`,
+        { headers: { accept: "application/vnd.npm.install-v1+json" }, signal: AbortSignal.timeout(15_000) },
+      );
       if (res.status === 404) return false;
       if (!res.ok) throw new Error(`npm registry answered ${res.status} for ${c.pkg}`);
       const doc = (await res.json()) as { versions?: Record<string, unknown> };

@@ -44,7 +44,10 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** `[/]orchestra` then whitespace or the end of the line; the rest is `(.*)`. */
 const PREFIX = /^(\/?)orchestra(?:\s+(.*))?$/i;
 /** A known command word, alternatives from `COMMANDS`, optionally followed by punctuation. */
-const KNOWN = new RegExp(`^(${(COMMANDS as readonly CommandSpec[]).map((c) => escape(c.name)).join("|")})[.,!?:;]*$`, "i");
+const KNOWN = new RegExp(
+  `^(${(COMMANDS as readonly CommandSpec[]).map((c) => escape(c.name)).join("|")})[.,!?:;]*$`,
+  "i",
+);
 
 const FENCE_OPEN = /^(`{3,}|~{3,})(.*)$/;
 const BLANK = /^[ \t]*$/;
@@ -142,7 +145,7 @@ function visibleLines(body: string, limit: number): string[] {
 
     // Remove HTML comments from what is left of the line; an unclosed one hides the rest.
     let text = "";
-    for (let pos = 0; ; ) {
+    for (let pos = 0; ;) {
       const start = rest.indexOf("<!--", pos);
       if (start < 0) {
         text += rest.slice(pos);
@@ -233,11 +236,21 @@ export function parseComment(body: string): Parsed {
   const spec = SPECS.get(known[1]!.toLowerCase())!;
   const command = spec.name as CommandName;
   if (spec.takes === "phase") {
-    if (!rest) return { kind: "malformed", command, message: `\`orchestra ${command}\` needs a phase id. ${verifyForm()}` };
-    if (/\s/.test(rest)) return { kind: "malformed", command, message: `\`orchestra ${command}\` takes one phase id and nothing else. ${verifyForm()}` };
+    if (!rest)
+      return { kind: "malformed", command, message: `\`orchestra ${command}\` needs a phase id. ${verifyForm()}` };
+    if (/\s/.test(rest))
+      return {
+        kind: "malformed",
+        command,
+        message: `\`orchestra ${command}\` takes one phase id and nothing else. ${verifyForm()}`,
+      };
     if (!PHASE_ID.test(rest)) {
       const shown = rest.length > 80 ? `${rest.slice(0, 80)}…` : rest;
-      return { kind: "malformed", command, message: `\`${shown.replace(/`/g, "'")}\` is not a phase id. ${verifyForm()}` };
+      return {
+        kind: "malformed",
+        command,
+        message: `\`${shown.replace(/`/g, "'")}\` is not a phase id. ${verifyForm()}`,
+      };
     }
     return { kind: "command", command, phase: rest };
   }

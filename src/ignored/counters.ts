@@ -17,18 +17,21 @@ import type { TaskEvent } from "../machine/events.js";
 /** The closed set of counter names, each with what it counts. */
 export const IGNORED = {
   /** An agent:* label added or removed by someone who is not trusted: undone, or without effect. */
-  "ignored.untrusted-label": "agent:* label changes by people or bots that are not trusted (undone where the label is Orchestra's, else without effect)",
+  "ignored.untrusted-label":
+    "agent:* label changes by people or bots that are not trusted (undone where the label is Orchestra's, else without effect)",
   /** An `orchestra …` command from someone who is not trusted (Orchestra's own comments included). */
   "ignored.untrusted-command": "`orchestra …` commands from people or bots that are not trusted",
   /** Any other comment on a managed issue or its PR from someone who is not trusted. */
-  "ignored.untrusted-comment": "other comments on managed issues and their pull requests from people or bots that are not trusted",
+  "ignored.untrusted-comment":
+    "other comments on managed issues and their pull requests from people or bots that are not trusted",
   "ignored.untrusted-review": "reviews of task pull requests from people or bots that are not trusted",
   /** Echoes of Orchestra's own writes (recognised by their sender, never re-trigger it). */
   "ignored.own-echo": "Orchestra's own label changes and comments, delivered back to it",
   /** Webhooks for an installation the App is not (or no longer) installed on, or without an installation. */
   "ignored.unmanaged": "events for installations Orchestra does not manage (uninstalled, suspended, or none named)",
   /** Events a handler looked at that concern nothing Orchestra tracks. */
-  "ignored.irrelevant": "events about nothing Orchestra tracks (labels other than agent:*, labels on pull requests or closed issues, comments on issues without a task)",
+  "ignored.irrelevant":
+    "events about nothing Orchestra tracks (labels other than agent:*, labels on pull requests or closed issues, comments on issues without a task)",
   /** Deliveries of events no capability handles, stored as ignored at ingest. */
   "ignored.unhandled-event": "webhook deliveries of events or actions no capability handles",
 } as const;
@@ -85,7 +88,13 @@ export class Counters {
  * transaction; when the decision writes nothing (nothing to undo), the count
  * is taken on its own.
  */
-export async function raiseCounted(tasks: Pick<Tasks, "raise">, counters: Counters, ref: TaskRef, event: TaskEvent, name: IgnoredName): Promise<RaiseResult> {
+export async function raiseCounted(
+  tasks: Pick<Tasks, "raise">,
+  counters: Counters,
+  ref: TaskRef,
+  event: TaskEvent,
+  name: IgnoredName,
+): Promise<RaiseResult> {
   const r = await tasks.raise(ref, event, { steps: [counters.step(name)] });
   if (!r.stepsRan) await counters.bump(name);
   return r;
@@ -104,7 +113,14 @@ export function countingUnhandled<D extends { state?: string }>(
   return async (d) => {
     const isNew = await record(d);
     if (isNew && d.state === "ignored") {
-      await counters.bump("ignored.unhandled-event").catch((err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, "could not count an ignored delivery; the delivery itself is stored"));
+      await counters
+        .bump("ignored.unhandled-event")
+        .catch((err: unknown) =>
+          log.warn(
+            { err: err instanceof Error ? err.message : String(err) },
+            "could not count an ignored delivery; the delivery itself is stored",
+          ),
+        );
     }
     return isNew;
   };

@@ -119,7 +119,10 @@ export class Processor {
       try {
         claimed = await this.inbox.claim(this.owner, free, this.#leaseMs, this.#busy, this.#clock.now());
       } catch (err) {
-        this.log.error({ err: String(err) }, "inbox: could not claim deliveries (database unavailable?); retrying at the next poll");
+        this.log.error(
+          { err: String(err) },
+          "inbox: could not claim deliveries (database unavailable?); retrying at the next poll",
+        );
         return;
       }
       for (const d of claimed) {
@@ -138,21 +141,27 @@ export class Processor {
   }
 
   async #run(d: ClaimedDelivery): Promise<void> {
-    const renew = setInterval(() => {
-      this.inbox.renew(d.seq, this.owner, this.#leaseMs, this.#clock.now()).then(
-        (held) => {
-          if (!held) this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running");
-        },
-        () => {},
-      );
-    }, Math.max(1_000, Math.floor(this.#leaseMs / 3)));
+    const renew = setInterval(
+      () => {
+        this.inbox.renew(d.seq, this.owner, this.#leaseMs, this.#clock.now()).then(
+          (held) => {
+            if (!held) this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running");
+          },
+          () => {},
+        );
+      },
+      Math.max(1_000, Math.floor(this.#leaseMs / 3)),
+    );
     renew.unref();
     try {
       const result = await this.dispatch(d);
       clearInterval(renew);
       const at = this.#clock.now();
       if (!(await this.inbox.complete(d.seq, this.owner, result, at))) {
-        this.log.warn({ delivery: d.deliveryId }, "inbox: delivery finished after its claim expired; another processor may run it again");
+        this.log.warn(
+          { delivery: d.deliveryId },
+          "inbox: delivery finished after its claim expired; another processor may run it again",
+        );
       } else if (d.receivedAt) this.#onDone?.(d.receivedAt, at);
       this.#processed++;
     } catch (err) {
@@ -160,12 +169,37 @@ export class Processor {
       const message = err instanceof Error ? err.message : String(err);
       const failure = failureOf(err);
       try {
-        const out = await this.inbox.fail(d, this.owner, { failure, class: failure.class === "rate-limit" ? "rate-limit" : errorClass(err, err instanceof Error ? err.name : "Error"), message }, this.#clock.now());
-        const fields = { delivery: d.deliveryId, event: d.event, attempt: d.attempts, failure: failure.class, firstFailedAt: out.firstFailedAt.toISOString(), error: message };
+        const out = await this.inbox.fail(
+          d,
+          this.owner,
+          {
+            failure,
+            class:
+              failure.class === "rate-limit"
+                ? "rate-limit"
+                : errorClass(err, err instanceof Error ? err.name : "Error"),
+            message,
+          },
+          this.#clock.now(),
+        );
+        const fields = {
+          delivery: d.deliveryId,
+          event: d.event,
+          attempt: d.attempts,
+          failure: failure.class,
+          firstFailedAt: out.firstFailedAt.toISOString(),
+          error: message,
+        };
         if (out.state === "parked") {
-          this.log.error(fields, `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`);
+          this.log.error(
+            fields,
+            `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`,
+          );
         } else {
-          this.log.warn({ ...fields, retryAt: out.retryAt.toISOString() }, "inbox: delivery failed; it will be retried with backoff");
+          this.log.warn(
+            { ...fields, retryAt: out.retryAt.toISOString() },
+            "inbox: delivery failed; it will be retried with backoff",
+          );
         }
       } catch (recordErr) {
         // The claim stays; it expires and the delivery is retried then.

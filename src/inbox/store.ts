@@ -42,16 +42,43 @@ export interface FailedAttempt {
 }
 
 /** What became of a failed attempt: retried at a time, or parked with the reason (already in its error ring). */
-export type FailOutcome = { state: "pending"; retryAt: Date; firstFailedAt: Date } | { state: "parked"; why: string; firstFailedAt: Date };
+export type FailOutcome =
+  { state: "pending"; retryAt: Date; firstFailedAt: Date } | { state: "parked"; why: string; firstFailedAt: Date };
 
-const COLUMNS = ["deliveryId", "event", "action", "installationId", "taskKey", "payload", "receivedAt", "nextAttemptAt", "state", "attempts", "errors", "processedAt"] as const;
+const COLUMNS = [
+  "deliveryId",
+  "event",
+  "action",
+  "installationId",
+  "taskKey",
+  "payload",
+  "receivedAt",
+  "nextAttemptAt",
+  "state",
+  "attempts",
+  "errors",
+  "processedAt",
+] as const;
 const MAX_BATCH = 200;
 const SQLITE_INSERT = `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT ("deliveryId") DO NOTHING`;
 
 /** A delivery's row, in COLUMNS order. */
 function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
   const state = r.state ?? "pending";
-  return [r.deliveryId, r.event, r.action, r.installationId, r.taskKey, r.payload, now, now, state, 0, "[]", state === "ignored" ? now : null];
+  return [
+    r.deliveryId,
+    r.event,
+    r.action,
+    r.installationId,
+    r.taskKey,
+    r.payload,
+    now,
+    now,
+    state,
+    0,
+    "[]",
+    state === "ignored" ? now : null,
+  ];
 }
 
 const argType = (v: unknown) =>
@@ -127,7 +154,11 @@ export class Inbox {
       let inserted: Set<string>;
       try {
         // One prepared single-row insert, run per row in one transaction.
-        const changes = eachRowSqlite(this.#raw, SQLITE_INSERT, rows.map((r) => valuesOf(r, now)));
+        const changes = eachRowSqlite(
+          this.#raw,
+          SQLITE_INSERT,
+          rows.map((r) => valuesOf(r, now)),
+        );
         inserted = new Set(rows.filter((_, i) => changes[i] === 1).map((r) => r.deliveryId));
       } catch (err) {
         for (const p of batch) p.reject(err);
@@ -171,7 +202,13 @@ export class Inbox {
    * update, so two processors (two replicas on PostgreSQL) never claim the same
    * delivery: one update matches, the other changes nothing.
    */
-  async claim(owner: string, limit: number, leaseMs: number, busy: ReadonlySet<string>, now = new Date()): Promise<ClaimedDelivery[]> {
+  async claim(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    busy: ReadonlySet<string>,
+    now = new Date(),
+  ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     // Heads only: the oldest open delivery of each task key. The (state, seq)
     // and (taskKey, seq) indexes keep this cheap however long the inbox grows.
@@ -181,7 +218,10 @@ export class Inbox {
         `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 4))}`,
     );
     if (heads.length === 0) return [];
-    const rows = await this.#db.delivery.findMany({ where: { seq: { in: heads.map((h) => Number(h.seq)) } }, orderBy: { seq: "asc" } });
+    const rows = await this.#db.delivery.findMany({
+      where: { seq: { in: heads.map((h) => Number(h.seq)) } },
+      orderBy: { seq: "asc" },
+    });
     const claimed: ClaimedDelivery[] = [];
     for (const head of rows) {
       if (claimed.length >= limit) break;
@@ -193,7 +233,12 @@ export class Inbox {
       if (!due) continue;
       const won = await this.#db.delivery.updateMany({
         where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
-        data: { state: "processing", lockedBy: owner, lockedUntil: new Date(now.getTime() + leaseMs), attempts: { increment: 1 } },
+        data: {
+          state: "processing",
+          lockedBy: owner,
+          lockedUntil: new Date(now.getTime() + leaseMs),
+          attempts: { increment: 1 },
+        },
       });
       if (won.count !== 1) continue;
       claimed.push({
@@ -238,12 +283,29 @@ export class Inbox {
    * that says why and how to replay it. Parked deliveries stay until an
    * operator replays them.
    */
-  async fail(d: ClaimedDelivery, owner: string, attempt: FailedAttempt, now = new Date(), random?: () => number): Promise<FailOutcome> {
+  async fail(
+    d: ClaimedDelivery,
+    owner: string,
+    attempt: FailedAttempt,
+    now = new Date(),
+    random?: () => number,
+  ): Promise<FailOutcome> {
     let errors = pushError(d.errors, { at: now.toISOString(), class: attempt.class, message: attempt.message });
-    const decision = retryDecision({ failure: attempt.failure, attempts: d.attempts, firstFailedAt: d.firstFailedAt, now, policy: this.retry, ...(random ? { random } : {}) });
+    const decision = retryDecision({
+      failure: attempt.failure,
+      attempts: d.attempts,
+      firstFailedAt: d.firstFailedAt,
+      now,
+      policy: this.retry,
+      ...(random ? { random } : {}),
+    });
     const parked = "park" in decision;
     if (parked) {
-      errors = pushError(errors, { at: now.toISOString(), class: "parked", message: `parked after ${decision.why}. Fix the cause, then run: orchestra replay ${d.deliveryId}` });
+      errors = pushError(errors, {
+        at: now.toISOString(),
+        class: "parked",
+        message: `parked after ${decision.why}. Fix the cause, then run: orchestra replay ${d.deliveryId}`,
+      });
     }
     await this.#db.delivery.updateMany({
       where: { seq: d.seq, state: "processing", lockedBy: owner },
@@ -256,7 +318,9 @@ export class Inbox {
         firstFailedAt: decision.firstFailedAt,
       },
     });
-    return parked ? { state: "parked", why: decision.why, firstFailedAt: decision.firstFailedAt } : { state: "pending", retryAt: decision.retryAt, firstFailedAt: decision.firstFailedAt };
+    return parked
+      ? { state: "parked", why: decision.why, firstFailedAt: decision.firstFailedAt }
+      : { state: "pending", retryAt: decision.retryAt, firstFailedAt: decision.firstFailedAt };
   }
 
   /**

@@ -6,7 +6,8 @@
  */
 type Obj = Record<string, unknown>;
 
-const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined);
+const obj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);
 
 function firstPullNumber(container: Obj | undefined): number | undefined {

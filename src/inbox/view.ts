@@ -34,7 +34,10 @@ const whereState = (state: string | undefined) => {
   return { state };
 };
 
-export async function listDeliveries(db: Db, filter: { state?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
+export async function listDeliveries(
+  db: Db,
+  filter: { state?: string; limit?: number } = {},
+): Promise<DeliverySummary[]> {
   const rows = await db.delivery.findMany({
     where: whereState(filter.state),
     orderBy: { seq: "desc" },

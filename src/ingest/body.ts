@@ -11,7 +11,11 @@ import type { ByteBudget } from "./budget.js";
 const SMALL_BODY = 256 * 1024;
 
 export type BodyRead =
-  | { ok: true; body: Buffer; /** Gives the body's bytes back to the budget; call once it is verified or refused. */ release(): void }
+  | {
+      ok: true;
+      body: Buffer;
+      /** Gives the body's bytes back to the budget; call once it is verified or refused. */ release(): void;
+    }
   | { ok: false; status: 413 | 503 | 400; reason: string };
 
 function declaredLength(req: IncomingMessage): number | null | "bad" {
@@ -21,11 +25,19 @@ function declaredLength(req: IncomingMessage): number | null | "bad" {
 }
 
 /** Decides, from the headers alone, whether a body may be read at all. */
-export function admit(req: IncomingMessage, budget: ByteBudget, max: number): BodyRead | { ok: true; declared: number | null } {
+export function admit(
+  req: IncomingMessage,
+  budget: ByteBudget,
+  max: number,
+): BodyRead | { ok: true; declared: number | null } {
   const declared = declaredLength(req);
   if (declared === "bad") return { ok: false, status: 400, reason: "content-length is not a number" };
   if (declared !== null && declared > max) {
-    return { ok: false, status: 413, reason: `payload of ${declared} bytes is larger than GitHub's ${max}-byte webhook cap` };
+    return {
+      ok: false,
+      status: 413,
+      reason: `payload of ${declared} bytes is larger than GitHub's ${max}-byte webhook cap`,
+    };
   }
   if (declared !== null && !budget.take(declared)) {
     return { ok: false, status: 503, reason: "too many large deliveries are being received at once; retry shortly" };
@@ -38,7 +50,12 @@ export function admit(req: IncomingMessage, budget: ByteBudget, max: number): Bo
  * chunked body, takes it chunk by chunk). A declared length is read into one
  * buffer of that size: no list of chunks, no concatenation.
  */
-export function readAdmitted(req: IncomingMessage, declared: number | null, budget: ByteBudget, max: number): Promise<BodyRead> {
+export function readAdmitted(
+  req: IncomingMessage,
+  declared: number | null,
+  budget: ByteBudget,
+  max: number,
+): Promise<BodyRead> {
   return new Promise((resolve) => {
     let taken = declared ?? 0;
     let done = false;
@@ -78,7 +95,11 @@ export function readAdmitted(req: IncomingMessage, declared: number | null, budg
         return;
       }
       if (!budget.take(chunk.length)) {
-        finish({ ok: false, status: 503, reason: "too many large deliveries are being received at once; retry shortly" });
+        finish({
+          ok: false,
+          status: 503,
+          reason: "too many large deliveries are being received at once; retry shortly",
+        });
         return;
       }
       taken += chunk.length;
@@ -94,7 +115,8 @@ export function readAdmitted(req: IncomingMessage, declared: number | null, budg
       fixed = null;
       finish({ ok: true, body, release });
     };
-    const onError = (): void => finish({ ok: false, status: 400, reason: "the request was aborted while its body was being read" });
+    const onError = (): void =>
+      finish({ ok: false, status: 400, reason: "the request was aborted while its body was being read" });
     // A connection closed before the end of the body: nothing to answer, but the bytes go back.
     const onClose = (): void => onError();
     req.on("data", onData);

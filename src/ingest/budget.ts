@@ -8,7 +8,8 @@ export class ByteBudget {
   #held = 0;
 
   constructor(readonly limit: number) {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`byte budget must be a positive whole number, got ${limit}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new RangeError(`byte budget must be a positive whole number, got ${limit}`);
   }
 
   /** Bytes currently taken. */

@@ -26,7 +26,10 @@ export function takeOverRequests(server: Server, handlers: RequestHandler[], log
         if (await handler(req, res)) return;
       }
     } catch (err) {
-      log.error({ err: err instanceof Error ? (err.stack ?? err.message) : String(err), method: req.method, url: req.url }, "request failed");
+      log.error(
+        { err: err instanceof Error ? (err.stack ?? err.message) : String(err), method: req.method, url: req.url },
+        "request failed",
+      );
       if (!res.headersSent) sendError(res, 500, "internal error; see the service log");
       else res.destroy();
       return;
@@ -41,7 +44,14 @@ function logOnFinish(req: IncomingMessage, res: ServerResponse, log: Logger): vo
   const done = (): void => {
     const delivery = req.headers["x-github-delivery"];
     log.debug(
-      { method: req.method, url: req.url, status: res.statusCode, ms: Math.round((performance.now() - started) * 10) / 10, ...(delivery ? { delivery } : {}), ...(res.writableFinished ? {} : { closed: true }) },
+      {
+        method: req.method,
+        url: req.url,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        ...(delivery ? { delivery } : {}),
+        ...(res.writableFinished ? {} : { closed: true }),
+      },
       `${req.method} ${req.url} ${res.statusCode}`,
     );
   };

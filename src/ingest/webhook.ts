@@ -106,7 +106,11 @@ export function webhookHandler(deps: IngestDeps) {
     const event = header(req, "x-github-event");
     const deliveryId = header(req, "x-github-delivery");
     const signature = header(req, "x-hub-signature-256");
-    const missing = [!event && "x-github-event", !deliveryId && "x-github-delivery", !signature && "x-hub-signature-256"].filter(Boolean);
+    const missing = [
+      !event && "x-github-event",
+      !deliveryId && "x-github-delivery",
+      !signature && "x-hub-signature-256",
+    ].filter(Boolean);
     if (missing.length > 0) {
       refuseUnread(req, res, 400, `missing required header(s): ${missing.join(", ")}`);
       return true;
@@ -114,12 +118,18 @@ export function webhookHandler(deps: IngestDeps) {
     const admitted = admit(req, budget, MAX_PAYLOAD);
     if (!admitted.ok) {
       if (admitted.status === 503 && refusedBusy++ % 100 === 0) {
-        deps.log.warn({ delivery: deliveryId, event, heldBytes: budget.held, limitBytes: budget.limit, refusedSoFar: refusedBusy }, "webhook refused with 503: the buffer for unverified bodies is full; the sender is asked to retry");
+        deps.log.warn(
+          { delivery: deliveryId, event, heldBytes: budget.held, limitBytes: budget.limit, refusedSoFar: refusedBusy },
+          "webhook refused with 503: the buffer for unverified bodies is full; the sender is asked to retry",
+        );
       }
       refuseUnread(req, res, admitted.status, admitted.reason);
       return true;
     }
-    const text = "declared" in admitted ? await readVerified(deps, req, res, admitted.declared, budget, signature!, deliveryId!, event!) : null;
+    const text =
+      "declared" in admitted
+        ? await readVerified(deps, req, res, admitted.declared, budget, signature!, deliveryId!, event!)
+        : null;
     if (text === null) return true;
     await store(deps, res, event!, deliveryId!, text);
     return true;
@@ -132,7 +142,16 @@ export function webhookHandler(deps: IngestDeps) {
  * not referenced once this returns: while the delivery waits for its batched
  * insert only the text is held.
  */
-async function readVerified(deps: IngestDeps, req: IncomingMessage, res: ServerResponse, declared: number | null, budget: ByteBudget, signature: string, deliveryId: string, event: string): Promise<string | null> {
+async function readVerified(
+  deps: IngestDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  declared: number | null,
+  budget: ByteBudget,
+  signature: string,
+  deliveryId: string,
+  event: string,
+): Promise<string | null> {
   const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD);
   if (!read.ok) {
     if (!res.destroyed) refuseUnread(req, res, read.status, read.reason);
@@ -167,7 +186,8 @@ function factsOf(text: string): Facts | { error: string } {
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return { error: "payload is not a JSON object" };
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    return { error: "payload is not a JSON object" };
   const payload = parsed as Record<string, unknown>;
   return {
     action: typeof payload["action"] === "string" ? payload["action"] : null,
@@ -176,7 +196,13 @@ function factsOf(text: string): Facts | { error: string } {
   };
 }
 
-async function store(deps: IngestDeps, res: ServerResponse, event: string, deliveryId: string, text: string): Promise<void> {
+async function store(
+  deps: IngestDeps,
+  res: ServerResponse,
+  event: string,
+  deliveryId: string,
+  text: string,
+): Promise<void> {
   const facts = factsOf(text);
   if ("error" in facts) {
     sendError(res, 400, `payload is not valid JSON: ${facts.error}`);
@@ -187,7 +213,10 @@ async function store(deps: IngestDeps, res: ServerResponse, event: string, deliv
   try {
     isNew = await deps.record({ deliveryId, state: handled ? "pending" : "ignored", event, ...facts, payload: text });
   } catch (err) {
-    deps.log.error({ delivery: deliveryId, event, err: String(err) }, "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back");
+    deps.log.error(
+      { delivery: deliveryId, event, err: String(err) },
+      "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back",
+    );
     sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
     return;
   }

@@ -14,7 +14,11 @@ export const END = "<!-- transition-table:end -->";
 
 function cell(from: State, d: Decision): string {
   const effects = [...new Set(d.effects.map((e) => e.kind))];
-  const extra = [...effects, ...(d.outcome !== "refused" && d.decisions?.length ? ["decision"] : []), ...(d.outcome === "applied" && d.receipt ? ["receipt"] : [])];
+  const extra = [
+    ...effects,
+    ...(d.outcome !== "refused" && d.decisions?.length ? ["decision"] : []),
+    ...(d.outcome === "applied" && d.receipt ? ["receipt"] : []),
+  ];
   const tail = extra.length ? ` (${extra.join(", ")})` : "";
   switch (d.outcome) {
     case "applied":
@@ -29,7 +33,10 @@ function cell(from: State, d: Decision): string {
 export function renderTransitionTable(): string {
   const head = `| event | raised by | ${STATES.join(" | ")} |`;
   const rule = `|${" --- |".repeat(STATES.length + 2)}`;
-  const rows = EVENT_KINDS.map((kind) => `| \`${kind}\` | ${RAISED_BY[kind]} | ${STATES.map((s) => cell(s, exampleDecision(s, kind))).join(" | ")} |`);
+  const rows = EVENT_KINDS.map(
+    (kind) =>
+      `| \`${kind}\` | ${RAISED_BY[kind]} | ${STATES.map((s) => cell(s, exampleDecision(s, kind))).join(" | ")} |`,
+  );
   return [
     START,
     "",

@@ -58,7 +58,12 @@ export type EffectSpec = {
   };
 }[EffectKind];
 
-export function effect<K extends EffectKind>(kind: K, key: string, payload: EffectPayloads[K], runId?: string): EffectSpec {
+export function effect<K extends EffectKind>(
+  kind: K,
+  key: string,
+  payload: EffectPayloads[K],
+  runId?: string,
+): EffectSpec {
   return { kind, key, payload, ...(runId ? { runId } : {}) } as EffectSpec;
 }
 

@@ -40,7 +40,12 @@ export interface ExitReport {
  * that end this way are re-queued without using up an attempt (within
  * limits.infraRequeues), and the breaker counts them.
  */
-export const INFRA_DEATHS = ["provider-unavailable", "runner-lost", "workflow-cancelled", "workflow-startup-failure"] as const;
+export const INFRA_DEATHS = [
+  "provider-unavailable",
+  "runner-lost",
+  "workflow-cancelled",
+  "workflow-startup-failure",
+] as const;
 export type InfraDeath = (typeof INFRA_DEATHS)[number];
 
 export interface PullFact {
@@ -73,7 +78,14 @@ export type TaskEvent =
   | { kind: "queue-label-untrusted"; actor: string; why: string; deliveryId: string }
   | { kind: "queue-label-removed"; actor: string }
   /** Any other change to an agent:* label by someone not trusted (an untrusted queue label added is `queue-label-untrusted`). */
-  | { kind: "label-untrusted"; actor: string; why: string; label: string; change: "added" | "removed"; deliveryId: string }
+  | {
+      kind: "label-untrusted";
+      actor: string;
+      why: string;
+      label: string;
+      change: "added" | "removed";
+      deliveryId: string;
+    }
   | { kind: "issue-closed"; actor: string; completed: boolean }
   | { kind: "config-invalid"; problems: string[] }
   // --- runs and leases
@@ -84,7 +96,13 @@ export type TaskEvent =
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
   | { kind: "lease-stalled"; runId: string; leaseEpoch: string }
   | { kind: "worker-revoked"; runId: string; workerName: string }
-  | { kind: "run-exited"; runId: string; leaseEpoch: string; report: ExitReport; pr: null | { number: number; headSha: string; merged: false } | { merged: true; merge: MergeFact } }
+  | {
+      kind: "run-exited";
+      runId: string;
+      leaseEpoch: string;
+      report: ExitReport;
+      pr: null | { number: number; headSha: string; merged: false } | { merged: true; merge: MergeFact };
+    }
   | { kind: "run-classified"; runId: string; verdict: Verdict; merge?: MergeFact }
   | { kind: "pr-published"; runId: string; pr: PullFact }
   | { kind: "publish-refused"; runId: string; why: string }
@@ -140,7 +158,16 @@ export type TaskEvent =
     }
   | { kind: "correction"; author: string; commentId: number; body: string; edited?: boolean }
   | { kind: "decision-receipted"; decisionId: string; runId: string; commentId: number | null }
-  | { kind: "decision-requested"; runId: string; leaseEpoch: string; decisionId: string; question: string; blocks: "run" | "nothing"; condition?: string; subject?: string }
+  | {
+      kind: "decision-requested";
+      runId: string;
+      leaseEpoch: string;
+      decisionId: string;
+      question: string;
+      blocks: "run" | "nothing";
+      condition?: string;
+      subject?: string;
+    }
   | { kind: "question-answered"; decisionId: string; author: string; answer: string }
   | { kind: "condition-met"; decisionId: string; condition: string }
   | { kind: "question-expired"; decisionId: string; question: string }

@@ -21,31 +21,66 @@ const MERGE = { prNumber: 7, mergeSha: "m".repeat(40), headSha: "h".repeat(40), 
 const PR = { number: 7, headSha: "h".repeat(40) };
 
 export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
-  "queue-label": { kind: "queue-label", actor: "alice", issue: { title: "Fix it", body: "Please", labels: ["agent:queued"] } },
-  "queue-label-untrusted": { kind: "queue-label-untrusted", actor: "eve", why: "eve has read permission; write or higher is needed", deliveryId: "d1" },
+  "queue-label": {
+    kind: "queue-label",
+    actor: "alice",
+    issue: { title: "Fix it", body: "Please", labels: ["agent:queued"] },
+  },
+  "queue-label-untrusted": {
+    kind: "queue-label-untrusted",
+    actor: "eve",
+    why: "eve has read permission; write or higher is needed",
+    deliveryId: "d1",
+  },
   "queue-label-removed": { kind: "queue-label-removed", actor: "alice" },
-  "label-untrusted": { kind: "label-untrusted", actor: "eve", why: "eve has read permission; write or higher is needed", label: "agent:queued", change: "removed", deliveryId: "d2" },
+  "label-untrusted": {
+    kind: "label-untrusted",
+    actor: "eve",
+    why: "eve has read permission; write or higher is needed",
+    label: "agent:queued",
+    change: "removed",
+    deliveryId: "d2",
+  },
   "issue-closed": { kind: "issue-closed", actor: "alice", completed: false },
   "config-invalid": { kind: "config-invalid", problems: ["limits.maxAttempts: expected number"] },
   claim: { kind: "claim", mode: "worker", runId: "r2", leaseEpoch: "e2", workerId: "w1" },
   dispatched: { kind: "dispatched", runId: "r1", workflowRunId: 99 },
-  "dispatch-refused": { kind: "dispatch-refused", runId: "r1", why: "Workflow does not have 'workflow_dispatch' trigger" },
+  "dispatch-refused": {
+    kind: "dispatch-refused",
+    runId: "r1",
+    why: "Workflow does not have 'workflow_dispatch' trigger",
+  },
   heartbeat: { kind: "heartbeat", runId: "r1", leaseEpoch: "e1", progress: "step:tests" },
   "lease-expired": { kind: "lease-expired", runId: "r1", leaseEpoch: "e1" },
   "lease-stalled": { kind: "lease-stalled", runId: "r1", leaseEpoch: "e1" },
   "worker-revoked": { kind: "worker-revoked", runId: "r1", workerName: "laptop" },
-  "run-exited": { kind: "run-exited", runId: "r1", leaseEpoch: "e1", report: { leaseEpoch: "e1", exitCode: 0 }, pr: null },
+  "run-exited": {
+    kind: "run-exited",
+    runId: "r1",
+    leaseEpoch: "e1",
+    report: { leaseEpoch: "e1", exitCode: 0 },
+    pr: null,
+  },
   "run-classified": {
     kind: "run-classified",
     runId: "r1",
-    verdict: verdict({ class: "phantom", recovery: "delete-branch-requeue", evidence: { why: "exit 0, no PR, nothing ahead" } }),
+    verdict: verdict({
+      class: "phantom",
+      recovery: "delete-branch-requeue",
+      evidence: { why: "exit 0, no PR, nothing ahead" },
+    }),
   },
   "pr-published": { kind: "pr-published", runId: "r1", pr: PR },
   "publish-refused": { kind: "publish-refused", runId: "r1", why: "failing: test (failure)" },
   "branch-kept": { kind: "branch-kept", runId: "r0", why: "the branch gained 1 commit" },
   "sweep-failed": { kind: "sweep-failed", why: "config could not be read", retryAt: later },
   "blockers-read": { kind: "blockers-read", blockers: ["acme/app#3"] },
-  "breaker-opened": { kind: "breaker-opened", klass: "debris-empty", runs: ["r1", "r2", "r3", "r4", "r5"], until: later },
+  "breaker-opened": {
+    kind: "breaker-opened",
+    klass: "debris-empty",
+    runs: ["r1", "r2", "r3", "r4", "r5"],
+    until: later,
+  },
   "pr-opened": { kind: "pr-opened", pr: PR, branch: "agent/issue-12" },
   "pr-merged": { kind: "pr-merged", merge: MERGE },
   "pr-closed": { kind: "pr-closed", pr: PR },
@@ -60,12 +95,34 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "base-moved": { kind: "base-moved", pr: PR, mergeable: "conflicting", baseSha: "b".repeat(40) },
   "pr-synchronized": { kind: "pr-synchronized", pr: { number: 7, headSha: "i".repeat(40) } },
   "branch-pushed": { kind: "branch-pushed", branch: "agent/issue-12", headSha: "j".repeat(40) },
-  "branch-rewritten": { kind: "branch-rewritten", branch: "agent/issue-12", before: "b".repeat(40), after: "a".repeat(40), dropped: 2, pusher: "agent-bot" },
-  "review-submitted": { kind: "review-submitted", pr: PR, review: "changes_requested", reviewId: 5, author: "alice", body: "Rename it", comments: [] },
+  "branch-rewritten": {
+    kind: "branch-rewritten",
+    branch: "agent/issue-12",
+    before: "b".repeat(40),
+    after: "a".repeat(40),
+    dropped: 2,
+    pusher: "agent-bot",
+  },
+  "review-submitted": {
+    kind: "review-submitted",
+    pr: PR,
+    review: "changes_requested",
+    reviewId: 5,
+    author: "alice",
+    body: "Rename it",
+    comments: [],
+  },
   command: { kind: "command", command: "retry", author: "alice", commentId: 42 },
   correction: { kind: "correction", author: "alice", commentId: 43, body: "Use the v2 API" },
   "decision-receipted": { kind: "decision-receipted", decisionId: "d1", runId: "r1", commentId: 43 },
-  "decision-requested": { kind: "decision-requested", runId: "r1", leaseEpoch: "e1", decisionId: "q1", question: "Keep the old API?", blocks: "run" },
+  "decision-requested": {
+    kind: "decision-requested",
+    runId: "r1",
+    leaseEpoch: "e1",
+    decisionId: "q1",
+    question: "Keep the old API?",
+    blocks: "run",
+  },
   "question-answered": { kind: "question-answered", decisionId: "q1", author: "alice", answer: "Yes" },
   "condition-met": { kind: "condition-met", decisionId: "q1", condition: "issue-closed:3" },
   "question-expired": { kind: "question-expired", decisionId: "q1", question: "Keep the old API?" },
@@ -140,7 +197,10 @@ export function exampleTask(state: Exclude<State, "none">, over: Partial<TaskVie
 export function exampleContext(state: State, kind: EventKind): Context {
   const task = state === "none" ? null : exampleTask(state);
   const ended = ENDED_RUN_EVENTS.has(kind);
-  let run = state === "claimed" ? exampleRun(ended ? "exited" : "live", kind === "publish-refused" ? "debris-publishable" : null) : null;
+  let run =
+    state === "claimed"
+      ? exampleRun(ended ? "exited" : "live", kind === "publish-refused" ? "debris-publishable" : null)
+      : null;
   // A stall is about a run whose heartbeats last reported progress two hours ago.
   if (run && kind === "lease-stalled") run = { ...run, progressAt: new Date(NOW.getTime() - 2 * 3600_000) };
   return {

@@ -34,7 +34,13 @@ export function fleetWindow(now: Date, windowMs: number): FleetWindow {
 /** The one fleet-issue effect of a repository's window: same repository and window, same key. */
 export function fleetEffect(repo: string, now: Date, windowMs: number = DEFAULT_FLEET_DEBOUNCE_MS): EffectSpec {
   const w = fleetWindow(now, windowMs);
-  return { kind: "fleet-issue", key: `fleet-issue:${repo}:${w.start.toISOString()}`, payload: { repo }, at: new Date(w.end.getTime() + FLEET_SETTLE_MS), repoWide: true };
+  return {
+    kind: "fleet-issue",
+    key: `fleet-issue:${repo}:${w.start.toISOString()}`,
+    payload: { repo },
+    at: new Date(w.end.getTime() + FLEET_SETTLE_MS),
+    repoWide: true,
+  };
 }
 
 /**
@@ -44,12 +50,25 @@ export function fleetEffect(repo: string, now: Date, windowMs: number = DEFAULT_
  * counts only between unread and read (the blockers-unread gate), not each
  * time the sweep reads the blockers again.
  */
-const SHOWN = ["title", "attempt", "priority", "queuedAt", "prNumber", "runId", "workerId", "backoffUntil", "diagnostic", "blockedBy", "blockersAt"] as const;
+const SHOWN = [
+  "title",
+  "attempt",
+  "priority",
+  "queuedAt",
+  "prNumber",
+  "runId",
+  "workerId",
+  "backoffUntil",
+  "diagnostic",
+  "blockedBy",
+  "blockersAt",
+] as const;
 type Shown = (typeof SHOWN)[number];
 
 function differs(key: Shown, before: unknown, after: unknown): boolean {
   if (key === "blockersAt") return (before === null) !== (after === null);
-  if (before instanceof Date || after instanceof Date) return !(before instanceof Date && after instanceof Date && before.getTime() === after.getTime());
+  if (before instanceof Date || after instanceof Date)
+    return !(before instanceof Date && after instanceof Date && before.getTime() === after.getTime());
   return JSON.stringify(before ?? null) !== JSON.stringify(after ?? null);
 }
 
@@ -58,7 +77,12 @@ function differs(key: Shown, before: unknown, after: unknown): boolean {
  * another state, a shown field that takes another value, or a run's class.
  * `current` is the task as read (null: no task yet).
  */
-export function fleetShows(current: (Partial<Record<Shown, unknown>> & { state: State }) | null, to: TaskState, task: TaskPatch, run?: Pick<RunPatch, "class">): boolean {
+export function fleetShows(
+  current: (Partial<Record<Shown, unknown>> & { state: State }) | null,
+  to: TaskState,
+  task: TaskPatch,
+  run?: Pick<RunPatch, "class">,
+): boolean {
   if (!current || current.state !== to) return true;
   if (SHOWN.some((k) => task[k] !== undefined && differs(k, current[k], task[k]))) return true;
   return run?.class !== undefined;

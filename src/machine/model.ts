@@ -9,7 +9,15 @@ export type TaskState = "queued" | "claimed" | "review" | "done" | "blocked" | "
 /** "none": the issue has no task (yet); events can create one or act without one. */
 export type State = TaskState | "none";
 
-export const TASK_STATES: readonly TaskState[] = ["queued", "claimed", "review", "done", "blocked", "failed", "cancelled"];
+export const TASK_STATES: readonly TaskState[] = [
+  "queued",
+  "claimed",
+  "review",
+  "done",
+  "blocked",
+  "failed",
+  "cancelled",
+];
 export const STATES: readonly State[] = ["none", ...TASK_STATES];
 
 /**
@@ -71,7 +79,11 @@ export interface Continuation {
   /** fix-checks: the failing checks. */
   checks?: FailingCheck[];
   /** changes-requested: the review. */
-  review?: { author: string; body: string; comments: Array<{ path: string; line: number | null; body: string; author: string }> };
+  review?: {
+    author: string;
+    body: string;
+    comments: Array<{ path: string; line: number | null; body: string; author: string }>;
+  };
 }
 
 /** After a run ends without a PR: another attempt, or failed when the attempts are spent. */

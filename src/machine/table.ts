@@ -14,8 +14,25 @@ import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { labelUntrusted } from "./rows/labels.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
-import { baseMoved, branchPushed, branchRewritten, checkFailed, prClosed, prMerged, prOpened, prSynchronized, reviewSubmitted } from "./rows/review.js";
-import { commandRows, correction, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
+import {
+  baseMoved,
+  branchPushed,
+  branchRewritten,
+  checkFailed,
+  prClosed,
+  prMerged,
+  prOpened,
+  prSynchronized,
+  reviewSubmitted,
+} from "./rows/review.js";
+import {
+  commandRows,
+  correction,
+  decisionReceipted,
+  drift,
+  installationRemoved,
+  subIssuesClosed,
+} from "./rows/human.js";
 import { fleetRefresh } from "./rows/fleet.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
@@ -68,7 +85,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "queue-label": "a trusted person adds the queue label (`issues.labeled`)",
   "queue-label-untrusted": "anyone else adds it (reply at most once per person, issue and UTC day)",
   "queue-label-removed": "a trusted person removes the queue label (`issues.unlabeled`)",
-  "label-untrusted": "anyone else removes the queue label, or adds or removes another agent:* label (undone; reply at most once per person, issue and UTC day)",
+  "label-untrusted":
+    "anyone else removes the queue label, or adds or removes another agent:* label (undone; reply at most once per person, issue and UTC day)",
   "issue-closed": "`issues.closed`",
   "config-invalid": "a label change in a repository whose `.github/orchestra.yml` is invalid",
   claim: "a worker's claim, or the dispatcher in dispatch mode",
@@ -84,7 +102,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "publish-refused": "the executor found the head checks no longer green",
   "branch-kept": "the executor found commits on a branch it was to delete",
   "sweep-failed": "the sweep could not handle the task (backs it off)",
-  "blockers-read": "the issues GitHub lists as blocking it were read (queue, dependency events, a blocker closed, sweep)",
+  "blockers-read":
+    "the issues GitHub lists as blocking it were read (queue, dependency events, a blocker closed, sweep)",
   "breaker-opened": "runs in the repository kept ending in the same class (this task's run tripped it)",
   "pr-opened": "`pull_request.opened` / `reopened` from the task's branch",
   "pr-merged": "`pull_request.closed` merged",
@@ -105,7 +124,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   drift: "reconciliation found GitHub's labels differ from the task",
   "sub-issues-closed": "reconciliation or `sub_issues`: every sub-issue of a failed parent is closed",
   "installation-removed": "`installation.deleted`/`suspend`, or the repository removed from the installation",
-  "fleet-refresh": "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",
+  "fleet-refresh":
+    "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",
 };
 
 export function decide(ctx: Context, e: TaskEvent): Decision {

@@ -29,7 +29,11 @@ export class CallHours {
   #prunedHour = "";
 
   constructor(
-    readonly deps: { database: Pick<Database, "db" | "raw" | "provider">; clock: { now(): Date }; onError?: (err: unknown) => void },
+    readonly deps: {
+      database: Pick<Database, "db" | "raw" | "provider">;
+      clock: { now(): Date };
+      onError?: (err: unknown) => void;
+    },
     readonly opts: { flushMs: number; keepHours: number } = { flushMs: 10_000, keepHours: 8 * 24 },
   ) {}
 
@@ -39,7 +43,8 @@ export class CallHours {
     const tally = this.#pending.get(key) ?? { read: 0, write: 0 };
     tally[kind]++;
     this.#pending.set(key, tally);
-    if (now.getTime() - this.#lastFlush >= this.opts.flushMs) void this.flush().catch((err: unknown) => this.deps.onError?.(err));
+    if (now.getTime() - this.#lastFlush >= this.opts.flushMs)
+      void this.flush().catch((err: unknown) => this.deps.onError?.(err));
   }
 
   /** Writes what was tallied since the last write (one at a time; a failed write keeps its tally for the next). */
@@ -69,7 +74,9 @@ export class CallHours {
         this.#prunedHour = hour;
         const oldest = hourKey(new Date(now.getTime() - this.opts.keepHours * 3_600_000));
         // Names sort by their hour: every one before `oldest` is older.
-        await this.deps.database.db.counter.deleteMany({ where: { name: { startsWith: CALLS_PREFIX, lt: `${CALLS_PREFIX}${oldest}` } } });
+        await this.deps.database.db.counter.deleteMany({
+          where: { name: { startsWith: CALLS_PREFIX, lt: `${CALLS_PREFIX}${oldest}` } },
+        });
       }
     })();
     try {
@@ -85,12 +92,18 @@ export class CallHours {
     const now = this.deps.clock.now();
     const top = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
     const first = `${CALLS_PREFIX}${hourKey(new Date(top - (hours - 1) * 3_600_000))}`;
-    const rows = await this.deps.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX, gte: first } } });
+    const rows = await this.deps.database.db.counter.findMany({
+      where: { name: { startsWith: CALLS_PREFIX, gte: first } },
+    });
     const byName = new Map(rows.map((r) => [r.name, r.value]));
     return Array.from({ length: hours }, (_, i) => {
       const hour = new Date(top - (hours - 1 - i) * 3_600_000);
       const key = hourKey(hour);
-      return { hour, reads: byName.get(`${CALLS_PREFIX}${key}.read`) ?? 0, writes: byName.get(`${CALLS_PREFIX}${key}.write`) ?? 0 };
+      return {
+        hour,
+        reads: byName.get(`${CALLS_PREFIX}${key}.read`) ?? 0,
+        writes: byName.get(`${CALLS_PREFIX}${key}.write`) ?? 0,
+      };
     });
   }
 }

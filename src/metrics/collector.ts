@@ -32,7 +32,9 @@ export function lagSeconds(oldestPending: Date | null, now: Date): number {
 
 /** Counter rows named `ignored.<reason>` are the ignored inputs; others are not exported here. */
 export function ignoredRows(counters: Array<{ name: string; value: number }>): Rows {
-  return counters.filter((c) => c.name.startsWith("ignored.")).map((c) => ({ labels: { reason: c.name.slice("ignored.".length) }, value: c.value }));
+  return counters
+    .filter((c) => c.name.startsWith("ignored."))
+    .map((c) => ({ labels: { reason: c.name.slice("ignored.".length) }, value: c.value }));
 }
 
 async function read(db: Db, now: Date): Promise<Snapshot> {
@@ -47,7 +49,10 @@ async function read(db: Db, now: Date): Promise<Snapshot> {
     db.effect.groupBy({ by: ["state", "kind"], _count: { _all: true } }),
   ]);
   return {
-    deliveries: [...deliveries.map((d) => ({ labels: { state: d.state }, value: d._count._all })), { labels: { state: "retrying" }, value: retrying }],
+    deliveries: [
+      ...deliveries.map((d) => ({ labels: { state: d.state }, value: d._count._all })),
+      { labels: { state: "retrying" }, value: retrying },
+    ],
     ignored: ignoredRows(counters),
     inboxLagSeconds: lagSeconds(oldest?.receivedAt ?? null, now),
     tasks: tasks.map((t) => ({ labels: { state: t.state, repo: t.repo }, value: t._count._all })),
@@ -69,10 +74,17 @@ export class TableGauges {
     private readonly clock: { now(): Date },
     private readonly cacheMs = SCRAPE_CACHE_MS,
   ) {
-    const gauge = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
+    const gauge = (name: string, help: string, labelNames: string[]) =>
+      new Gauge({ name, help, labelNames, registers: [registry] });
     this.#gauges = {
-      deliveries: gauge("orchestra_deliveries", "Inbox deliveries by state; retrying counts pending deliveries that failed at least once", ["state"]),
-      ignored: gauge("orchestra_ignored_inputs", "Inputs deliberately left alone, by reason (the ignored counters)", ["reason"]),
+      deliveries: gauge(
+        "orchestra_deliveries",
+        "Inbox deliveries by state; retrying counts pending deliveries that failed at least once",
+        ["state"],
+      ),
+      ignored: gauge("orchestra_ignored_inputs", "Inputs deliberately left alone, by reason (the ignored counters)", [
+        "reason",
+      ]),
       tasks: gauge("orchestra_tasks", "Tasks by state and repository", ["state", "repo"]),
       runs: gauge("orchestra_runs_by_class", "Classified runs by class", ["class"]),
       recoveries: gauge("orchestra_recoveries", "Runs by the recovery their class named", ["action"]),

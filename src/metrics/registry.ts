@@ -30,29 +30,61 @@ export function rateLimitOf(headers: Record<string, unknown>, seenAt: Date): Rat
   const remaining = number("x-ratelimit-remaining");
   if (remaining === null) return null;
   const reset = number("x-ratelimit-reset");
-  return { remaining, limit: number("x-ratelimit-limit"), resetAt: reset === null ? null : new Date(reset * 1000), seenAt };
+  return {
+    remaining,
+    limit: number("x-ratelimit-limit"),
+    resetAt: reset === null ? null : new Date(reset * 1000),
+    seenAt,
+  };
 }
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly deliveriesReceived = new Counter({ name: "orchestra_deliveries_received_total", help: "Webhook deliveries stored as new rows in the inbox", registers: [this.registry] });
-  readonly deliveriesDuplicate = new Counter({ name: "orchestra_deliveries_deduplicated_total", help: "Webhook deliveries answered as duplicates of a stored one", registers: [this.registry] });
+  readonly deliveriesReceived = new Counter({
+    name: "orchestra_deliveries_received_total",
+    help: "Webhook deliveries stored as new rows in the inbox",
+    registers: [this.registry],
+  });
+  readonly deliveriesDuplicate = new Counter({
+    name: "orchestra_deliveries_deduplicated_total",
+    help: "Webhook deliveries answered as duplicates of a stored one",
+    registers: [this.registry],
+  });
   readonly processingSeconds = new Histogram({
     name: "orchestra_delivery_processing_seconds",
     help: "Time from a delivery's arrival to the end of its successful processing",
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
     registers: [this.registry],
   });
-  readonly githubCalls = new Counter({ name: "orchestra_github_calls_total", help: "Calls to GitHub through the port, by installation and kind (read or write)", labelNames: ["installation", "kind"], registers: [this.registry] });
-  readonly rateLimitRemaining = new Gauge({ name: "orchestra_github_rate_limit_remaining", help: "Requests left in GitHub's rate-limit window, from the last response seen per installation", labelNames: ["installation"], registers: [this.registry] });
-  readonly leaseExpiries = new Counter({ name: "orchestra_lease_expiries_total", help: "Lease-expired events applied by the sweep", registers: [this.registry] });
+  readonly githubCalls = new Counter({
+    name: "orchestra_github_calls_total",
+    help: "Calls to GitHub through the port, by installation and kind (read or write)",
+    labelNames: ["installation", "kind"],
+    registers: [this.registry],
+  });
+  readonly rateLimitRemaining = new Gauge({
+    name: "orchestra_github_rate_limit_remaining",
+    help: "Requests left in GitHub's rate-limit window, from the last response seen per installation",
+    labelNames: ["installation"],
+    registers: [this.registry],
+  });
+  readonly leaseExpiries = new Counter({
+    name: "orchestra_lease_expiries_total",
+    help: "Lease-expired events applied by the sweep",
+    registers: [this.registry],
+  });
   readonly claimSeconds = new Histogram({
     name: "orchestra_claim_duration_seconds",
     help: "Duration of a worker's claim call (the claim query and its transaction)",
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
-  readonly sweepLastSuccess = new Gauge({ name: "orchestra_sweep_last_success_timestamp_seconds", help: "Unix time of each sweep's last successful run", labelNames: ["sweep"], registers: [this.registry] });
+  readonly sweepLastSuccess = new Gauge({
+    name: "orchestra_sweep_last_success_timestamp_seconds",
+    help: "Unix time of each sweep's last successful run",
+    labelNames: ["sweep"],
+    registers: [this.registry],
+  });
   /** The last rate-limit headers seen per installation, for the API and the dashboard. */
   readonly rateLimits = new Map<number, RateLimitSeen>();
   readonly #lastSuccess = new Map<SweepKind, Date>();
@@ -106,7 +138,10 @@ export class Metrics {
   }
 
   /** Records x-ratelimit-remaining from every response of an installation's octokit. */
-  watchRateLimit(installationId: number, octokit: { hook: { after(name: "request", fn: (response: unknown) => void): void } }): void {
+  watchRateLimit(
+    installationId: number,
+    octokit: { hook: { after(name: "request", fn: (response: unknown) => void): void } },
+  ): void {
     if (this.#watched.has(octokit)) return;
     this.#watched.add(octokit);
     octokit.hook.after("request", (response) => {
@@ -124,7 +159,8 @@ export class Metrics {
     return new Proxy(claims, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver) as unknown;
-        if (prop !== "claim" || typeof value !== "function") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        if (prop !== "claim" || typeof value !== "function")
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         return async (...args: unknown[]) => {
           const end = histogram.startTimer();
           try {

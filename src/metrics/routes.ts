@@ -10,10 +10,18 @@ import { Metrics } from "./registry.js";
 import { TableGauges } from "./collector.js";
 import { staleSweep, type StaleSweep } from "./staleness.js";
 
-export function metricsRoutes(router: Router, deps: { metrics: Metrics; gauges: TableGauges; token: string | undefined }): void {
+export function metricsRoutes(
+  router: Router,
+  deps: { metrics: Metrics; gauges: TableGauges; token: string | undefined },
+): void {
   router.add("GET", "/metrics", async ({ req, res }) => {
     if (deps.token !== undefined && !hasAdminToken(req, deps.token)) {
-      throw new HttpError(401, req.headers.authorization ? "token is not the metrics token" : "missing bearer token: send Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>");
+      throw new HttpError(
+        401,
+        req.headers.authorization
+          ? "token is not the metrics token"
+          : "missing bearer token: send Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>",
+      );
     }
     await deps.gauges.refresh();
     const body = await deps.metrics.registry.metrics();
@@ -23,12 +31,31 @@ export function metricsRoutes(router: Router, deps: { metrics: Metrics; gauges: 
 }
 
 /** The metrics room as the app wires it: the registry, the table gauges, the route, and the sweep staleness `/ready` reads. */
-export function metricsRoom(deps: { api: Router; database: Database; clock: { now(): Date }; token: string | undefined; sweepMs: number; log: { warn(obj: object, msg: string): void } }): { metrics: Metrics; callHours: CallHours; stale(): StaleSweep[] } {
+export function metricsRoom(deps: {
+  api: Router;
+  database: Database;
+  clock: { now(): Date };
+  token: string | undefined;
+  sweepMs: number;
+  log: { warn(obj: object, msg: string): void };
+}): { metrics: Metrics; callHours: CallHours; stale(): StaleSweep[] } {
   const metrics = new Metrics();
-  const callHours = new CallHours({ database: deps.database, clock: deps.clock, onError: (err) => deps.log.warn({ err: String(err) }, "metrics: could not store the hourly GitHub call counts; they are kept and written with the next ones") });
+  const callHours = new CallHours({
+    database: deps.database,
+    clock: deps.clock,
+    onError: (err) =>
+      deps.log.warn(
+        { err: String(err) },
+        "metrics: could not store the hourly GitHub call counts; they are kept and written with the next ones",
+      ),
+  });
   metrics.onGitHubCall = (kind) => callHours.count(kind);
   const startedAt = deps.clock.now();
-  metricsRoutes(deps.api, { metrics, gauges: new TableGauges(metrics.registry, deps.database.db, deps.clock), token: deps.token });
+  metricsRoutes(deps.api, {
+    metrics,
+    gauges: new TableGauges(metrics.registry, deps.database.db, deps.clock),
+    token: deps.token,
+  });
   return {
     metrics,
     callHours,

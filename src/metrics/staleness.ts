@@ -17,8 +17,16 @@ export function staleThresholdMs(everyMs: number): number {
   return Math.max(STALE_INTERVALS * everyMs, STALE_MIN_MS);
 }
 
-export function staleSweep(sweep: string, lastSuccess: Date | undefined, startedAt: Date, everyMs: number, now: Date): StaleSweep | null {
+export function staleSweep(
+  sweep: string,
+  lastSuccess: Date | undefined,
+  startedAt: Date,
+  everyMs: number,
+  now: Date,
+): StaleSweep | null {
   const since = lastSuccess ?? startedAt;
   const thresholdMs = staleThresholdMs(everyMs);
-  return now.getTime() - since.getTime() > thresholdMs ? { sweep, lastSuccessAt: lastSuccess?.toISOString() ?? null, thresholdMs } : null;
+  return now.getTime() - since.getTime() > thresholdMs
+    ? { sweep, lastSuccessAt: lastSuccess?.toISOString() ?? null, thresholdMs }
+    : null;
 }

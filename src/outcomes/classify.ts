@@ -76,7 +76,8 @@ export function allGreen(checks: readonly CheckFact[], headSha: string): { green
   const pending = mine.filter((c) => c.status !== "completed");
   if (pending.length) return { green: false, why: `pending: ${pending.map((c) => c.name).join(", ")}` };
   const failing = mine.filter(isFailed);
-  if (failing.length) return { green: false, why: `failing: ${failing.map((c) => `${c.name} (${c.conclusion})`).join(", ")}` };
+  if (failing.length)
+    return { green: false, why: `failing: ${failing.map((c) => `${c.name} (${c.conclusion})`).join(", ")}` };
   // Completed without a conclusion is not proof of a pass.
   const silent = mine.filter((c) => c.conclusion === null);
   if (silent.length) return { green: false, why: `no conclusion: ${silent.map((c) => c.name).join(", ")}` };
@@ -93,10 +94,18 @@ export function classify(f: Facts): Verdict {
     ...(f.run.stalled ? { stalled: f.run.stalled } : {}),
   };
   if (f.pr?.state === "merged") {
-    return { class: "merged", recovery: "settle", evidence: { ...base, why: `pull request #${f.pr.number} is merged` } };
+    return {
+      class: "merged",
+      recovery: "settle",
+      evidence: { ...base, why: `pull request #${f.pr.number} is merged` },
+    };
   }
   if (f.run.question) {
-    return { class: "question", recovery: "block-question", evidence: { ...base, question: f.run.question, why: "the worker asked a human" } };
+    return {
+      class: "question",
+      recovery: "block-question",
+      evidence: { ...base, question: f.run.question, why: "the worker asked a human" },
+    };
   }
   if (f.run.turnCapHit) {
     return {
@@ -113,9 +122,18 @@ export function classify(f: Facts): Verdict {
       return classifyChecks(f, base);
     case "base-moved":
       if (f.pr && f.pr.state === "open" && f.pr.mergeable === "CONFLICTING") {
-        return { class: "merge-conflict", recovery: "continue-rebase", evidence: { ...base, why: `the base moved and pull request #${f.pr.number} conflicts` } };
+        return {
+          class: "merge-conflict",
+          recovery: "continue-rebase",
+          evidence: { ...base, why: `the base moved and pull request #${f.pr.number} conflicts` },
+        };
       }
-      return unknown(base, f.pr?.mergeable === "UNKNOWN" ? "GitHub has not computed mergeability yet" : "the base moved but nothing conflicts");
+      return unknown(
+        base,
+        f.pr?.mergeable === "UNKNOWN"
+          ? "GitHub has not computed mergeability yet"
+          : "the base moved but nothing conflicts",
+      );
   }
 }
 
@@ -129,19 +147,40 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
     ...base,
     ...(expired ? { note: "the lease expired without an exit; classified from what GitHub shows" } : {}),
   };
-  if (f.pr && f.pr.state === "open") return unknown(context, `pull request #${f.pr.number} is open: the task belongs in review, not in a failure class`);
+  if (f.pr && f.pr.state === "open")
+    return unknown(context, `pull request #${f.pr.number} is open: the task belongs in review, not in a failure class`);
   // A person closed this branch's PR: neither publishing it again nor calling the run a phantom is honest.
-  if (f.pr && f.pr.state === "closed") return unknown(context, `pull request #${f.pr.number} from this branch was closed without merging`);
+  if (f.pr && f.pr.state === "closed")
+    return unknown(context, `pull request #${f.pr.number} from this branch was closed without merging`);
   const ahead = f.branch?.aheadBy ?? 0;
   if (!f.branch || ahead === 0) {
-    if (f.run.dirty) return unknown(context, "the worker reported uncommitted changes but GitHub shows no commits ahead: nothing here to recover mechanically");
+    if (f.run.dirty)
+      return unknown(
+        context,
+        "the worker reported uncommitted changes but GitHub shows no commits ahead: nothing here to recover mechanically",
+      );
     const where = f.branch ? `branch ${f.branch.name} has no commits ahead of the base` : "no branch on GitHub";
     if (!expired && f.run.exitCode === 0) {
-      return { class: "phantom", recovery: "delete-branch-requeue", evidence: { ...context, why: `the run reported success (exit 0) but GitHub shows no pull request and ${where}`, claimHeld: false } };
+      return {
+        class: "phantom",
+        recovery: "delete-branch-requeue",
+        evidence: {
+          ...context,
+          why: `the run reported success (exit 0) but GitHub shows no pull request and ${where}`,
+          claimHeld: false,
+        },
+      };
     }
-    return { class: "debris-empty", recovery: "delete-branch-requeue", evidence: { ...context, why: `no pull request and ${where}; nothing reported dirty` } };
+    return {
+      class: "debris-empty",
+      recovery: "delete-branch-requeue",
+      evidence: { ...context, why: `no pull request and ${where}; nothing reported dirty` },
+    };
   }
-  const claim = !expired && f.run.exitCode === 0 ? { claimHeld: false, claim: "the run reported success but left commits without a pull request" } : {};
+  const claim =
+    !expired && f.run.exitCode === 0
+      ? { claimHeld: false, claim: "the run reported success but left commits without a pull request" }
+      : {};
   const checks = allGreen(f.checks, f.branch.headSha);
   const blockers = [
     f.run.dirty ? "the worker reported a dirty worktree" : null,
@@ -153,7 +192,11 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
     return {
       class: "debris-publishable",
       recovery: "publish",
-      evidence: { ...context, ...claim, why: `${ahead} commit(s) ahead, nothing dirty, tests not failing, ${checks.why}` },
+      evidence: {
+        ...context,
+        ...claim,
+        why: `${ahead} commit(s) ahead, nothing dirty, tests not failing, ${checks.why}`,
+      },
     };
   }
   return {
@@ -176,12 +219,27 @@ function classifyChecks(f: Facts, base: Record<string, unknown>): Verdict {
     const budget = f.rerunBudget ?? 2;
     const evidence = { ...base, failed: reasons, rerunsUsed: used, rerunBudget: budget };
     return used < budget
-      ? { class: "infra", recovery: "rerun-failed-jobs", evidence: { ...evidence, why: "every failing check failed for infrastructure reasons" } }
-      : { class: "infra", recovery: "escalate", evidence: { ...evidence, why: `infrastructure failures persist after ${used} rerun(s) of this commit` } };
+      ? {
+          class: "infra",
+          recovery: "rerun-failed-jobs",
+          evidence: { ...evidence, why: "every failing check failed for infrastructure reasons" },
+        }
+      : {
+          class: "infra",
+          recovery: "escalate",
+          evidence: { ...evidence, why: `infrastructure failures persist after ${used} rerun(s) of this commit` },
+        };
   }
   return {
     class: "checks-failed",
     recovery: "continue-fix-checks",
-    evidence: { ...base, failed: reasons, why: `failing: ${reasons.filter((r) => r.infra === null).map((r) => r.name).join(", ")}` },
+    evidence: {
+      ...base,
+      failed: reasons,
+      why: `failing: ${reasons
+        .filter((r) => r.infra === null)
+        .map((r) => r.name)
+        .join(", ")}`,
+    },
   };
 }

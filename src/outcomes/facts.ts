@@ -12,7 +12,10 @@ const check = z
     headSha: z.string(),
     status: z.string(),
     conclusion: z.string().nullable(),
-    output: z.object({ title: z.string().nullish(), summary: z.string().nullish(), text: z.string().nullish() }).partial().optional(),
+    output: z
+      .object({ title: z.string().nullish(), summary: z.string().nullish(), text: z.string().nullish() })
+      .partial()
+      .optional(),
   })
   .strict();
 
@@ -44,11 +47,24 @@ export const factsSchema = z
       })
       .strict()
       .nullable(),
-    branch: z.object({ name: z.string(), aheadBy: z.number().int().min(0), headSha: z.string() }).strict().nullable(),
+    branch: z
+      .object({ name: z.string(), aheadBy: z.number().int().min(0), headSha: z.string() })
+      .strict()
+      .nullable(),
     checks: z.array(check),
     rerunsUsed: z.number().int().min(0).optional(),
     rerunBudget: z.number().int().min(0).optional(),
-    infraPatterns: z.array(z.string().refine((s) => { try { return new RegExp(s, "i") instanceof RegExp; } catch { return false; } }, "not a valid regular expression")).optional(),
+    infraPatterns: z
+      .array(
+        z.string().refine((s) => {
+          try {
+            return new RegExp(s, "i") instanceof RegExp;
+          } catch {
+            return false;
+          }
+        }, "not a valid regular expression"),
+      )
+      .optional(),
   })
   .strict();
 

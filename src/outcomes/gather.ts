@@ -7,7 +7,10 @@
 import type { GitHub, PullInfo, RepoRef } from "../github/port.js";
 
 /** The reads fact gathering makes, and no others. */
-export type FactsGitHub = Pick<GitHub, "pullsForBranch" | "getBranch" | "defaultBranch" | "compare" | "checkRunsForRef">;
+export type FactsGitHub = Pick<
+  GitHub,
+  "pullsForBranch" | "getBranch" | "defaultBranch" | "compare" | "checkRunsForRef"
+>;
 import type { Facts } from "./facts.js";
 import type { InfraDeath } from "../machine/events.js";
 
@@ -39,7 +42,13 @@ function pick(pulls: PullInfo[]): PullInfo | undefined {
 }
 
 /** `knownPulls`: the branch's PRs when the caller has just read them (the exit did), saving the read. */
-export async function gatherFacts(github: FactsGitHub, r: RepoRef, run: RunRecord, trigger: "exit" | "lease-expired", knownPulls?: PullInfo[]): Promise<Facts> {
+export async function gatherFacts(
+  github: FactsGitHub,
+  r: RepoRef,
+  run: RunRecord,
+  trigger: "exit" | "lease-expired",
+  knownPulls?: PullInfo[],
+): Promise<Facts> {
   const report: Report = run.report ? (JSON.parse(run.report) as Report) : {};
   const branchName = report.branch ?? run.branch;
   const pulls = knownPulls ?? (await github.pullsForBranch(r, branchName, "all"));
@@ -74,7 +83,14 @@ export async function gatherFacts(github: FactsGitHub, r: RepoRef, run: RunRecor
       ...(report.question ? { question: report.question } : {}),
       ...(report.lastToolCalls ? { lastToolCalls: report.lastToolCalls } : {}),
       ...(report.infra ? { infraDeath: report.infra as InfraDeath } : {}),
-      ...(run.stalled ? { stalled: { since: (run.progressAt ?? run.startedAt ?? new Date(0)).toISOString(), ...(run.progress ? { lastProgress: run.progress } : {}) } } : {}),
+      ...(run.stalled
+        ? {
+            stalled: {
+              since: (run.progressAt ?? run.startedAt ?? new Date(0)).toISOString(),
+              ...(run.progress ? { lastProgress: run.progress } : {}),
+            },
+          }
+        : {}),
     },
     pr: pr ? { number: pr.number, state: pr.merged ? "merged" : pr.state, headSha: pr.headSha } : null,
     branch,

@@ -124,7 +124,10 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     family: "disk-full-runner",
     description: "the Actions runner could not write its own files: the machine's disk is full",
     scope: "runner",
-    patterns: [/^(?:Unhandled exception\. )?System\.IO\.IOException: No space left on device\b/, /^No space left on device : '[^']+'$/],
+    patterns: [
+      /^(?:Unhandled exception\. )?System\.IO\.IOException: No space left on device\b/,
+      /^No space left on device : '[^']+'$/,
+    ],
     samples: [
       "System.IO.IOException: No space left on device : '/home/runner/runners/2.319.1/_diag/Worker_20240929-071716-utc.log'",
       "Unhandled exception. System.IO.IOException: No space left on device : '/actions-runner/_diag/Runner_20220913-135355-utc.log'",
@@ -256,7 +259,9 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       /^error An unexpected error occurred: "\S+: Request failed \\"5\d\d [^"\\]+\\""\.?$/,
       /^error: RPC failed; HTTP 5\d\d curl 22 The requested URL returned error: 5\d\d\b/,
       /^fatal: unable to access '[^']*': The requested URL returned error: 5\d\d$/,
-      new RegExp(String.raw`^(?:${CURL} \(56\) |fatal: unable to access '[^']*': )Received HTTP code 5\d\d from proxy after CONNECT$`),
+      new RegExp(
+        String.raw`^(?:${CURL} \(56\) |fatal: unable to access '[^']*': )Received HTTP code 5\d\d from proxy after CONNECT$`,
+      ),
       /\breceived unexpected HTTP status: 5\d\d\b/,
       /\bfailed to solve: .*\bunexpected status: 5\d\d\b/,
     ],

@@ -61,7 +61,8 @@ export const TEST_FAILURE_MARKERS: readonly RegExp[] = [
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /** What the Actions runner and its annotations put in front of a tool's line. */
-const DECORATION = /^(?:\s+|\d{2,4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|##\[(?:error|warning)\]|::(?:error|warning)[^:]*::|(?:Error|Warning):(?=\s))/;
+const DECORATION =
+  /^(?:\s+|\d{2,4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|##\[(?:error|warning)\]|::(?:error|warning)[^:]*::|(?:Error|Warning):(?=\s))/;
 
 /** A line as the tool wrote it: timestamps, ##[error], an annotation's "Error: " and indentation removed. */
 export function normalizeLine(raw: string): string {
@@ -94,7 +95,9 @@ function evidence(raw: string): string {
  */
 export function infraMatch(text: string, extra: RegExp[] = []): InfraHit | null {
   const genuine = hasTestFailure(text);
-  const families: readonly InfraFamily[] = genuine ? INFRA_FAMILIES.filter((f) => f.scope === "runner") : INFRA_FAMILIES;
+  const families: readonly InfraFamily[] = genuine
+    ? INFRA_FAMILIES.filter((f) => f.scope === "runner")
+    : INFRA_FAMILIES;
   const repository = genuine ? [] : extra;
   for (const raw of text.split(/\r\n|\r|\n/)) {
     const line = normalizeLine(raw);

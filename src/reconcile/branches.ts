@@ -21,13 +21,22 @@ export interface BranchReport {
 }
 
 /** The pure part: one branch's verdict. */
-export function branchVerdict(b: BranchListing, task: string | null, now: Date, staleDays: number): { stale: boolean; why: string } {
+export function branchVerdict(
+  b: BranchListing,
+  task: string | null,
+  now: Date,
+  staleDays: number,
+): { stale: boolean; why: string } {
   if (task) return { stale: false, why: `task ${task} ran on it` };
-  if (b.pullRequests > 0) return { stale: false, why: `${b.pullRequests === 1 ? "a pull request uses" : "pull requests use"} it` };
+  if (b.pullRequests > 0)
+    return { stale: false, why: `${b.pullRequests === 1 ? "a pull request uses" : "pull requests use"} it` };
   if (b.committedAt === null) return { stale: false, why: "its last commit's date is unknown" };
   const days = (now.getTime() - b.committedAt.getTime()) / 86_400_000;
   if (days < staleDays) return { stale: false, why: `last commit ${Math.floor(days)} day(s) ago` };
-  return { stale: true, why: `no task, no pull request, last commit ${Math.floor(days)} days ago; review and delete it by hand if its commits are not needed` };
+  return {
+    stale: true,
+    why: `no task, no pull request, last commit ${Math.floor(days)} days ago; review and delete it by hand if its commits are not needed`,
+  };
 }
 
 export class StaleBranches {
@@ -44,21 +53,37 @@ export class StaleBranches {
   async list(repo: string, staleDays: number): Promise<{ prefix: string; branches: BranchReport[] } | null> {
     const { db } = this.deps;
     const row = await db.repo.findUnique({ where: { id: repo }, select: { installationId: true } });
-    const installationId = row?.installationId ?? (await db.task.findFirst({ where: { repo }, select: { installationId: true } }))?.installationId;
+    const installationId =
+      row?.installationId ??
+      (await db.task.findFirst({ where: { repo }, select: { installationId: true } }))?.installationId;
     if (installationId === undefined) return null;
     const cfg = await this.deps.configs.get(installationId, repo);
     const prefix = cfg.ok ? cfg.config.branchPrefix : "agent/";
     const gh = await this.deps.githubFor(installationId);
     const listing = await gh.branchesWithPrefix(repoRef(repo), prefix);
-    const runs = await db.run.findMany({ where: { branch: { in: listing.map((b) => b.name) } }, select: { branch: true, taskId: true } });
-    const here = new Set((await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) }, repo }, select: { id: true } })).map((t) => t.id));
+    const runs = await db.run.findMany({
+      where: { branch: { in: listing.map((b) => b.name) } },
+      select: { branch: true, taskId: true },
+    });
+    const here = new Set(
+      (await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) }, repo }, select: { id: true } })).map(
+        (t) => t.id,
+      ),
+    );
     const owner = new Map(runs.filter((r) => here.has(r.taskId)).map((r) => [r.branch, r.taskId]));
     const now = this.deps.clock.now();
     return {
       prefix,
       branches: listing.map((b) => {
         const task = owner.get(b.name) ?? null;
-        return { name: b.name, sha: b.sha, committedAt: b.committedAt?.toISOString() ?? null, task, pullRequests: b.pullRequests, ...branchVerdict(b, task, now, staleDays) };
+        return {
+          name: b.name,
+          sha: b.sha,
+          committedAt: b.committedAt?.toISOString() ?? null,
+          task,
+          pullRequests: b.pullRequests,
+          ...branchVerdict(b, task, now, staleDays),
+        };
       }),
     };
   }

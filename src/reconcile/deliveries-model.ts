@@ -70,4 +70,3 @@ export interface Seen {
   failed: HookDelivery | null;
   first: Date;
 }
-

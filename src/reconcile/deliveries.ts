@@ -16,7 +16,17 @@
 import type { HookDelivery } from "../github/app-hooks.js";
 import { GitHubError } from "../github/port.js";
 import { errorText } from "../github/errors.js";
-import { ASK_EVERY_MS, CHECKPOINT, DEFAULT_LIMITS, WINDOW_MS, type DeliveriesDeps, type DeliveriesLimits, type DeliveriesReport, type Seen, type State } from "./deliveries-model.js";
+import {
+  ASK_EVERY_MS,
+  CHECKPOINT,
+  DEFAULT_LIMITS,
+  WINDOW_MS,
+  type DeliveriesDeps,
+  type DeliveriesLimits,
+  type DeliveriesReport,
+  type Seen,
+  type State,
+} from "./deliveries-model.js";
 
 const ok = (d: HookDelivery) => d.statusCode >= 200 && d.statusCode < 300;
 
@@ -41,11 +51,17 @@ export class MissedDeliveries {
       // Positive evidence only: nothing is asked and the checkpoint stays; the next sweep reads again.
       // Only a saved cursor GitHub refuses outright is dropped, or every sweep would fail on it.
       if (state.backlog && err instanceof GitHubError && (err.status === 400 || err.status === 422)) {
-        log.warn({ cursor: state.backlog.cursor, err: errorText(err) }, "deliveries: GitHub refused the saved cursor; the older deliveries it led to are not read");
+        log.warn(
+          { cursor: state.backlog.cursor, err: errorText(err) },
+          "deliveries: GitHub refused the saved cursor; the older deliveries it led to are not read",
+        );
         await this.#save(row, { ...state, backlog: null }, now);
       }
       out.errors++;
-      log.warn({ err: errorText(err) }, "deliveries: GitHub's delivery log could not be read; nothing changed, the next sweep retries");
+      log.warn(
+        { err: errorText(err) },
+        "deliveries: GitHub's delivery log could not be read; nothing changed, the next sweep retries",
+      );
       await this.#report(out, now, { listing: errorText(err) });
       return out;
     }
@@ -57,7 +73,10 @@ export class MissedDeliveries {
       else if (seen.failed) {
         const f = seen.failed;
         const first = old && Date.parse(old.first) < seen.first.getTime() ? old.first : seen.first.toISOString();
-        const newest = old && old.id > f.id ? old : { id: f.id, event: f.action ? `${f.event}.${f.action}` : f.event, installationId: f.installationId };
+        const newest =
+          old && old.id > f.id
+            ? old
+            : { id: f.id, event: f.action ? `${f.event}.${f.action}` : f.event, installationId: f.installationId };
         pending.set(guid, { id: newest.id, first, event: newest.event, installationId: newest.installationId });
       }
     }
@@ -74,7 +93,11 @@ export class MissedDeliveries {
 
     const asked = new Map<string, Date>();
     for (const chunk of chunks([...pending.keys()])) {
-      for (const r of await db.redelivery.findMany({ where: { guid: { in: chunk } }, select: { guid: true, requestedAt: true } })) asked.set(r.guid, r.requestedAt);
+      for (const r of await db.redelivery.findMany({
+        where: { guid: { in: chunk } },
+        select: { guid: true, requestedAt: true },
+      }))
+        asked.set(r.guid, r.requestedAt);
     }
     const due = [...pending].filter(([guid]) => !((asked.get(guid)?.getTime() ?? 0) > now.getTime() - ASK_EVERY_MS));
     out.skipped += pending.size - due.length;
@@ -82,7 +105,13 @@ export class MissedDeliveries {
     due.sort(([, a], [, b]) => Date.parse(a.first) - Date.parse(b.first) || a.id - b.id);
     const batch = due.slice(0, this.limits.redeliveries);
     out.deferred = due.length - batch.length;
-    const plan = batch.map(([guid, p]) => ({ guid, deliveryId: p.id, event: p.event, installationId: p.installationId, firstFailedAt: p.first }));
+    const plan = batch.map(([guid, p]) => ({
+      guid,
+      deliveryId: p.id,
+      event: p.event,
+      installationId: p.installationId,
+      firstFailedAt: p.first,
+    }));
 
     let detail: Record<string, unknown> | null = null;
     if (this.deps.dryRun) {
@@ -105,7 +134,13 @@ export class MissedDeliveries {
           failed.push({ guid, error: errorText(err) });
           // Not sent (a refusal, a rate limit): the next sweep may ask again; maybe sent: in an hour.
           const sent = !(err instanceof GitHubError) || err.mayHaveSent;
-          await db.redelivery.update({ where: { guid }, data: { lastError: errorText(err).slice(0, 500), ...(sent ? {} : { requestedAt: new Date(now.getTime() - ASK_EVERY_MS) }) } });
+          await db.redelivery.update({
+            where: { guid },
+            data: {
+              lastError: errorText(err).slice(0, 500),
+              ...(sent ? {} : { requestedAt: new Date(now.getTime() - ASK_EVERY_MS) }),
+            },
+          });
           if (err instanceof GitHubError && err.retryAfterMs !== undefined) {
             out.deferred += batch.length - i - 1;
             break;
@@ -119,7 +154,12 @@ export class MissedDeliveries {
     await this.#save(row, { newest: read.newest, backlog: read.backlog, pending: Object.fromEntries(pending) }, now);
     await this.#report(out, now, detail);
     if (out.redelivered || out.errors || out.wouldRedeliver || out.deferred || expired.length) {
-      log.info({ ...out, ...(expired.length ? { expired } : {}) }, this.deps.dryRun ? "deliveries: dry run, would ask GitHub to redeliver missed deliveries" : "deliveries: asked GitHub to redeliver missed deliveries");
+      log.info(
+        { ...out, ...(expired.length ? { expired } : {}) },
+        this.deps.dryRun
+          ? "deliveries: dry run, would ask GitHub to redeliver missed deliveries"
+          : "deliveries: asked GitHub to redeliver missed deliveries",
+      );
     }
     return out;
   }
@@ -131,7 +171,9 @@ export class MissedDeliveries {
   async waiting(): Promise<Set<number>> {
     const row = await this.deps.db.checkpoint.findUnique({ where: { name: CHECKPOINT } });
     const edge = this.deps.clock.now().getTime() - WINDOW_MS;
-    const failed = Object.entries(this.#parse(row?.value).pending).filter(([, p]) => p.installationId !== null && Date.parse(p.first) >= edge);
+    const failed = Object.entries(this.#parse(row?.value).pending).filter(
+      ([, p]) => p.installationId !== null && Date.parse(p.first) >= edge,
+    );
     const stored = new Set(await this.#inInbox(failed.map(([guid]) => guid)));
     return new Set(failed.filter(([guid]) => !stored.has(guid)).map(([, p]) => p.installationId!));
   }
@@ -143,14 +185,20 @@ export class MissedDeliveries {
    * little out of order are not lost. Pages past the bound wait for the next
    * sweep at their cursor.
    */
-  async read(state: State): Promise<{ count: number; seen: Map<string, Seen>; newest: number | null; backlog: State["backlog"] }> {
+  async read(
+    state: State,
+  ): Promise<{ count: number; seen: Map<string, Seen>; newest: number | null; backlog: State["backlog"] }> {
     const edge = this.deps.clock.now().getTime() - WINDOW_MS;
     const seen = new Map<string, Seen>();
     let pages = 0;
     let count = 0;
     let failedNew = 0;
-    const full = () => pages >= this.limits.pages || Object.keys(state.pending).length + failedNew >= this.limits.pending;
-    const range = async (cursor: string | null, floor: number | null): Promise<{ done: boolean; next: string | null; top: number | null }> => {
+    const full = () =>
+      pages >= this.limits.pages || Object.keys(state.pending).length + failedNew >= this.limits.pending;
+    const range = async (
+      cursor: string | null,
+      floor: number | null,
+    ): Promise<{ done: boolean; next: string | null; top: number | null }> => {
       let top: number | null = null;
       for (;;) {
         if (full()) return { done: false, next: cursor, top };
@@ -210,7 +258,10 @@ export class MissedDeliveries {
   async #inInbox(guids: string[]): Promise<string[]> {
     const found: string[] = [];
     for (const chunk of chunks(guids)) {
-      const rows = await this.deps.db.delivery.findMany({ where: { deliveryId: { in: chunk } }, select: { deliveryId: true } });
+      const rows = await this.deps.db.delivery.findMany({
+        where: { deliveryId: { in: chunk } },
+        select: { deliveryId: true },
+      });
       found.push(...rows.map((r) => r.deliveryId));
     }
     return found;
@@ -221,9 +272,16 @@ export class MissedDeliveries {
     if (!value) return empty;
     try {
       const s = JSON.parse(value) as Partial<State>;
-      return { newest: typeof s.newest === "number" ? s.newest : null, backlog: s.backlog?.cursor ? s.backlog : null, pending: s.pending && typeof s.pending === "object" ? s.pending : {} };
+      return {
+        newest: typeof s.newest === "number" ? s.newest : null,
+        backlog: s.backlog?.cursor ? s.backlog : null,
+        pending: s.pending && typeof s.pending === "object" ? s.pending : {},
+      };
     } catch {
-      this.deps.log.warn({ checkpoint: CHECKPOINT }, "deliveries: the checkpoint is not readable; reading GitHub's delivery log from the top");
+      this.deps.log.warn(
+        { checkpoint: CHECKPOINT },
+        "deliveries: the checkpoint is not readable; reading GitHub's delivery log from the top",
+      );
       return empty;
     }
   }
@@ -233,7 +291,10 @@ export class MissedDeliveries {
     const { db } = this.deps;
     const value = JSON.stringify(state);
     if (row) {
-      await db.checkpoint.updateMany({ where: { name: CHECKPOINT, updatedAt: row.updatedAt }, data: { value, updatedAt: now } });
+      await db.checkpoint.updateMany({
+        where: { name: CHECKPOINT, updatedAt: row.updatedAt },
+        data: { value, updatedAt: now },
+      });
       return;
     }
     await db.checkpoint.create({ data: { name: CHECKPOINT, value, updatedAt: now } }).catch((err: unknown) => {
@@ -242,7 +303,9 @@ export class MissedDeliveries {
   }
 
   async #report(out: DeliveriesReport, at: Date, detail: Record<string, unknown> | null): Promise<void> {
-    await this.deps.db.sweepReport.create({ data: { kind: "deliveries", at, counts: JSON.stringify(out), detail: detail ? JSON.stringify(detail) : null } });
+    await this.deps.db.sweepReport.create({
+      data: { kind: "deliveries", at, counts: JSON.stringify(out), detail: detail ? JSON.stringify(detail) : null },
+    });
   }
 }
 

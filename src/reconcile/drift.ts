@@ -54,12 +54,25 @@ export interface ReconcileDeps {
 }
 
 /** What one reconcile did, per action. */
-export type ReconcileCounts = Record<"issues" | "queued" | "untrusted" | "closed" | "cleared" | "restored" | "superseded" | "errors" | "queries", number>;
+export type ReconcileCounts = Record<
+  "issues" | "queued" | "untrusted" | "closed" | "cleared" | "restored" | "superseded" | "errors" | "queries",
+  number
+>;
 
 const FINISHED = new Set(["done", "cancelled"]);
 
 export function emptyCounts(): ReconcileCounts {
-  return { issues: 0, queued: 0, untrusted: 0, closed: 0, cleared: 0, restored: 0, superseded: 0, errors: 0, queries: 0 };
+  return {
+    issues: 0,
+    queued: 0,
+    untrusted: 0,
+    closed: 0,
+    cleared: 0,
+    restored: 0,
+    superseded: 0,
+    errors: 0,
+    queries: 0,
+  };
 }
 const LABELLED = new Set(["queued", "claimed", "review", "blocked", "failed"]);
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
@@ -72,16 +85,33 @@ export class Reconciler {
     const { db } = this.deps;
     const counts = emptyCounts();
     const outcome: RunOutcome = new Map();
-    const gone = new Set((await db.installation.findMany({ where: { OR: [{ deletedAt: { not: null } }, { suspendedAt: { not: null } }] }, select: { id: true } })).map((i) => i.id));
+    const gone = new Set(
+      (
+        await db.installation.findMany({
+          where: { OR: [{ deletedAt: { not: null } }, { suspendedAt: { not: null } }] },
+          select: { id: true },
+        })
+      ).map((i) => i.id),
+    );
     const repos = new Map<string, number>();
-    for (const r of await db.repo.findMany({ select: { id: true, installationId: true } })) repos.set(r.id, r.installationId);
-    for (const t of await db.task.groupBy({ by: ["repo", "installationId"], where: { state: { notIn: ["done", "cancelled"] } } })) repos.set(t.repo, t.installationId);
+    for (const r of await db.repo.findMany({ select: { id: true, installationId: true } }))
+      repos.set(r.id, r.installationId);
+    for (const t of await db.task.groupBy({
+      by: ["repo", "installationId"],
+      where: { state: { notIn: ["done", "cancelled"] } },
+    }))
+      repos.set(t.repo, t.installationId);
     // Repositories no webhook has told Orchestra about yet (a queue label added while it was down).
-    const installations = this.deps.installations ? await this.deps.installations().catch((err: unknown) => {
-      counts.errors++;
-      this.deps.log.warn({ err: errorText(err) }, "reconcile: could not list the App's installations; only known repositories are reconciled");
-      return [];
-    }) : [];
+    const installations = this.deps.installations
+      ? await this.deps.installations().catch((err: unknown) => {
+          counts.errors++;
+          this.deps.log.warn(
+            { err: errorText(err) },
+            "reconcile: could not list the App's installations; only known repositories are reconciled",
+          );
+          return [];
+        })
+      : [];
     for (const inst of installations) {
       if (inst.suspended || skip.has(inst.id) || gone.has(inst.id)) continue;
       try {
@@ -91,7 +121,10 @@ export class Reconciler {
       } catch (err) {
         counts.errors++;
         outcome.set(`installation ${inst.id}`, errorText(err));
-        this.deps.log.warn({ installationId: inst.id, err: errorText(err) }, "reconcile: could not list the installation's repositories");
+        this.deps.log.warn(
+          { installationId: inst.id, err: errorText(err) },
+          "reconcile: could not list the installation's repositories",
+        );
       }
     }
     for (const [repo, installationId] of repos) {
@@ -102,12 +135,18 @@ export class Reconciler {
       } catch (err) {
         counts.errors++;
         outcome.set(repo, errorText(err));
-        this.deps.log.warn({ repo, err: errorText(err) }, "reconcile: could not read the repository's labelled issues; nothing changed there, the next run tries again");
+        this.deps.log.warn(
+          { repo, err: errorText(err) },
+          "reconcile: could not read the repository's labelled issues; nothing changed there, the next run tries again",
+        );
       }
     }
-    await db.sweepReport.create({ data: { kind: "reconcile", at: this.deps.clock.now(), counts: JSON.stringify(counts) } });
+    await db.sweepReport.create({
+      data: { kind: "reconcile", at: this.deps.clock.now(), counts: JSON.stringify(counts) },
+    });
     await this.deps.streaks?.record(outcome);
-    const acted = counts.queued + counts.untrusted + counts.closed + counts.cleared + counts.restored + counts.superseded;
+    const acted =
+      counts.queued + counts.untrusted + counts.closed + counts.cleared + counts.restored + counts.superseded;
     if (acted > 0 || counts.errors > 0) this.deps.log.info(counts, "reconcile");
     return counts;
   }
@@ -118,7 +157,11 @@ export class Reconciler {
     if (!cfg.ok) return;
     const config = cfg.config;
     // The fleet issue catches up on what no task change told it (pauses, gates, lease times); debounced like any change.
-    if (config.fleetIssue) await this.deps.tasks.raise({ subject: { installationId, repo, issue: 0 } }, { kind: "fleet-refresh", why: "reconcile" });
+    if (config.fleetIssue)
+      await this.deps.tasks.raise(
+        { subject: { installationId, repo, issue: 0 } },
+        { kind: "fleet-refresh", why: "reconcile" },
+      );
     const labels = stateLabelsOf(config.labels);
     const gh: ReconcileGitHub = github ?? (await this.deps.githubFor(installationId));
     const issues = await gh.issuesLabelled(repoRef(repo), labels);
@@ -152,21 +195,41 @@ export class Reconciler {
    */
   async #labelsInHand(repo: string, dryRun: boolean): Promise<Set<string | null>> {
     const { db } = this.deps;
-    const latest = await db.effect.groupBy({ by: ["taskId"], where: { repo, kind: "label", taskId: { not: null } }, _max: { seq: true } });
+    const latest = await db.effect.groupBy({
+      by: ["taskId"],
+      where: { repo, kind: "label", taskId: { not: null } },
+      _max: { seq: true },
+    });
     const seqs = latest.map((l) => l._max.seq).filter((n): n is number => n !== null);
     if (seqs.length === 0) return new Set();
     const unsettled = ["pending", "running", "parked", ...(dryRun ? ["dry-run"] : [])];
-    const rows = await db.effect.findMany({ where: { seq: { in: seqs }, state: { in: unsettled } }, select: { taskId: true } });
+    const rows = await db.effect.findMany({
+      where: { seq: { in: seqs }, state: { in: unsettled } },
+      select: { taskId: true },
+    });
     return new Set(rows.map((r) => r.taskId));
   }
 
-  async #issue(installationId: number, repo: string, issue: LabelledIssue, task: Task | null, stateLabels: string[], queued: string, gh: ReconcileGitHub, config: NonNullable<Extract<ConfigResult, { ok: true }>["config"]>, counts: ReconcileCounts): Promise<void> {
+  async #issue(
+    installationId: number,
+    repo: string,
+    issue: LabelledIssue,
+    task: Task | null,
+    stateLabels: string[],
+    queued: string,
+    gh: ReconcileGitHub,
+    config: NonNullable<Extract<ConfigResult, { ok: true }>["config"]>,
+    counts: ReconcileCounts,
+  ): Promise<void> {
     const { tasks } = this.deps;
     const subject = { installationId, repo, issue: issue.number };
     const agent = issue.labels.filter((l) => stateLabels.includes(l));
     if (issue.state === "closed") {
       if (task && !FINISHED.has(task.state)) {
-        await tasks.raise({ taskId: task.id }, { kind: "issue-closed", actor: "reconcile", completed: task.prNumber !== null });
+        await tasks.raise(
+          { taskId: task.id },
+          { kind: "issue-closed", actor: "reconcile", completed: task.prNumber !== null },
+        );
         counts.closed++;
       } else if (agent.length > 0) {
         const r = await tasks.raise(task ? { taskId: task.id } : { subject }, { kind: "drift", labels: agent });
@@ -178,12 +241,29 @@ export class Reconciler {
       if (agent.includes(queued) && !(await this.deps.fleet?.isFleetIssue(repo, issue.number, issue.body))) {
         const by = issue.labelledBy.find((l) => l.label.toLowerCase() === queued.toLowerCase());
         const actor = { login: by?.actor ?? "", type: by?.actorType === "Bot" ? "Bot" : "User" };
-        const verdict = by ? await judge(actor, config, () => this.deps.permissions.of(gh, repo, actor.login)) : { trusted: false, why: "who added the label is not on the issue's timeline" };
+        const verdict = by
+          ? await judge(actor, config, () => this.deps.permissions.of(gh, repo, actor.login))
+          : { trusted: false, why: "who added the label is not on the issue's timeline" };
         if (verdict.trusted) {
-          await tasks.raise({ subject }, { kind: "queue-label", actor: actor.login, issue: { title: issue.title, body: issue.body, labels: issue.labels } });
+          await tasks.raise(
+            { subject },
+            {
+              kind: "queue-label",
+              actor: actor.login,
+              issue: { title: issue.title, body: issue.body, labels: issue.labels },
+            },
+          );
           counts.queued++;
         } else {
-          await tasks.raise({ subject }, { kind: "queue-label-untrusted", actor: actor.login || "someone", why: verdict.why, deliveryId: `reconcile:${repo}#${issue.number}:${by?.at ?? "unknown"}` });
+          await tasks.raise(
+            { subject },
+            {
+              kind: "queue-label-untrusted",
+              actor: actor.login || "someone",
+              why: verdict.why,
+              deliveryId: `reconcile:${repo}#${issue.number}:${by?.at ?? "unknown"}`,
+            },
+          );
           counts.untrusted++;
         }
         return;
@@ -193,8 +273,16 @@ export class Reconciler {
       return;
     }
     const open = issue.subIssues.filter((s) => s.state === "open");
-    if (task.state === "failed" && issue.subIssuesTotal > 0 && issue.subIssuesTotal === issue.subIssues.length && open.length === 0) {
-      const r = await tasks.raise({ taskId: task.id }, { kind: "sub-issues-closed", subIssues: issue.subIssues.map((s) => `${s.repo}#${s.number}`) });
+    if (
+      task.state === "failed" &&
+      issue.subIssuesTotal > 0 &&
+      issue.subIssuesTotal === issue.subIssues.length &&
+      open.length === 0
+    ) {
+      const r = await tasks.raise(
+        { taskId: task.id },
+        { kind: "sub-issues-closed", subIssues: issue.subIssues.map((s) => `${s.repo}#${s.number}`) },
+      );
       if (r.outcome === "applied") counts.superseded++;
       return;
     }

@@ -49,7 +49,12 @@ export function nextStreaks(
       }
       continue;
     }
-    const next: Streak = { since: prev?.since ?? now.toISOString(), runs: (prev?.runs ?? 0) + 1, error, escalatedAt: prev?.escalatedAt ?? null };
+    const next: Streak = {
+      since: prev?.since ?? now.toISOString(),
+      runs: (prev?.runs ?? 0) + 1,
+      error,
+      escalatedAt: prev?.escalatedAt ?? null,
+    };
     if (next.escalatedAt === null && next.runs >= after) {
       next.escalatedAt = now.toISOString();
       escalate.push(scope);
@@ -79,7 +84,11 @@ export class FailureStreaks {
     const { streaks, escalate, recovered } = nextStreaks(before, outcome, now, this.after);
     const value = JSON.stringify(streaks);
     if (value !== JSON.stringify(before)) {
-      await this.db.checkpoint.upsert({ where: { name: CHECKPOINT }, create: { name: CHECKPOINT, value, updatedAt: now }, update: { value, updatedAt: now } });
+      await this.db.checkpoint.upsert({
+        where: { name: CHECKPOINT },
+        create: { name: CHECKPOINT, value, updatedAt: now },
+        update: { value, updatedAt: now },
+      });
     }
     for (const scope of escalate) {
       const s = streaks[scope]!;
@@ -88,11 +97,25 @@ export class FailureStreaks {
         `reconcile: ${scope} could not be read in ${s.runs} runs since ${s.since}; its labels and tasks are not being repaired. ` +
           "Check the App's installation and its permissions there, and GitHub's status; this is said once until it recovers",
       );
-      await this.db.sweepReport.create({ data: { kind: "reconcile-escalated", at: now, counts: JSON.stringify({ runs: s.runs }), detail: JSON.stringify({ scope, ...s }) } });
+      await this.db.sweepReport.create({
+        data: {
+          kind: "reconcile-escalated",
+          at: now,
+          counts: JSON.stringify({ runs: s.runs }),
+          detail: JSON.stringify({ scope, ...s }),
+        },
+      });
     }
     for (const scope of recovered) {
       this.log.info({ scope }, `reconcile: ${scope} is read again`);
-      await this.db.sweepReport.create({ data: { kind: "reconcile-recovered", at: now, counts: JSON.stringify({}), detail: JSON.stringify({ scope, since: before[scope]!.since }) } });
+      await this.db.sweepReport.create({
+        data: {
+          kind: "reconcile-recovered",
+          at: now,
+          counts: JSON.stringify({}),
+          detail: JSON.stringify({ scope, since: before[scope]!.since }),
+        },
+      });
     }
     return { escalated: escalate, recovered };
   }

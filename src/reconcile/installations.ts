@@ -29,13 +29,24 @@ export class InstallationHandlers {
     const base = { id, nextWriteAt: now, updatedAt: now };
     if (action === "deleted" || action === "suspend") {
       const mark = action === "deleted" ? { deletedAt: now } : { suspendedAt: now };
-      await this.deps.db.installation.upsert({ where: { id }, create: { ...base, ...mark }, update: { ...mark, updatedAt: now } });
-      const stopped = await this.#stop({ installationId: id }, action === "deleted" ? "the App was uninstalled" : "the App's installation was suspended");
+      await this.deps.db.installation.upsert({
+        where: { id },
+        create: { ...base, ...mark },
+        update: { ...mark, updatedAt: now },
+      });
+      const stopped = await this.#stop(
+        { installationId: id },
+        action === "deleted" ? "the App was uninstalled" : "the App's installation was suspended",
+      );
       this.deps.log.warn({ installationId: id, action, stopped }, "installation gone: work there stopped");
       return;
     }
     if (action === "unsuspend" || action === "created" || action === "new_permissions_accepted") {
-      await this.deps.db.installation.upsert({ where: { id }, create: base, update: { suspendedAt: null, deletedAt: null, pausedUntil: null, failures: 0, updatedAt: now } });
+      await this.deps.db.installation.upsert({
+        where: { id },
+        create: base,
+        update: { suspendedAt: null, deletedAt: null, pausedUntil: null, failures: 0, updatedAt: now },
+      });
       this.deps.log.info({ installationId: id, action }, "installation back: reconcile includes it again");
     }
   }
@@ -53,20 +64,33 @@ export class InstallationHandlers {
   /** A renamed or transferred repository: its tasks follow it (matched by repository id, or by the old name). */
   async renamed(ctx: EventContext<"repository.renamed" | "repository.transferred">): Promise<void> {
     const { repository } = ctx.payload;
-    const oldName = ctx.payload.action === "renamed" ? `${repository.owner.login}/${ctx.payload.changes.repository.name.from}` : null;
+    const oldName =
+      ctx.payload.action === "renamed" ? `${repository.owner.login}/${ctx.payload.changes.repository.name.from}` : null;
     const where = oldName ? { OR: [{ repoId: repository.id }, { repo: oldName }] } : { repoId: repository.id };
-    const moved = await this.deps.db.task.updateMany({ where, data: { repo: repository.full_name, repoId: repository.id } });
+    const moved = await this.deps.db.task.updateMany({
+      where,
+      data: { repo: repository.full_name, repoId: repository.id },
+    });
     if (oldName) await this.deps.db.repo.deleteMany({ where: { id: oldName } });
-    this.deps.log.info({ repo: repository.full_name, from: oldName, tasks: moved.count }, "repository renamed or transferred: its tasks follow it");
+    this.deps.log.info(
+      { repo: repository.full_name, from: oldName, tasks: moved.count },
+      "repository renamed or transferred: its tasks follow it",
+    );
   }
 
   async #stop(where: { installationId: number } | { repo: string }, why: string): Promise<number> {
     const { db, tasks } = this.deps;
-    const open = await db.task.findMany({ where: { ...where, state: { notIn: ["done", "cancelled"] } }, select: { id: true } });
+    const open = await db.task.findMany({
+      where: { ...where, state: { notIn: ["done", "cancelled"] } },
+      select: { id: true },
+    });
     for (const t of open) await tasks.raise({ taskId: t.id }, { kind: "installation-removed", why });
     // GitHub would refuse these writes now.
     const effects = "installationId" in where ? { installationId: where.installationId } : { repo: where.repo };
-    await db.effect.updateMany({ where: { ...effects, state: "pending" }, data: { state: "dropped", note: why, doneAt: this.deps.clock.now() } });
+    await db.effect.updateMany({
+      where: { ...effects, state: "pending" },
+      data: { state: "dropped", note: why, doneAt: this.deps.clock.now() },
+    });
     return open.length;
   }
 }

@@ -88,10 +88,28 @@ const HOUR = 3600_000;
 
 const TARGETS: readonly Target[] = [
   // Oldest first by arrival order (the [state, seq] index): the walk stops after a batch.
-  { kind: "deliveries", table: "Delivery", pk: "seq", where: `"state" IN ('done', 'ignored') AND "receivedAt" < ?`, age: (p) => p.deliveriesDays * DAY },
+  {
+    kind: "deliveries",
+    table: "Delivery",
+    pk: "seq",
+    where: `"state" IN ('done', 'ignored') AND "receivedAt" < ?`,
+    age: (p) => p.deliveriesDays * DAY,
+  },
   // doneAt is set when an effect finishes; createdAt stands in for a row finished without one.
-  { kind: "effects", table: "Effect", pk: "seq", where: `"state" IN ('done', 'dropped', 'dry-run') AND COALESCE("doneAt", "createdAt") < ?`, age: (p) => p.effectsDays * DAY },
-  { kind: "idempotency", table: "IdempotentResponse", pk: "key", where: `"createdAt" < ?`, age: (p) => p.idempotencyHours * HOUR },
+  {
+    kind: "effects",
+    table: "Effect",
+    pk: "seq",
+    where: `"state" IN ('done', 'dropped', 'dry-run') AND COALESCE("doneAt", "createdAt") < ?`,
+    age: (p) => p.effectsDays * DAY,
+  },
+  {
+    kind: "idempotency",
+    table: "IdempotentResponse",
+    pk: "key",
+    where: `"createdAt" < ?`,
+    age: (p) => p.idempotencyHours * HOUR,
+  },
   { kind: "sweepReports", table: "SweepReport", pk: "seq", where: `"at" < ?`, age: (p) => p.sweepReportsDays * DAY },
   { kind: "audit", table: "AuditEntry", pk: "seq", where: `"at" < ?`, age: (p) => p.auditDays * DAY },
 ];
@@ -120,7 +138,10 @@ export interface PruneResult {
 export const DEFAULT_BATCH_SIZE = 1_000;
 
 export function cutoffsFor(policy: RetentionPolicy, now: Date): Record<PrunedKind, Date> {
-  return Object.fromEntries(TARGETS.map((t) => [t.kind, new Date(now.getTime() - t.age(policy))])) as Record<PrunedKind, Date>;
+  return Object.fromEntries(TARGETS.map((t) => [t.kind, new Date(now.getTime() - t.age(policy))])) as Record<
+    PrunedKind,
+    Date
+  >;
 }
 
 export const totalOf = (counts: PruneCounts): number => PRUNED_KINDS.reduce((n, k) => n + counts[k], 0);
@@ -129,7 +150,12 @@ const zero = (): PruneCounts => ({ deliveries: 0, effects: 0, idempotency: 0, sw
 const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Deletes (or counts, in a dry run) what the policy no longer keeps, as of `now`. */
-export async function prune(database: Pick<Database, "raw" | "provider">, policy: RetentionPolicy, now: Date, opts: PruneOptions = {}): Promise<PruneResult> {
+export async function prune(
+  database: Pick<Database, "raw" | "provider">,
+  policy: RetentionPolicy,
+  now: Date,
+  opts: PruneOptions = {},
+): Promise<PruneResult> {
   const batch = Math.max(1, Math.floor(opts.batchSize ?? DEFAULT_BATCH_SIZE));
   const maxBatches = opts.maxBatches ?? Infinity;
   const cutoffs = cutoffsFor(policy, now);
@@ -193,10 +219,17 @@ export class Retention {
     const started = Date.now();
     // Due again after the interval even when this run fails: a broken prune must not run every sweep.
     this.#dueAt = now.getTime() + policy.intervalMinutes * 60_000;
-    const result = await prune(this.deps.database, policy, now, { batchSize: this.deps.batchSize ?? DEFAULT_BATCH_SIZE, maxBatches: this.deps.maxBatches ?? 5 });
+    const result = await prune(this.deps.database, policy, now, {
+      batchSize: this.deps.batchSize ?? DEFAULT_BATCH_SIZE,
+      maxBatches: this.deps.maxBatches ?? 5,
+    });
     if (!result.complete) this.#dueAt = Math.min(this.#dueAt, now.getTime() + (this.deps.backlogMs ?? 60_000));
     const total = totalOf(result.counts);
-    if (total > 0) this.deps.log.info({ ...result.counts, total, more: !result.complete, ms: Date.now() - started }, "retention: pruned old rows");
+    if (total > 0)
+      this.deps.log.info(
+        { ...result.counts, total, more: !result.complete, ms: Date.now() - started },
+        "retention: pruned old rows",
+      );
     return result;
   }
 }

@@ -60,7 +60,11 @@ const isTransient = (c: FailureClass): boolean => c !== "deterministic";
  * burst, and never above the cap, jitter included: during a long outage the
  * attempts stay at most capMs apart.
  */
-export function backoffMs(attempts: number, policy: Pick<RetryPolicy, "baseMs" | "capMs">, random: () => number = Math.random): number {
+export function backoffMs(
+  attempts: number,
+  policy: Pick<RetryPolicy, "baseMs" | "capMs">,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, attempts - 1));
   return Math.min(policy.capMs, Math.round(exp * (0.75 + 0.5 * random())));
 }
@@ -69,7 +73,8 @@ const DESCRIBED: Record<FailureClass, string> = {
   "github-5xx": "GitHub server errors (5xx)",
   network: "no answer (timeouts or network errors)",
   "rate-limit": "GitHub rate limits",
-  deterministic: "a failure that retrying does not fix (a 4xx other than a rate limit, a validation or programming error)",
+  deterministic:
+    "a failure that retrying does not fix (a 4xx other than a rate limit, a validation or programming error)",
 };
 
 /** "6 h 2 min", "14 min", "40 s": how long something was tried, for people. */
@@ -95,7 +100,11 @@ export function retryDecision(input: RetryInput): RetryDecision {
   const plural = attempts === 1 ? "attempt" : "attempts";
   if (!isTransient(failure.class)) {
     if (attempts >= policy.maxAttempts) {
-      return { park: true, firstFailedAt, why: `${DESCRIBED[failure.class]}: ${attempts} ${plural} over ${durationText(tried)}` };
+      return {
+        park: true,
+        firstFailedAt,
+        why: `${DESCRIBED[failure.class]}: ${attempts} ${plural} over ${durationText(tried)}`,
+      };
     }
   } else if (tried >= policy.windowMs) {
     return {

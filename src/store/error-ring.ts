@@ -26,9 +26,15 @@ export function pushError(ring: readonly ErrorEntry[], entry: ErrorEntry, size =
   const last = ring[ring.length - 1];
   if (last && last.class === entry.class && last.message === message) {
     const window = entry.windowFrom ? { windowFrom: entry.windowFrom } : {};
-    return [...ring.slice(0, -1), { ...last, at: entry.at, count: (last.count ?? 1) + 1, firstAt: last.firstAt ?? last.at, ...window }];
+    return [
+      ...ring.slice(0, -1),
+      { ...last, at: entry.at, count: (last.count ?? 1) + 1, firstAt: last.firstAt ?? last.at, ...window },
+    ];
   }
-  return [...ring, { at: entry.at, class: entry.class, message, ...(entry.windowFrom ? { windowFrom: entry.windowFrom } : {}) }].slice(-size);
+  return [
+    ...ring,
+    { at: entry.at, class: entry.class, message, ...(entry.windowFrom ? { windowFrom: entry.windowFrom } : {}) },
+  ].slice(-size);
 }
 
 export function parseRing(text: string | null | undefined): ErrorEntry[] {

@@ -73,7 +73,11 @@ export interface MigrationReport {
   modified: string[];
 }
 
-export async function migrate(database: Database, log: (line: string) => void = () => {}, opts: { through?: string } = {}): Promise<MigrationReport> {
+export async function migrate(
+  database: Database,
+  log: (line: string) => void = () => {},
+  opts: { through?: string } = {},
+): Promise<MigrationReport> {
   const { db, provider } = database;
   // `through`: stop after this migration (tests of data migrations start from an older schema).
   const all = listMigrations(provider).filter((m) => opts.through === undefined || m.name <= opts.through);
@@ -94,7 +98,10 @@ export async function migrate(database: Database, log: (line: string) => void = 
         if (row.checksum !== m.checksum) report.modified.push(m.name);
         continue;
       }
-      if (row) throw new Error(`migration ${m.name} started earlier and never finished; inspect the database, then delete its row from _prisma_migrations`);
+      if (row)
+        throw new Error(
+          `migration ${m.name} started earlier and never finished; inspect the database, then delete its row from _prisma_migrations`,
+        );
       log(`applying migration ${m.name}`);
       const steps = statements(m.sql);
       for (const s of steps) await tx.$executeRawUnsafe(s);

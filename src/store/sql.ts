@@ -85,7 +85,10 @@ const prepared = new WeakMap<NativeSqlite, Map<string, NativeStatement>>();
 /** The better-sqlite3 connection behind the adapter (the same one the client uses). */
 function nativeSqlite(raw: SqlDriverAdapter): NativeSqlite {
   const client = (raw as unknown as { client?: NativeSqlite }).client;
-  if (!client || typeof client.transaction !== "function") throw new Error("the SQLite adapter does not expose its connection; check the pinned @prisma/adapter-better-sqlite3 version");
+  if (!client || typeof client.transaction !== "function")
+    throw new Error(
+      "the SQLite adapter does not expose its connection; check the pinned @prisma/adapter-better-sqlite3 version",
+    );
   return client;
 }
 
@@ -105,7 +108,9 @@ function runSqlite(raw: SqlDriverAdapter, steps: Step[]): void {
     for (const step of steps) {
       const s = statement(step.sql);
       const args = step.args.map(sqliteValue);
-      const result: StepResult = s.reader ? { changes: 0, rows: s.all(...args) } : { changes: s.run(...args).changes, rows: [] };
+      const result: StepResult = s.reader
+        ? { changes: 0, rows: s.all(...args) }
+        : { changes: s.run(...args).changes, rows: [] };
       const why = step.check?.(result);
       if (why) throw new StepRefused(why);
     }
@@ -130,7 +135,11 @@ export function eachRowSqlite(raw: SqlDriverAdapter, sql: string, rows: unknown[
 }
 
 async function runOn(q: SqlQueryable, step: Step): Promise<StepResult> {
-  const query = { sql: numbered(step.sql), args: step.args.map((a) => (a === undefined ? null : a)), argTypes: step.args.map(argType) };
+  const query = {
+    sql: numbered(step.sql),
+    args: step.args.map((a) => (a === undefined ? null : a)),
+    argTypes: step.args.map(argType),
+  };
   if (/^\s*(SELECT|WITH)\b/i.test(step.sql)) {
     const r = await q.queryRaw(query);
     return { changes: 0, rows: r.rows.map((row) => Object.fromEntries(r.columnNames.map((c, i) => [c, row[i]]))) };
@@ -169,7 +178,11 @@ async function runPostgres(raw: SqlDriverAdapter, steps: Step[]): Promise<void> 
  * A read on the hot path, without Prisma's planning. Columns come back as
  * the database stores them: use `dateOf` for date-time columns.
  */
-export async function select(database: Pick<Database, "raw" | "provider">, sql: string, args: unknown[] = []): Promise<Record<string, unknown>[]> {
+export async function select(
+  database: Pick<Database, "raw" | "provider">,
+  sql: string,
+  args: unknown[] = [],
+): Promise<Record<string, unknown>[]> {
   if (database.provider === "sqlite") return statementOf(nativeSqlite(database.raw), sql).all(...args.map(sqliteValue));
   return (await runOn(database.raw, { sql, args })).rows;
 }
@@ -193,5 +206,11 @@ export async function atomically(database: Pick<Database, "raw" | "provider">, s
 /** A unique index refused the row (a concurrent writer inserted the same key first). */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; cause?: { kind?: string; originalCode?: string } } | null;
-  return e?.code === "P2002" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || e?.cause?.kind === "UniqueConstraintViolation" || e?.cause?.originalCode === "23505";
+  return (
+    e?.code === "P2002" ||
+    e?.code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY" ||
+    e?.cause?.kind === "UniqueConstraintViolation" ||
+    e?.cause?.originalCode === "23505"
+  );
 }

@@ -67,7 +67,6 @@ export interface SweeperDeps {
   onSuccess?: (kind: "sweep" | "reconcile" | "deliveries", at: Date, report?: SweepReport) => void;
 }
 
-
 /** Items per sweep and list: a sweep is bounded; what is left waits for the next one. */
 const BATCH = { expired: 50, owed: 20, dispatch: 25 };
 
@@ -80,12 +79,30 @@ export class Sweeper {
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
-    const out: SweepReport = { expired: 0, classified: 0, dispatched: 0, errors: 0, held: held.size, blockersRead: 0, breakers: 0, questions: 0, redelivered: 0, pruned: 0 };
+    const out: SweepReport = {
+      expired: 0,
+      classified: 0,
+      dispatched: 0,
+      errors: 0,
+      held: held.size,
+      blockersRead: 0,
+      breakers: 0,
+      questions: 0,
+      redelivered: 0,
+      pruned: 0,
+    };
 
-    const expired = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld }, orderBy: { leaseExpiresAt: "asc" }, take: BATCH.expired });
+    const expired = await db.task.findMany({
+      where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld },
+      orderBy: { leaseExpiresAt: "asc" },
+      take: BATCH.expired,
+    });
     for (const task of expired) {
       try {
-        const r = await this.deps.tasks.raise({ task }, { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! });
+        const r = await this.deps.tasks.raise(
+          { task },
+          { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! },
+        );
         if (r.outcome === "applied") out.expired++;
       } catch (err) {
         await this.#failed(out, task.installationId, err);
@@ -94,10 +111,19 @@ export class Sweeper {
     }
 
     // Runs that ended without a PR and are still owed a class: their tasks are claimed with no lease.
-    const settling = await db.task.findMany({ where: { state: "claimed", leaseExpiresAt: null, runId: { not: null }, ...notHeld }, select: { runId: true, installationId: true }, take: 500 });
+    const settling = await db.task.findMany({
+      where: { state: "claimed", leaseExpiresAt: null, runId: { not: null }, ...notHeld },
+      select: { runId: true, installationId: true },
+      take: 500,
+    });
     const installationOf = new Map(settling.map((t) => [t.runId!, t.installationId]));
     const owed = await db.run.findMany({
-      where: { id: { in: settling.map((t) => t.runId!) }, class: null, state: { in: ["exited", "expired", "revoked"] }, OR: [{ classifyAfter: null }, { classifyAfter: { lte: now } }] },
+      where: {
+        id: { in: settling.map((t) => t.runId!) },
+        class: null,
+        state: { in: ["exited", "expired", "revoked"] },
+        OR: [{ classifyAfter: null }, { classifyAfter: { lte: now } }],
+      },
       orderBy: { endedAt: "asc" },
       take: BATCH.owed,
     });
@@ -128,14 +154,23 @@ export class Sweeper {
     });
     if (reconciled) {
       this.deps.onSuccess?.("reconcile", clock.now());
-      out.reconciled = reconciled.queued + reconciled.untrusted + reconciled.closed + reconciled.cleared + reconciled.restored + reconciled.superseded;
+      out.reconciled =
+        reconciled.queued +
+        reconciled.untrusted +
+        reconciled.closed +
+        reconciled.cleared +
+        reconciled.restored +
+        reconciled.superseded;
       out.errors += reconciled.errors;
     }
     out.dispatched = await this.#dispatch(notHeld, out);
     await this.#deliveries(now, out);
     const pruned = await this.deps.retention?.sweep().catch((err: unknown) => {
       out.errors++;
-      this.deps.log.warn({ err: errText(err) }, "sweep: retention could not prune old rows; it tries again after its interval");
+      this.deps.log.warn(
+        { err: errText(err) },
+        "sweep: retention could not prune old rows; it tries again after its interval",
+      );
       return null;
     });
     out.pruned = pruned ? totalOf(pruned.counts) : 0;
@@ -177,12 +212,16 @@ export class Sweeper {
   /** Missed deliveries, at most every `deliveriesEveryMs` of the clock: each sweep reads GitHub's delivery log. */
   async #deliveries(now: Date, out: SweepReport): Promise<void> {
     const { deliveries, deliveriesEveryMs = 60_000 } = this.deps;
-    if (!deliveries || (this.#deliveriesAt !== undefined && now.getTime() - this.#deliveriesAt < deliveriesEveryMs)) return;
+    if (!deliveries || (this.#deliveriesAt !== undefined && now.getTime() - this.#deliveriesAt < deliveriesEveryMs))
+      return;
     this.#deliveriesAt = now.getTime();
     let failed = false;
     const r = await deliveries.sweep().catch((err: unknown) => {
       failed = true;
-      this.deps.log.warn({ err: errText(err) }, "sweep: missed deliveries could not be checked; the next sweep retries");
+      this.deps.log.warn(
+        { err: errText(err) },
+        "sweep: missed deliveries could not be checked; the next sweep retries",
+      );
       return { errors: 1, redelivered: 0 };
     });
     if (!failed) this.deps.onSuccess?.("deliveries", this.deps.clock.now());
@@ -195,13 +234,20 @@ export class Sweeper {
     out.errors++;
     if (installationId !== undefined && err instanceof GitHubError && err.tokenFailure) {
       const until = await this.deps.installations.tokenFailed(installationId, err.message);
-      this.deps.log.warn({ installationId, until: until.toISOString(), err: err.message }, "sweep: GitHub would not mint the installation's token; it is skipped until then (is the App still installed?)");
+      this.deps.log.warn(
+        { installationId, until: until.toISOString(), err: err.message },
+        "sweep: GitHub would not mint the installation's token; it is skipped until then (is the App still installed?)",
+      );
     }
   }
 }
 
 /** Runs the sweep now and then every `everyMs`, never two at once. `settled` waits for a sweep under way. */
-export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { stop(): Promise<void>; settled(): Promise<void> } {
+export function startSweeper(
+  sweeper: Sweeper,
+  log: Logger,
+  everyMs: number,
+): { stop(): Promise<void>; settled(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -209,7 +255,8 @@ export function startSweeper(sweeper: Sweeper, log: Logger, everyMs: number): { 
     running = sweeper
       .sweep()
       .then((r) => {
-        if (r.expired || r.dispatched || r.errors || r.classified || r.blockersRead || r.breakers || r.redelivered) log.info(r, "sweep");
+        if (r.expired || r.dispatched || r.errors || r.classified || r.blockersRead || r.breakers || r.redelivered)
+          log.info(r, "sweep");
       })
       .catch((err: unknown) => log.error({ err: errText(err) }, "sweep failed; next one retries"))
       .finally(() => {

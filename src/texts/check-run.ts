@@ -45,20 +45,38 @@ function why(evidence: string | null): string | null {
   }
 }
 
-export function renderCheckRun(task: CheckRunTask, runs: CheckRunRun[], rerunsUsed: number, receipt: { mergeSha: string; runId: string | null } | null): CheckRunView {
+export function renderCheckRun(
+  task: CheckRunTask,
+  runs: CheckRunRun[],
+  rerunsUsed: number,
+  receipt: { mergeSha: string; runId: string | null } | null,
+): CheckRunView {
   const done = task.state === "done";
-  const title = done ? `Done: merged as ${receipt?.mergeSha.slice(0, 12) ?? "(merge)"}` : `Task ${task.state}, attempt ${task.attempt}${task.continuation ? `, continuation ${task.continuation.kind}` : ""}`;
+  const title = done
+    ? `Done: merged as ${receipt?.mergeSha.slice(0, 12) ?? "(merge)"}`
+    : `Task ${task.state}, attempt ${task.attempt}${task.continuation ? `, continuation ${task.continuation.kind}` : ""}`;
   const lines = [
     `Issue #${task.issue} is managed by Orchestra (task \`${task.id}\`). State: **${task.state}**, attempt ${task.attempt}.`,
     "",
     "| attempt | run | ended | class | recovery | why |",
     "| --- | --- | --- | --- | --- | --- |",
-    ...runs.map((r) => `| ${r.attempt} | \`${r.id.slice(0, 8)}\` | ${(r.endReason ?? r.state).replace(/\|/g, "/")} | ${r.class ?? ""} | ${r.recovery ?? ""} | ${(why(r.evidence) ?? "").replace(/\|/g, "/").slice(0, 300)} |`),
+    ...runs.map(
+      (r) =>
+        `| ${r.attempt} | \`${r.id.slice(0, 8)}\` | ${(r.endReason ?? r.state).replace(/\|/g, "/")} | ${r.class ?? ""} | ${r.recovery ?? ""} | ${(why(r.evidence) ?? "").replace(/\|/g, "/").slice(0, 300)} |`,
+    ),
     "",
     `Reruns of failed checks on this head: ${rerunsUsed}.`,
   ];
-  if (task.continuation && !done) lines.push("", `Waiting on continuation **${task.continuation.kind}**${task.continuation.reason ? `: ${task.continuation.reason}` : ""}.`);
-  if (receipt) lines.push("", `Completion receipt: merged as \`${receipt.mergeSha}\`${receipt.runId ? `, submitted by run \`${receipt.runId}\`` : ""}.`);
+  if (task.continuation && !done)
+    lines.push(
+      "",
+      `Waiting on continuation **${task.continuation.kind}**${task.continuation.reason ? `: ${task.continuation.reason}` : ""}.`,
+    );
+  if (receipt)
+    lines.push(
+      "",
+      `Completion receipt: merged as \`${receipt.mergeSha}\`${receipt.runId ? `, submitted by run \`${receipt.runId}\`` : ""}.`,
+    );
   // Cut to GitHub's limit where it is sent (effects/perform.ts), like every comment.
   const summary = lines.join("\n");
   return { title, summary, conclusion: done ? "success" : "neutral" };

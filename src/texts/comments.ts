@@ -18,7 +18,13 @@ export const texts = {
   },
 
   /** An untrusted change to one of Orchestra's labels, undone. */
-  untrustedLabel(actor: string, label: string, change: "added" | "removed", minPermission: string, why: string): string {
+  untrustedLabel(
+    actor: string,
+    label: string,
+    change: "added" | "removed",
+    minPermission: string,
+    why: string,
+  ): string {
     const undone = change === "removed" ? `was put back` : `was removed again`;
     return `@${actor} the \`${label}\` label ${undone}: Orchestra's labels show what it is doing with this issue, and only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can change them (${why}). To have the task changed, ask a maintainer (\`orchestra help\` lists the commands).${ONCE_A_DAY}`;
   },

@@ -30,7 +30,8 @@ export function fitted(text: string, limit: number, fullTextAt: string): string 
     if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
     const kept = text.slice(0, cut);
     const closing = closers(kept);
-    if (kept.length + closing.length + note.length <= limit || cut === 0) return (kept + closing + note).slice(0, limit);
+    if (kept.length + closing.length + note.length <= limit || cut === 0)
+      return (kept + closing + note).slice(0, limit);
     room -= closing.length;
   }
 }

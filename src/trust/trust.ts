@@ -32,10 +32,14 @@ export function judge(actor: Actor, config: RepoConfig, permission: () => Promis
         : { trusted: false, why: `${actor.login} is a bot and not in trust.bots` },
     );
   }
-  if (config.trust.users.some((u) => u.toLowerCase() === login)) return Promise.resolve({ trusted: true, why: `${actor.login} is in trust.users` });
+  if (config.trust.users.some((u) => u.toLowerCase() === login))
+    return Promise.resolve({ trusted: true, why: `${actor.login} is in trust.users` });
   return permission().then((p) =>
     atLeast(p, config.trust.minPermission)
       ? { trusted: true, why: `${actor.login} has ${p} permission` }
-      : { trusted: false, why: `${actor.login} has ${p} permission; ${config.trust.minPermission} or higher is needed` },
+      : {
+          trusted: false,
+          why: `${actor.login} has ${p} permission; ${config.trust.minPermission} or higher is needed`,
+        },
   );
 }

@@ -25,8 +25,17 @@ function hourStarts(now: Date, hours: number): Date[] {
 /** Runs that ended in each of the last `hours` hours, one series per class (most frequent first). */
 export async function runsByClass(db: Db, now: Date, hours: number): Promise<HourSeries> {
   const starts = hourStarts(now, hours);
-  const runs = await db.run.findMany({ where: { endedAt: { gte: starts[0]! } }, select: { endedAt: true, class: true } });
-  return { hours: starts, series: bucket(starts, runs.map((r) => ({ at: r.endedAt!, name: r.class ?? UNCLASSIFIED }))) };
+  const runs = await db.run.findMany({
+    where: { endedAt: { gte: starts[0]! } },
+    select: { endedAt: true, class: true },
+  });
+  return {
+    hours: starts,
+    series: bucket(
+      starts,
+      runs.map((r) => ({ at: r.endedAt!, name: r.class ?? UNCLASSIFIED })),
+    ),
+  };
 }
 
 /** Counts of named points per hour; series ordered by their total, largest first, then by name. */
@@ -41,7 +50,9 @@ export function bucket(starts: Date[], points: Array<{ at: Date; name: string }>
     byName.set(p.name, counts);
   }
   const total = (c: number[]) => c.reduce((a, b) => a + b, 0);
-  return [...byName.entries()].map(([name, counts]) => ({ name, counts })).sort((a, b) => total(b.counts) - total(a.counts) || a.name.localeCompare(b.name));
+  return [...byName.entries()]
+    .map(([name, counts]) => ({ name, counts }))
+    .sort((a, b) => total(b.counts) - total(a.counts) || a.name.localeCompare(b.name));
 }
 
 /** The stored hourly call counts as two series. */

@@ -79,9 +79,27 @@ export const QUEUE_READ = 1000;
 export const LISTED = 100;
 
 /** What the queue shows of a task and what its gates are decided on (not its body). */
-const QUEUED_COLUMNS = { id: true, repo: true, issue: true, title: true, attempt: true, queuedAt: true, state: true, installationId: true, backoffUntil: true, blockedBy: true, blockersAt: true, diagnostic: true } as const;
+const QUEUED_COLUMNS = {
+  id: true,
+  repo: true,
+  issue: true,
+  title: true,
+  attempt: true,
+  queuedAt: true,
+  state: true,
+  installationId: true,
+  backoffUntil: true,
+  blockedBy: true,
+  blockersAt: true,
+  diagnostic: true,
+} as const;
 
-const ref = (t: Pick<Task, "id" | "repo" | "issue" | "title">): TaskRef => ({ id: t.id, repo: t.repo, issue: t.issue, title: t.title });
+const ref = (t: Pick<Task, "id" | "repo" | "issue" | "title">): TaskRef => ({
+  id: t.id,
+  repo: t.repo,
+  issue: t.issue,
+  title: t.title,
+});
 
 /** `evidence.why` of a run, the one line every class's evidence carries. */
 export function whyOf(run: Pick<Run, "evidence"> | undefined): string | null {
@@ -107,7 +125,12 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   const [groups, queuedIn, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
     db.task.groupBy({ by: ["state"], _count: { _all: true } }),
     db.task.groupBy({ by: ["repo"], where: { state: "queued" }, _count: { _all: true } }),
-    db.task.findMany({ where: { state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take: QUEUE_READ, select: QUEUED_COLUMNS }),
+    db.task.findMany({
+      where: { state: "queued" },
+      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
+      take: QUEUE_READ,
+      select: QUEUED_COLUMNS,
+    }),
     db.task.findMany({ where: { state: "claimed" }, orderBy: { leaseExpiresAt: "asc" }, take: LISTED }),
     db.task.findMany({ where: { state: "blocked" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
     db.task.findMany({ where: { state: "failed" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
@@ -123,11 +146,19 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     return n < QUEUE_SHOWN;
   });
   const waiting = await waitingForAll(db, shown, now, waitingSet);
-  const runs = await lastRuns(db, [...claimed, ...blocked, ...failed].map((t) => t.id));
-  const questionOf = await openQuestions(db, blocked.map((t) => t.id));
+  const runs = await lastRuns(
+    db,
+    [...claimed, ...blocked, ...failed].map((t) => t.id),
+  );
+  const questionOf = await openQuestions(
+    db,
+    blocked.map((t) => t.id),
+  );
   const blockedFor = await blockedWhy(db, blocked, questionOf);
   const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
-  const workers = workerIds.length ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [];
+  const workers = workerIds.length
+    ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } })
+    : [];
   const nameOf = new Map(workers.map((w) => [w.id, w.name]));
 
   // Every repository with queued work, with its count: the tasks read above
@@ -176,7 +207,13 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     }),
     failed: failed.map((t) => {
       const run = runs.get(t.id);
-      return { ...ref(t), class: run?.class ?? null, recovery: run?.recovery ?? null, why: whyOf(run), endedAt: run?.endedAt ?? null };
+      return {
+        ...ref(t),
+        class: run?.class ?? null,
+        recovery: run?.recovery ?? null,
+        why: whyOf(run),
+        endedAt: run?.endedAt ?? null,
+      };
     }),
     parked: { deliveries, effects },
   };

@@ -58,9 +58,13 @@ export async function taskDetail(deps: TaskReadDeps, id: string) {
     db.completionReceipt.findUnique({ where: { taskId: task.id } }),
     deps.outbox.list({ taskId: task.id, limit: 1000 }),
     deps.ledger.of(task.id),
-    deps.deliveriesWaiting ? deps.deliveriesWaiting().then((w) => waitingForAll(db, [task], deps.clock.now(), w)) : waitingForAll(db, [task], deps.clock.now()),
+    deps.deliveriesWaiting
+      ? deps.deliveriesWaiting().then((w) => waitingForAll(db, [task], deps.clock.now(), w))
+      : waitingForAll(db, [task], deps.clock.now()),
   ]);
-  const handed = decisions.length ? await db.decisionDelivery.findMany({ where: { decisionId: { in: decisions.map((d) => d.id) } } }) : [];
+  const handed = decisions.length
+    ? await db.decisionDelivery.findMany({ where: { decisionId: { in: decisions.map((d) => d.id) } } })
+    : [];
   const waitingFor = waiting.get(task) ?? null;
   const now = deps.clock.now().getTime();
   const started = runs.filter((r) => r.state !== "aborted");
@@ -75,7 +79,14 @@ export async function taskDetail(deps: TaskReadDeps, id: string) {
       branch: task.branch,
       prNumber: task.prNumber,
       continuation: parseJsonText(task.continuation),
-      lease: task.leaseEpoch ? { runId: task.runId, leaseEpoch: task.leaseEpoch, leaseExpiresAt: task.leaseExpiresAt, workerId: task.workerId } : null,
+      lease: task.leaseEpoch
+        ? {
+            runId: task.runId,
+            leaseEpoch: task.leaseEpoch,
+            leaseExpiresAt: task.leaseExpiresAt,
+            workerId: task.workerId,
+          }
+        : null,
       label: task.label,
       diagnostic: task.diagnostic,
       backoffUntil: task.backoffUntil,
@@ -109,7 +120,9 @@ export async function taskDetail(deps: TaskReadDeps, id: string) {
       githubWrites: calls.githubWrites,
       attempts: task.attempt,
       runs: started.length,
-      wallSeconds: Math.round(started.reduce((sum, r) => sum + ((r.endedAt?.getTime() ?? now) - r.startedAt.getTime()), 0) / 1000),
+      wallSeconds: Math.round(
+        started.reduce((sum, r) => sum + ((r.endedAt?.getTime() ?? now) - r.startedAt.getTime()), 0) / 1000,
+      ),
       inputTokens: task.inputTokens,
       outputTokens: task.outputTokens,
       costUsd: Math.round(task.costUsd * 1e6) / 1e6,

@@ -43,7 +43,10 @@ const sameLabel = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 /** One of the agent:* state labels this repository uses. */
 const isStateLabel = (labels: Labels, name: string) => stateLabelsOf(labels).some((l) => sameLabel(l, name));
 
-export const actorOf = (sender: { login?: string; type?: string } | null | undefined): Actor => ({ login: sender?.login ?? "", type: sender?.type ?? "User" });
+export const actorOf = (sender: { login?: string; type?: string } | null | undefined): Actor => ({
+  login: sender?.login ?? "",
+  type: sender?.type ?? "User",
+});
 
 export class IssueHandlers {
   constructor(readonly deps: IssueHandlerDeps) {}
@@ -64,7 +67,8 @@ export class IssueHandlers {
     }
     const cfg = await this.deps.configs.get(subject.installationId, subject.repo);
     if (!cfg.ok) {
-      if (label.startsWith("agent:")) await this.deps.tasks.raise({ subject }, { kind: "config-invalid", problems: cfg.problems });
+      if (label.startsWith("agent:"))
+        await this.deps.tasks.raise({ subject }, { kind: "config-invalid", problems: cfg.problems });
       else await counters.bump("ignored.irrelevant");
       return;
     }
@@ -73,18 +77,39 @@ export class IssueHandlers {
     const github: Pick<GitHub, "permission" | "blockedBy"> = await ctx.github();
     const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
     if (!verdict.trusted) {
-      const event =
-        sameLabel(label, config.labels.queued)
-          ? ({ kind: "queue-label-untrusted", actor: actor.login, why: verdict.why, deliveryId: ctx.deliveryId } as const)
-          : ({ kind: "label-untrusted", actor: actor.login, why: verdict.why, label, change: "added", deliveryId: ctx.deliveryId } as const);
+      const event = sameLabel(label, config.labels.queued)
+        ? ({ kind: "queue-label-untrusted", actor: actor.login, why: verdict.why, deliveryId: ctx.deliveryId } as const)
+        : ({
+            kind: "label-untrusted",
+            actor: actor.login,
+            why: verdict.why,
+            label,
+            change: "added",
+            deliveryId: ctx.deliveryId,
+          } as const);
       await raiseCounted(this.deps.tasks, counters, { subject }, event, "ignored.untrusted-label");
-      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} added on #${subject.issue}`, why: verdict.why });
-      ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login, label }, "untrusted label change undone");
+      await this.deps.audit.ignored({
+        installationId: subject.installationId,
+        repo: subject.repo,
+        actor: actor.login,
+        input: `label ${label} added on #${subject.issue}`,
+        why: verdict.why,
+      });
+      ctx.log.info(
+        { repo: subject.repo, issue: subject.issue, actor: actor.login, label },
+        "untrusted label change undone",
+      );
       return;
     }
     // A trusted hand edit of another state label is put right by reconciliation (drift), with a comment.
     if (!sameLabel(label, config.labels.queued)) return;
-    const issue = { title: p.issue.title, body: p.issue.body ?? "", labels: (p.issue.labels ?? []).map((l) => l.name), repoId: p.repository.id, ...(await this.#blockers(ctx, github)) };
+    const issue = {
+      title: p.issue.title,
+      body: p.issue.body ?? "",
+      labels: (p.issue.labels ?? []).map((l) => l.name),
+      repoId: p.repository.id,
+      ...(await this.#blockers(ctx, github)),
+    };
     const r = await this.deps.tasks.raise({ subject }, { kind: "queue-label", actor: actor.login, issue });
     if (config.dispatch && r.outcome === "applied" && r.decision.to === "queued") {
       const task = await this.deps.db.task.findUnique({ where: { id: r.taskId } });
@@ -97,13 +122,20 @@ export class IssueHandlers {
    * (no call), else read from GitHub. A failed read queues the task with its
    * blockers unknown — unclaimable until the sweep reads them.
    */
-  async #blockers(ctx: EventContext<"issues.labeled">, github: Pick<GitHub, "blockedBy">): Promise<{ blockedBy?: string[] }> {
+  async #blockers(
+    ctx: EventContext<"issues.labeled">,
+    github: Pick<GitHub, "blockedBy">,
+  ): Promise<{ blockedBy?: string[] }> {
     const p = ctx.payload;
-    if (openBlockersInPayload(p.issue as { issue_dependencies_summary?: { blocked_by?: number } }) === 0) return { blockedBy: [] };
+    if (openBlockersInPayload(p.issue as { issue_dependencies_summary?: { blocked_by?: number } }) === 0)
+      return { blockedBy: [] };
     try {
       return { blockedBy: await readOpenBlockers(github, p.repository.full_name, p.issue.number) };
     } catch (err) {
-      ctx.log.warn({ repo: p.repository.full_name, issue: p.issue.number, err: errorText(err) }, "could not read the issue's blockers; the sweep reads them before it can be claimed");
+      ctx.log.warn(
+        { repo: p.repository.full_name, issue: p.issue.number, err: errorText(err) },
+        "could not read the issue's blockers; the sweep reads them before it can be claimed",
+      );
       return {};
     }
   }
@@ -128,18 +160,44 @@ export class IssueHandlers {
     const github: Pick<GitHub, "permission"> = await ctx.github();
     const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
     if (!verdict.trusted) {
-      await raiseCounted(this.deps.tasks, counters, { subject }, { kind: "label-untrusted", actor: actor.login, why: verdict.why, label, change: "removed", deliveryId: ctx.deliveryId }, "ignored.untrusted-label");
-      await this.deps.audit.ignored({ installationId: subject.installationId, repo: subject.repo, actor: actor.login, input: `label ${label} removed from #${subject.issue}`, why: verdict.why });
-      ctx.log.info({ repo: subject.repo, issue: subject.issue, actor: actor.login, label }, "untrusted label change undone");
+      await raiseCounted(
+        this.deps.tasks,
+        counters,
+        { subject },
+        {
+          kind: "label-untrusted",
+          actor: actor.login,
+          why: verdict.why,
+          label,
+          change: "removed",
+          deliveryId: ctx.deliveryId,
+        },
+        "ignored.untrusted-label",
+      );
+      await this.deps.audit.ignored({
+        installationId: subject.installationId,
+        repo: subject.repo,
+        actor: actor.login,
+        input: `label ${label} removed from #${subject.issue}`,
+        why: verdict.why,
+      });
+      ctx.log.info(
+        { repo: subject.repo, issue: subject.issue, actor: actor.login, label },
+        "untrusted label change undone",
+      );
       return;
     }
-    if (sameLabel(label, config.labels.queued)) await this.deps.tasks.raise({ subject }, { kind: "queue-label-removed", actor: actor.login });
+    if (sameLabel(label, config.labels.queued))
+      await this.deps.tasks.raise({ subject }, { kind: "queue-label-removed", actor: actor.login });
   }
 
   async closed(ctx: EventContext<"issues.closed">): Promise<void> {
     const { payload: p } = ctx;
     const subject = { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number };
-    await this.deps.tasks.raise({ subject }, { kind: "issue-closed", actor: p.sender?.login ?? "someone", completed: p.issue.state_reason === "completed" });
+    await this.deps.tasks.raise(
+      { subject },
+      { kind: "issue-closed", actor: p.sender?.login ?? "someone", completed: p.issue.state_reason === "completed" },
+    );
     // Tasks this issue was blocking may be claimable now.
     await this.deps.blockers.onIssueStateChanged(subject.repo, subject.issue, await ctx.github());
   }

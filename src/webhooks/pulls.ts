@@ -7,12 +7,15 @@ import type { Db } from "../store/db.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { EventContext } from "../events/router.js";
 
-
 export class PullHandlers {
   constructor(readonly deps: { db: Db; tasks: Tasks; clock: { now(): Date } }) {}
 
   /** The task a PR belongs to: by its number once linked, else by its branch in the task's repository. */
-  async #taskOf(repo: string, pr: { number: number; head: { ref: string; repo?: { full_name: string } | null } }, byNumber: boolean) {
+  async #taskOf(
+    repo: string,
+    pr: { number: number; head: { ref: string; repo?: { full_name: string } | null } },
+    byNumber: boolean,
+  ) {
     const { db } = this.deps;
     const linked = byNumber ? await db.task.findFirst({ where: { repo, prNumber: pr.number } }) : null;
     if (linked) return linked;
@@ -24,7 +27,10 @@ export class PullHandlers {
     const { pull_request: pr, repository } = ctx.payload;
     const task = await this.#taskOf(repository.full_name, pr, false);
     if (!task) return; // a PR Orchestra did not expect: ignored
-    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-opened", pr: { number: pr.number, headSha: pr.head.sha }, branch: pr.head.ref });
+    await this.deps.tasks.raise(
+      { taskId: task.id },
+      { kind: "pr-opened", pr: { number: pr.number, headSha: pr.head.sha }, branch: pr.head.ref },
+    );
   }
 
   /** A push to the PR's branch: the task follows its new head. */
@@ -32,7 +38,10 @@ export class PullHandlers {
     const { pull_request: pr, repository } = ctx.payload;
     const task = await this.#taskOf(repository.full_name, pr, true);
     if (!task || task.prNumber !== pr.number) return;
-    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-synchronized", pr: { number: pr.number, headSha: pr.head.sha } });
+    await this.deps.tasks.raise(
+      { taskId: task.id },
+      { kind: "pr-synchronized", pr: { number: pr.number, headSha: pr.head.sha } },
+    );
   }
 
   async closed(ctx: EventContext<"pull_request.closed">): Promise<void> {
@@ -49,6 +58,9 @@ export class PullHandlers {
       await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-merged", merge });
       return;
     }
-    await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-closed", pr: { number: pr.number, headSha: pr.head.sha } });
+    await this.deps.tasks.raise(
+      { taskId: task.id },
+      { kind: "pr-closed", pr: { number: pr.number, headSha: pr.head.sha } },
+    );
   }
 }

@@ -32,14 +32,26 @@ export function registerWebhooks(
   events.on("issues.unlabeled", (ctx) => h.issues.unlabeled(ctx));
   events.on("issues.closed", (ctx) => h.issues.closed(ctx));
   // Questions waiting for an issue to close, or a PR to merge.
-  events.on("issues.closed", (ctx) => h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.issue.number, false).then(() => undefined));
-  events.on("pull_request.closed", (ctx) => (ctx.payload.pull_request.merged ? h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.pull_request.number, true).then(() => undefined) : Promise.resolve()));
+  events.on("issues.closed", (ctx) =>
+    h.questions.onClosed(ctx.payload.repository.full_name, ctx.payload.issue.number, false).then(() => undefined),
+  );
+  events.on("pull_request.closed", (ctx) =>
+    ctx.payload.pull_request.merged
+      ? h.questions
+          .onClosed(ctx.payload.repository.full_name, ctx.payload.pull_request.number, true)
+          .then(() => undefined)
+      : Promise.resolve(),
+  );
   events.on("issue_comment.created", (ctx) => h.comments.created(ctx));
   events.on("installation", (ctx) => h.installations.installation(ctx));
   events.on("installation_repositories", (ctx) => h.installations.repositories(ctx));
   events.onEach(["repository.renamed", "repository.transferred"], (ctx) => h.installations.renamed(ctx));
   // A sub-issue added, removed or closed: its parent may be superseded now.
-  events.on("sub_issues", (ctx) => (ctx.installationId && ctx.payload.repository ? h.reconcileRepo(ctx.installationId, ctx.payload.repository.full_name) : Promise.resolve()));
+  events.on("sub_issues", (ctx) =>
+    ctx.installationId && ctx.payload.repository
+      ? h.reconcileRepo(ctx.installationId, ctx.payload.repository.full_name)
+      : Promise.resolve(),
+  );
   events.on("issue_comment.edited", (ctx) => h.comments.edited(ctx));
   events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
   events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
@@ -53,10 +65,13 @@ export function registerWebhooks(
   events.on("workflow_job", (ctx) => h.dispatcher.onWorkflowJob(ctx.payload));
   // A push that touches the config makes the next read fetch it again (and shows a fleet issue just turned on).
   events.on("push", async (ctx) => {
-    const touched = ctx.payload.commits.some((c) => [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])].includes(CONFIG_PATH));
+    const touched = ctx.payload.commits.some((c) =>
+      [...(c.added ?? []), ...(c.modified ?? []), ...(c.removed ?? [])].includes(CONFIG_PATH),
+    );
     if (!touched) return;
     h.invalidateConfig(ctx.payload.repository.full_name);
-    if (ctx.installationId !== null) await h.fleet.refresh(ctx.installationId, ctx.payload.repository.full_name, `${CONFIG_PATH} changed`);
+    if (ctx.installationId !== null)
+      await h.fleet.refresh(ctx.installationId, ctx.payload.repository.full_name, `${CONFIG_PATH} changed`);
   });
   // The fleet issue: deleted or transferred away (a new one is opened), reopened (kept current again).
   events.onEach(["issues.deleted", "issues.transferred"], (ctx) => h.fleet.gone(ctx));

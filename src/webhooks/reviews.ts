@@ -43,14 +43,29 @@ export class ReviewHandlers {
     const github: Pick<GitHub, "permission" | "reviewComments"> = await ctx.github();
     const verdict = await judge(actor, cfg.config, () => this.deps.permissions.of(github, repo, actor.login));
     if (!verdict.trusted) {
-      await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input: `review ${review.id} on #${pr.number}: ${state}`, why: verdict.why });
+      await this.deps.audit.ignored({
+        installationId: ctx.installationId,
+        repo,
+        actor: actor.login,
+        input: `review ${review.id} on #${pr.number}: ${state}`,
+        why: verdict.why,
+      });
       await this.deps.counters.bump("ignored.untrusted-review");
       return;
     }
-    const comments = state === "changes_requested" ? await github.reviewComments(repoRef(repo), pr.number, review.id) : [];
+    const comments =
+      state === "changes_requested" ? await github.reviewComments(repoRef(repo), pr.number, review.id) : [];
     await this.deps.tasks.raise(
       { taskId: task.id },
-      { kind: "review-submitted", pr: { number: pr.number, headSha: pr.head.sha }, review: state, reviewId: review.id, author: actor.login, body: review.body ?? "", comments },
+      {
+        kind: "review-submitted",
+        pr: { number: pr.number, headSha: pr.head.sha },
+        review: state,
+        reviewId: review.id,
+        author: actor.login,
+        body: review.body ?? "",
+        comments,
+      },
     );
   }
 }

@@ -54,7 +54,18 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
     reconcileRepo: async (installationId, repo) => {
       await d.reconciler.repo(installationId, repo, emptyCounts());
     },
-    issues: new IssueHandlers({ db, tasks, dispatcher: d.dispatcher, configs, permissions, isSelf: d.isSelf, blockers: d.blockers, audit, counters, fleet: d.fleet }),
+    issues: new IssueHandlers({
+      db,
+      tasks,
+      dispatcher: d.dispatcher,
+      configs,
+      permissions,
+      isSelf: d.isSelf,
+      blockers: d.blockers,
+      audit,
+      counters,
+      fleet: d.fleet,
+    }),
     pulls: new PullHandlers({ db, tasks, clock }),
     reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
     comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),

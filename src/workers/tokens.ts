@@ -40,7 +40,10 @@ export class WorkerTokens {
   async list(): Promise<WorkerListing[]> {
     const { db } = this.deps;
     const workers = await db.worker.findMany({ orderBy: { createdAt: "asc" } });
-    const live = await db.run.findMany({ where: { state: "live", workerId: { in: workers.map((w) => w.id) } }, select: { workerId: true } });
+    const live = await db.run.findMany({
+      where: { state: "live", workerId: { in: workers.map((w) => w.id) } },
+      select: { workerId: true },
+    });
     const leases = new Map<string, number>();
     for (const r of live) leases.set(r.workerId!, (leases.get(r.workerId!) ?? 0) + 1);
     return workers.map((w) => listing(w, leases.get(w.id) ?? 0, this.deps.workers));
@@ -56,10 +59,16 @@ export class WorkerTokens {
     if (!worker) return null;
     let released = 0;
     for (let round = 0; round < RELEASE_ROUNDS; round++) {
-      const runs = await this.deps.db.run.findMany({ where: { workerId: id, state: "live" }, select: { id: true, taskId: true } });
+      const runs = await this.deps.db.run.findMany({
+        where: { workerId: id, state: "live" },
+        select: { id: true, taskId: true },
+      });
       if (runs.length === 0) break;
       for (const run of runs) {
-        const r = await this.deps.tasks.raise({ taskId: run.taskId }, { kind: "worker-revoked", runId: run.id, workerName: worker.name });
+        const r = await this.deps.tasks.raise(
+          { taskId: run.taskId },
+          { kind: "worker-revoked", runId: run.id, workerName: worker.name },
+        );
         if (r.outcome === "applied") released++;
       }
     }

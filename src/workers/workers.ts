@@ -42,7 +42,14 @@ export class Workers {
     const token = newToken();
     const id = randomUUID();
     await this.db.worker.create({
-      data: { id, name, tokenHash: hashToken(token), tokenHint: tokenHint(token), repos: repos ? JSON.stringify(repos) : null, createdAt: this.clock.now() },
+      data: {
+        id,
+        name,
+        tokenHash: hashToken(token),
+        tokenHint: tokenHint(token),
+        repos: repos ? JSON.stringify(repos) : null,
+        createdAt: this.clock.now(),
+      },
     });
     return { id, token, tokenHint: tokenHint(token) };
   }
@@ -55,7 +62,10 @@ export class Workers {
   async rotate(id: string): Promise<{ token: string; tokenHint: string; rotatedAt: Date } | null> {
     const token = newToken();
     const rotatedAt = this.clock.now();
-    const { count } = await this.db.worker.updateMany({ where: { id, revokedAt: null }, data: { tokenHash: hashToken(token), tokenHint: tokenHint(token), rotatedAt } });
+    const { count } = await this.db.worker.updateMany({
+      where: { id, revokedAt: null },
+      data: { tokenHash: hashToken(token), tokenHint: tokenHint(token), rotatedAt },
+    });
     this.forget(id);
     return count === 1 ? { token, tokenHint: tokenHint(token), rotatedAt } : null;
   }

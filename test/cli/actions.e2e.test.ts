@@ -15,7 +15,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
   const act = (id: string, action: string, body: unknown = {}) =>
-    rig.app.admin(`/api/v1/tasks/${id}/${action}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    rig.app.admin(`/api/v1/tasks/${id}/${action}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   test("hold stops a live run and blocks the task; retry queues it again; cancel ends it; a refusal says why", async () => {
     rig = await startRig({ provider });
@@ -24,7 +28,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const { run: live, task } = (await w.claim()).body;
     const held = await act(task.id, "hold", { by: "ops" });
     expect(held.status).toBe(200);
-    expect(await held.json()).toMatchObject({ task: { id: task.id, state: "blocked" }, action: "hold", outcome: "applied" });
+    expect(await held.json()).toMatchObject({
+      task: { id: task.id, state: "blocked" },
+      action: "hold",
+      outcome: "applied",
+    });
     await rig.settle();
     expect(rig.labels(1)).toEqual(["agent:blocked"]);
     expect((await w.heartbeat(live.id, live.leaseEpoch)).status).toBe(409);
@@ -33,7 +41,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     const refused = await act(task.id, "hold");
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { error: string }).error).toMatch(/hold refused: the task is blocked: `orchestra hold` stops queued/);
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /hold refused: the task is blocked: `orchestra hold` stops queued/,
+    );
 
     const retried = await act(task.id, "retry");
     expect(await retried.json()).toMatchObject({ task: { state: "queued", attempt: 0 }, outcome: "applied" });
@@ -55,13 +65,18 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     await rig.queue(2);
     const id = (await rig.task(2)).task.id as string;
-    const cli = (...args: string[]) => run({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken, USER: "ops" }, args);
+    const cli = (...args: string[]) =>
+      run({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken, USER: "ops" }, args);
 
     const hold = await cli("hold", id);
     expect(hold).toMatchObject({ code: 0, stdout: `${id}  hold: now blocked\n` });
     const resume = await cli("resume", id, "--json");
     expect(resume.code).toBe(0);
-    expect(JSON.parse(resume.stdout)).toMatchObject({ task: { id, state: "queued" }, action: "resume", outcome: "applied" });
+    expect(JSON.parse(resume.stdout)).toMatchObject({
+      task: { id, state: "queued" },
+      action: "resume",
+      outcome: "applied",
+    });
     const again = await cli("resume", id);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/resume refused: the task is queued/);

@@ -8,7 +8,16 @@ import { sweepsText } from "../../src/cli/fleet.js";
 import { table } from "../../src/cli/io.js";
 import { duration, outcome, runsText, shortEvidence, type RunRow } from "../../src/cli/runs.js";
 
-const task = (issue: number, over: Record<string, unknown> = {}) => ({ id: `t${issue}`, repo: "acme/app", issue, state: "queued", attempt: 0, prNumber: null, diagnostic: null, ...over });
+const task = (issue: number, over: Record<string, unknown> = {}) => ({
+  id: `t${issue}`,
+  repo: "acme/app",
+  issue,
+  state: "queued",
+  attempt: 0,
+  prNumber: null,
+  diagnostic: null,
+  ...over,
+});
 
 const base: StatusAnswer = {
   queued: [],
@@ -28,9 +37,26 @@ describe("statusText", () => {
       ...base,
       blocked: [task(7, { state: "blocked", diagnostic: "needs a human: merge conflict" })],
       failed: [task(8, { state: "failed", diagnostic: "3 attempts used" })],
-      deliveries: { summary: { pending: 1, retrying: 2, parked: 1 }, deliveries: [{ deliveryId: "d-1", event: "issues", action: "labeled", state: "parked", errors: [{ message: "boom" }] }] },
-      effects: { counts: { parked: 1, pending: 3 }, effects: [{ id: "e-1", task: "t7", kind: "comment", errors: [{ message: "403 Forbidden" }] }] },
-      sweeps: { failing: { "acme/app": { since: "2026-01-01T00:00:00.000Z", runs: 4, error: "404 Not Found", escalatedAt: "2026-01-01T01:00:00.000Z" } } },
+      deliveries: {
+        summary: { pending: 1, retrying: 2, parked: 1 },
+        deliveries: [
+          { deliveryId: "d-1", event: "issues", action: "labeled", state: "parked", errors: [{ message: "boom" }] },
+        ],
+      },
+      effects: {
+        counts: { parked: 1, pending: 3 },
+        effects: [{ id: "e-1", task: "t7", kind: "comment", errors: [{ message: "403 Forbidden" }] }],
+      },
+      sweeps: {
+        failing: {
+          "acme/app": {
+            since: "2026-01-01T00:00:00.000Z",
+            runs: 4,
+            error: "404 Not Found",
+            escalatedAt: "2026-01-01T01:00:00.000Z",
+          },
+        },
+      },
     });
     expect(text.split("\n")).toEqual([
       "queue: 0 queued task(s)",
@@ -55,9 +81,18 @@ describe("statusText", () => {
     const text = statusText({
       ...base,
       github: {
-        callsPerHour: [{ hour: "2026-01-01T00:00:00.000Z", reads: 3, writes: 1 }, { hour: "2026-01-01T01:00:00.000Z", reads: 18, writes: 12 }],
+        callsPerHour: [
+          { hour: "2026-01-01T00:00:00.000Z", reads: 3, writes: 1 },
+          { hour: "2026-01-01T01:00:00.000Z", reads: 18, writes: 12 },
+        ],
         rateLimits: [
-          { installation: 7, remaining: 4980, limit: 5000, resetAt: "2026-01-01T01:40:00.000Z", seenAt: "2026-01-01T01:10:00.000Z" },
+          {
+            installation: 7,
+            remaining: 4980,
+            limit: 5000,
+            resetAt: "2026-01-01T01:40:00.000Z",
+            seenAt: "2026-01-01T01:10:00.000Z",
+          },
           { installation: 9, remaining: 12, limit: null, resetAt: null, seenAt: "2026-01-01T01:11:00.000Z" },
         ],
       },
@@ -72,8 +107,13 @@ describe("statusText", () => {
   });
 
   test("a queue per repository, the first three waiting reasons, then where to see the rest", () => {
-    const waiting = (issue: number, repo = "acme/app") => task(issue, { repo, waitingFor: { gate: "backoff", detail: `retry ${issue}` } });
-    const text = statusText({ ...base, queued: [waiting(1), waiting(2), task(3), waiting(4), waiting(5), waiting(6, "acme/lib")], pause: { paused: [{ scope: "acme/lib", reason: "freeze", by: "ann", at: "2026-01-01T00:00:00.000Z" }] } });
+    const waiting = (issue: number, repo = "acme/app") =>
+      task(issue, { repo, waitingFor: { gate: "backoff", detail: `retry ${issue}` } });
+    const text = statusText({
+      ...base,
+      queued: [waiting(1), waiting(2), task(3), waiting(4), waiting(5), waiting(6, "acme/lib")],
+      pause: { paused: [{ scope: "acme/lib", reason: "freeze", by: "ann", at: "2026-01-01T00:00:00.000Z" }] },
+    });
     expect(text.split("\n").slice(0, 9)).toEqual([
       "queue: 6 queued task(s) in 2 repositories",
       "  acme/app  5 queued, 4 waiting",
@@ -90,13 +130,28 @@ describe("statusText", () => {
 
 test("sweepsText: no reports yet says so; zero counts are left out", () => {
   expect(sweepsText({ failing: {}, reports: [] })).toBe("failing: none\nno sweep reports yet\n");
-  expect(sweepsText({ failing: {}, reports: [{ kind: "reconcile", at: "2026-01-01T00:00:00.123Z", installationId: 77, counts: { labels: 2, tasks: 0 } }] })).toBe(
+  expect(
+    sweepsText({
+      failing: {},
+      reports: [
+        { kind: "reconcile", at: "2026-01-01T00:00:00.123Z", installationId: 77, counts: { labels: 2, tasks: 0 } },
+      ],
+    }),
+  ).toBe(
     "failing: none\nAT                    KIND       INSTALLATION  COUNTS\n2026-01-01T00:00:00Z  reconcile  77            labels=2\n",
   );
 });
 
 test("table: columns as wide as their widest cell, the last one unpadded", () => {
-  expect(table(["A", "BB"], [["xxx", "y"], ["z", ""]])).toBe("A    BB\nxxx  y\nz\n");
+  expect(
+    table(
+      ["A", "BB"],
+      [
+        ["xxx", "y"],
+        ["z", ""],
+      ],
+    ),
+  ).toBe("A    BB\nxxx  y\nz\n");
 });
 
 describe("runsText", () => {
@@ -129,7 +184,9 @@ describe("runsText", () => {
     [86_399_000, "23h59m"],
     [90_000_000, "1d01h"],
   ])("duration of %s ms is %s", (ms, text) => {
-    expect(duration("2026-01-01T00:00:00.000Z", new Date(Date.parse("2026-01-01T00:00:00.000Z") + ms).toISOString(), now)).toBe(text);
+    expect(
+      duration("2026-01-01T00:00:00.000Z", new Date(Date.parse("2026-01-01T00:00:00.000Z") + ms).toISOString(), now),
+    ).toBe(text);
   });
 
   test.each<[Partial<RunRow>, string]>([
@@ -142,13 +199,35 @@ describe("runsText", () => {
 
   test("evidence: its why, else the last error, on one line and cut", () => {
     expect(shortEvidence(run({ evidence: { why: "no pull\nrequest", trigger: "exit" } }))).toBe("no pull request");
-    expect(shortEvidence(run({ evidence: { trigger: "exit" }, errors: [{ message: "first" }, { message: "GitHub answered 502" }] }))).toBe("GitHub answered 502");
+    expect(
+      shortEvidence(
+        run({ evidence: { trigger: "exit" }, errors: [{ message: "first" }, { message: "GitHub answered 502" }] }),
+      ),
+    ).toBe("GitHub answered 502");
     expect(shortEvidence(run({ evidence: { why: "x".repeat(100) } }), 20)).toBe(`${"x".repeat(19)}…`);
     expect(shortEvidence(run())).toBe("");
   });
 
   test("a dispatched run has no worker; a full page says how to see more; none says so", () => {
-    const text = runsText({ runs: [run(), run({ id: "r0", mode: "dispatch", workerId: null, workerName: null, state: "review", endReason: "pull request #9", startedAt: "2026-01-01T20:00:00.000Z", endedAt: "2026-01-01T20:12:05.000Z" })], limit: 2 }, now);
+    const text = runsText(
+      {
+        runs: [
+          run(),
+          run({
+            id: "r0",
+            mode: "dispatch",
+            workerId: null,
+            workerName: null,
+            state: "review",
+            endReason: "pull request #9",
+            startedAt: "2026-01-01T20:00:00.000Z",
+            endedAt: "2026-01-01T20:12:05.000Z",
+          }),
+        ],
+        limit: 2,
+      },
+      now,
+    );
     expect(text.split("\n")).toEqual([
       "RUN  TASK        WORKER      STATE                    CLASS  RECOVERY  STARTED               TOOK          EVIDENCE",
       "r1   acme/app#7  night       live                     -      -         2026-01-01T23:58:00Z  2m00s so far",

@@ -29,7 +29,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const first = (await w.claim()).body;
     // No branch, no PR on GitHub: the exit is classified as empty debris.
     const exited = await w.exit(first.run.id, { leaseEpoch: first.run.leaseEpoch, exitCode: 1 });
-    expect(exited.body).toMatchObject({ outcome: "classified", class: "debris-empty", recovery: "delete-branch-requeue" });
+    expect(exited.body).toMatchObject({
+      outcome: "classified",
+      class: "debris-empty",
+      recovery: "delete-branch-requeue",
+    });
     const second = (await w.claim()).body;
     expect(second.run.id).not.toBe(first.run.id);
 
@@ -47,25 +51,45 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(workerName).toBe("night-shift");
     }
     const classified = listed.body.runs[1];
-    expect(classified).toMatchObject({ state: "exited", endReason: expect.stringMatching(/^exited 1/), class: "debris-empty", recovery: "delete-branch-requeue", task: { id: first.task.id, issue: first.task.issue } });
+    expect(classified).toMatchObject({
+      state: "exited",
+      endReason: expect.stringMatching(/^exited 1/),
+      class: "debris-empty",
+      recovery: "delete-branch-requeue",
+      task: { id: first.task.id, issue: first.task.issue },
+    });
 
     const table = (await ok("runs")).split("\n");
     expect(table[0]).toMatch(/^RUN +TASK +WORKER +STATE +CLASS +RECOVERY +STARTED +TOOK +EVIDENCE$/);
-    expect(table[1]).toMatch(new RegExp(`^${second.run.id} +${REPO}#${second.task.issue} +night-shift +live +- +- +\\S+Z +\\d+s so far$`));
+    expect(table[1]).toMatch(
+      new RegExp(`^${second.run.id} +${REPO}#${second.task.issue} +night-shift +live +- +- +\\S+Z +\\d+s so far$`),
+    );
     expect(table[2]).toMatch(
-      new RegExp(`^${first.run.id} +${REPO}#${first.task.issue} +night-shift +${classified.endReason} +debris-empty +delete-branch-requeue +\\S+Z +\\d+s +no pull request and no branch on GitHub; nothing reported dirty$`),
+      new RegExp(
+        `^${first.run.id} +${REPO}#${first.task.issue} +night-shift +${classified.endReason} +debris-empty +delete-branch-requeue +\\S+Z +\\d+s +no pull request and no branch on GitHub; nothing reported dirty$`,
+      ),
     );
     expect(table.slice(3)).toEqual([""]);
 
     const byClass = JSON.parse(await ok("runs", "--class", "debris-empty", "--json"));
     expect(byClass.runs.map((r: { id: string }) => r.id)).toEqual([first.run.id]);
     expect(JSON.parse(await ok("runs", "--class", "infra", "--json")).runs).toEqual([]);
-    expect(JSON.parse(await ok("runs", "--state", "live", "--json")).runs.map((r: { id: string }) => r.id)).toEqual([second.run.id]);
-    expect(JSON.parse(await ok("runs", "--task", first.task.id, "--json")).runs.map((r: { id: string }) => r.id)).toEqual(
-      listed.body.runs.filter((r: { task: { id: string } }) => r.task.id === first.task.id).map((r: { id: string }) => r.id),
+    expect(JSON.parse(await ok("runs", "--state", "live", "--json")).runs.map((r: { id: string }) => r.id)).toEqual([
+      second.run.id,
+    ]);
+    expect(
+      JSON.parse(await ok("runs", "--task", first.task.id, "--json")).runs.map((r: { id: string }) => r.id),
+    ).toEqual(
+      listed.body.runs
+        .filter((r: { task: { id: string } }) => r.task.id === first.task.id)
+        .map((r: { id: string }) => r.id),
     );
     const newest = await ok("runs", "--repo", REPO, "--limit", "1");
-    expect(newest.split("\n").slice(1)).toEqual([expect.stringMatching(new RegExp(`^${second.run.id} `)), "(the newest 1; --limit shows more)", ""]);
+    expect(newest.split("\n").slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^${second.run.id} `)),
+      "(the newest 1; --limit shows more)",
+      "",
+    ]);
     expect(await ok("runs", "--repo", "acme/elsewhere")).toBe("no runs\n");
   });
 
@@ -85,7 +109,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(r.body.error).toMatch(message);
     }
     const unknownTask = await api("/api/v1/runs?task=no-such-task");
-    expect(unknownTask).toEqual({ status: 404, body: expect.objectContaining({ error: "no task no-such-task; list them with GET /api/v1/tasks" }) });
+    expect(unknownTask).toEqual({
+      status: 404,
+      body: expect.objectContaining({ error: "no task no-such-task; list them with GET /api/v1/tasks" }),
+    });
     expect((await fetch(`${rig.app.url}/api/v1/runs`)).status).toBe(401);
 
     const badRepo = await cli("runs", "--repo", "acme");

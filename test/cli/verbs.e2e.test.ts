@@ -31,7 +31,8 @@ describe("usage and reachability (no service needed)", () => {
     for (const args of [["--help"], []]) {
       const r = await run({}, args);
       expect(r.code).toBe(0);
-      for (const verb of ["status", "tasks", "task", "pause", "unpause", "sweeps", "branches", "workers", "classify"]) expect(r.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
+      for (const verb of ["status", "tasks", "task", "pause", "unpause", "sweeps", "branches", "workers", "classify"])
+        expect(r.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
       expect(r.stdout).toMatch(/exit codes:\n  0  done\n  1  .+\n  2  usage error/);
     }
   });
@@ -41,7 +42,9 @@ describe("usage and reachability (no service needed)", () => {
     for (const args of [["status"], ["tasks", "--json"], ["pause", "acme/app"]]) {
       const r = await run({ ORCHESTRA_URL: url, ORCHESTRA_ADMIN_TOKEN: "t" }, args);
       expect(r).toMatchObject({ code: 1, stdout: "" });
-      expect(r.stderr).toMatch(new RegExp(`^orchestra: cannot reach the service at ${url} .*set ORCHESTRA_URL if it listens elsewhere\\n$`));
+      expect(r.stderr).toMatch(
+        new RegExp(`^orchestra: cannot reach the service at ${url} .*set ORCHESTRA_URL if it listens elsewhere\\n$`),
+      );
     }
   });
 });
@@ -72,10 +75,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const paused = await ok("pause", REPO, "--reason", "deploy freeze");
     expect(paused).toMatch(/^acme\/app paused: nothing new is claimed/);
     expect(paused).toMatch(/paused now:\n  acme\/app  since \S+Z  by operator: deploy freeze\n$/);
-    expect(JSON.parse(await ok("pause", REPO, "--reason", "deploy freeze", "--json"))).toMatchObject({ scope: REPO, paused: true, all: [{ scope: REPO, reason: "deploy freeze", by: "operator" }] });
+    expect(JSON.parse(await ok("pause", REPO, "--reason", "deploy freeze", "--json"))).toMatchObject({
+      scope: REPO,
+      paused: true,
+      all: [{ scope: REPO, reason: "deploy freeze", by: "operator" }],
+    });
 
     const status = await ok("status");
-    expect(status).toContain(`queue: 1 queued task(s) in 1 repository\n  ${REPO}  1 queued, 1 waiting\n    #${queued.issue} waits for paused: ${REPO} is paused by operator: deploy freeze\n`);
+    expect(status).toContain(
+      `queue: 1 queued task(s) in 1 repository\n  ${REPO}  1 queued, 1 waiting\n    #${queued.issue} waits for paused: ${REPO} is paused by operator: deploy freeze\n`,
+    );
     expect(status).toContain(`live leases: 1\n  ${leased.id}  ${REPO}#${leased.issue}  attempt 1`);
     expect(status).toMatch(/^blocked: 0$/m);
     expect(status).toMatch(/^failed: 0$/m);
@@ -92,7 +101,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(JSON.parse(await ok("tasks", "--repo", REPO, "--state", "claimed", "--json"))).toEqual({ tasks: [leased] });
     const table = (await ok("tasks")).split("\n");
     expect(table[0]).toMatch(/^ID +ISSUE +STATE +ATTEMPT +PR +WHY$/);
-    expect(table).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${leased.id} +${REPO}#${leased.issue} +claimed +1 +-$`)), expect.stringMatching(new RegExp(`^${queued.id} +${REPO}#${queued.issue} +queued +${queued.attempt} +- +waiting: paused: `))]));
+    expect(table).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^${leased.id} +${REPO}#${leased.issue} +claimed +1 +-$`)),
+        expect.stringMatching(
+          new RegExp(`^${queued.id} +${REPO}#${queued.issue} +queued +${queued.attempt} +- +waiting: paused: `),
+        ),
+      ]),
+    );
     expect(await ok("tasks", "--state", "failed")).toBe("no tasks\n");
 
     await w.heartbeat(claimed.id, claimed.leaseEpoch);
@@ -107,10 +123,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(Object.keys(detailJson.cost).sort()).toEqual(Object.keys(fromApi.cost).sort());
 
     const missing = await cli("task", "nope");
-    expect(missing).toMatchObject({ code: 1, stdout: "", stderr: "orchestra: GET /api/v1/tasks/nope answered 404: no task nope\n" });
+    expect(missing).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "orchestra: GET /api/v1/tasks/nope answered 404: no task nope\n",
+    });
 
     expect(await ok("unpause", REPO)).toBe("acme/app resumed\npaused now:\n  nothing is paused\n");
-    expect(JSON.parse(await ok("unpause", REPO, "--json"))).toEqual({ scope: REPO, paused: false, changed: false, all: [] });
+    expect(JSON.parse(await ok("unpause", REPO, "--json"))).toEqual({
+      scope: REPO,
+      paused: false,
+      changed: false,
+      all: [],
+    });
     expect((await apiJson("/api/v1/pause")).paused).toEqual([]);
     expect(await ok("pause")).toMatch(/^Orchestra \(every repository\) paused/);
     expect((await apiJson("/api/v1/pause")).paused).toEqual([expect.objectContaining({ scope: "all" })]);
@@ -140,7 +165,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.settle();
     const deliveries = await apiJson("/api/v1/deliveries");
     expect(JSON.parse(await ok("deliveries", "--json"))).toEqual(deliveries);
-    expect(await ok("deliveries")).toMatch(new RegExp(`^deliveries: ${Object.entries(deliveries.summary).map(([k, v]) => `${k}=${v}`).join(" ")}\n`));
+    expect(await ok("deliveries")).toMatch(
+      new RegExp(
+        `^deliveries: ${Object.entries(deliveries.summary)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(" ")}\n`,
+      ),
+    );
 
     rig.fake.state.addBranch(REPO, "agent/fresh", { aheadBy: 1 });
     const old = rig.fake.state.addBranch(REPO, "agent/abandoned", { aheadBy: 2 });
@@ -148,13 +179,20 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const branches = (await ok("branches", REPO)).split("\n");
     expect(branches[0]).toBe(`${REPO}: 2 branch(es) under agent/, 1 stale (older than 14 days; listed, never deleted)`);
     expect(branches[1]).toMatch(/^BRANCH +SHA +COMMITTED +TASK +PRS +STALE +WHY$/);
-    expect(branches).toEqual(expect.arrayContaining([expect.stringMatching(/^agent\/abandoned +[0-9a-f]{7} +\S+Z +- +0 +yes +.*30 days ago/), expect.stringMatching(/^agent\/fresh +[0-9a-f]{7} +\S+Z +- +0 +no +/)]));
+    expect(branches).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^agent\/abandoned +[0-9a-f]{7} +\S+Z +- +0 +yes +.*30 days ago/),
+        expect.stringMatching(/^agent\/fresh +[0-9a-f]{7} +\S+Z +- +0 +no +/),
+      ]),
+    );
     const longer = JSON.parse(await ok("branches", REPO, "--stale-days", "40", "--json"));
     expect(longer).toMatchObject({ repo: REPO, staleDays: 40, stale: 0 });
     expect(longer.branches.map((b: { name: string }) => b.name).sort()).toEqual(["agent/abandoned", "agent/fresh"]);
 
     const unknown = await cli("branches", "nobody/knows");
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
-    expect(unknown.stderr).toMatch(/^orchestra: GET \/api\/v1\/branches\?repo=nobody%2Fknows answered 404: Orchestra does not know nobody\/knows/);
+    expect(unknown.stderr).toMatch(
+      /^orchestra: GET \/api\/v1\/branches\?repo=nobody%2Fknows answered 404: Orchestra does not know nobody\/knows/,
+    );
   });
 });

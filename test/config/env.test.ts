@@ -2,27 +2,64 @@ import { generateKeyPairSync } from "node:crypto";
 import { parseEnv } from "../../src/config/env.js";
 import { errorsOf } from "../support/env-errors.js";
 
-const key = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+const key = generateKeyPairSync("rsa", { modulusLength: 1024 })
+  .privateKey.export({ type: "pkcs1", format: "pem" })
+  .toString();
 const admin = "a".repeat(32);
 const full = { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s3cret", ORCHESTRA_ADMIN_TOKEN: admin };
-
 
 describe("parseEnv", () => {
   test.each([
     ["APP_ID not a number", { ...full, APP_ID: "abc" }, /^APP_ID must be the App's numeric id.*\(got "abc"\)$/],
-    ["PORT out of range", { ...full, PORT: "70000" }, /^PORT must be a TCP port number between 1 and 65535 \(got "70000"\)$/],
+    [
+      "PORT out of range",
+      { ...full, PORT: "70000" },
+      /^PORT must be a TCP port number between 1 and 65535 \(got "70000"\)$/,
+    ],
     ["PORT not numeric", { ...full, PORT: "http" }, /^PORT must be a TCP port number, e.g. 3000/],
-    ["LOG_LEVEL unknown", { ...full, LOG_LEVEL: "loud" }, /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal \(got "loud"\)$/],
-    ["GHE_HOST with scheme", { ...full, GHE_HOST: "https://ghe.example.com" }, /^GHE_HOST must be a host name with an optional port, without a scheme/],
+    [
+      "LOG_LEVEL unknown",
+      { ...full, LOG_LEVEL: "loud" },
+      /^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal \(got "loud"\)$/,
+    ],
+    [
+      "GHE_HOST with scheme",
+      { ...full, GHE_HOST: "https://ghe.example.com" },
+      /^GHE_HOST must be a host name with an optional port, without a scheme/,
+    ],
     ["GHE_PROTOCOL unknown", { ...full, GHE_HOST: "h", GHE_PROTOCOL: "ftp" }, /^GHE_PROTOCOL must be http or https/],
-    ["DATABASE_URL other scheme", { ...full, DATABASE_URL: "mysql://u@h/db" }, /^DATABASE_URL must be file:<path> for SQLite or postgresql:\/\//],
-    ["admin token too short", { ...full, ORCHESTRA_ADMIN_TOKEN: "short" }, /^ORCHESTRA_ADMIN_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32$/],
-    ["metrics token too short", { ...full, ORCHESTRA_METRICS_TOKEN: "short" }, /^ORCHESTRA_METRICS_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset/],
+    [
+      "DATABASE_URL other scheme",
+      { ...full, DATABASE_URL: "mysql://u@h/db" },
+      /^DATABASE_URL must be file:<path> for SQLite or postgresql:\/\//,
+    ],
+    [
+      "admin token too short",
+      { ...full, ORCHESTRA_ADMIN_TOKEN: "short" },
+      /^ORCHESTRA_ADMIN_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32$/,
+    ],
+    [
+      "metrics token too short",
+      { ...full, ORCHESTRA_METRICS_TOKEN: "short" },
+      /^ORCHESTRA_METRICS_TOKEN must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset/,
+    ],
     ["private key not PEM", { ...full, PRIVATE_KEY: "hello" }, /^PRIVATE_KEY must be a PEM private key/],
-    ["admin token missing", { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s" }, /^ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string/],
+    [
+      "admin token missing",
+      { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s" },
+      /^ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string/,
+    ],
     ["secret missing", { APP_ID: "42", PRIVATE_KEY: key, ORCHESTRA_ADMIN_TOKEN: admin }, /^WEBHOOK_SECRET is missing/],
-    ["key missing with an app id", { APP_ID: "42", WEBHOOK_SECRET: "s", ORCHESTRA_ADMIN_TOKEN: admin }, /^PRIVATE_KEY is missing/],
-    ["unreadable key file", { APP_ID: "1", PRIVATE_KEY_PATH: "/nope.pem", WEBHOOK_SECRET: "s", ORCHESTRA_ADMIN_TOKEN: admin }, /^PRIVATE_KEY_PATH cannot be read \(ENOENT\)/],
+    [
+      "key missing with an app id",
+      { APP_ID: "42", WEBHOOK_SECRET: "s", ORCHESTRA_ADMIN_TOKEN: admin },
+      /^PRIVATE_KEY is missing/,
+    ],
+    [
+      "unreadable key file",
+      { APP_ID: "1", PRIVATE_KEY_PATH: "/nope.pem", WEBHOOK_SECRET: "s", ORCHESTRA_ADMIN_TOKEN: admin },
+      /^PRIVATE_KEY_PATH cannot be read \(ENOENT\)/,
+    ],
   ])("%s → one line naming the setting", (_name, env, pattern) => {
     const lines = errorsOf(env as Record<string, string>);
     expect(lines).toHaveLength(1);
@@ -40,7 +77,11 @@ describe("parseEnv", () => {
   });
 
   test.each([
-    ["no database name", "postgresql://orchestra:hunter2-pw@127.0.0.1:5432", "postgresql://orchestra:***@127.0.0.1:5432"],
+    [
+      "no database name",
+      "postgresql://orchestra:hunter2-pw@127.0.0.1:5432",
+      "postgresql://orchestra:***@127.0.0.1:5432",
+    ],
     ["another scheme", "mysql://root:hunter2-pw@db/orchestra", "mysql://root:***@db/orchestra"],
     ["one slash and a password holding @", "postgresql:/orchestra:hunter2-pw@x@h/db", "postgresql:/orchestra:***@h/db"],
     ["no scheme at all", "orchestra:hunter2-pw@h/db", "orchestra:***@h/db"],
@@ -52,7 +93,12 @@ describe("parseEnv", () => {
   });
 
   test("production without credentials names each missing setting on its own line", () => {
-    expect(errorsOf({ NODE_ENV: "production" }).map((l) => l.split(" ")[0])).toEqual(["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET", "ORCHESTRA_ADMIN_TOKEN"]);
+    expect(errorsOf({ NODE_ENV: "production" }).map((l) => l.split(" ")[0])).toEqual([
+      "APP_ID",
+      "PRIVATE_KEY",
+      "WEBHOOK_SECRET",
+      "ORCHESTRA_ADMIN_TOKEN",
+    ]);
   });
 
   test("two bad settings give two lines", () => {
@@ -69,7 +115,9 @@ describe("parseEnv", () => {
   });
 
   test("GHE_HOST and GHE_PROTOCOL form the REST base URL", () => {
-    expect(parseEnv({ ...full, GHE_HOST: "127.0.0.1:9999", GHE_PROTOCOL: "http" }).baseUrl).toBe("http://127.0.0.1:9999/api/v3");
+    expect(parseEnv({ ...full, GHE_HOST: "127.0.0.1:9999", GHE_PROTOCOL: "http" }).baseUrl).toBe(
+      "http://127.0.0.1:9999/api/v3",
+    );
     expect(parseEnv({ ...full, GHE_HOST: "ghe.example.com" }).baseUrl).toBe("https://ghe.example.com/api/v3");
   });
 
@@ -88,8 +136,14 @@ describe("parseEnv", () => {
   });
 
   test("PostgreSQL and SQLite URLs are accepted", () => {
-    expect(parseEnv({ ...full, DATABASE_URL: "postgresql://u:p@db:5432/orchestra" }).databaseUrl).toBe("postgresql://u:p@db:5432/orchestra");
-    expect(parseEnv({ ...full, DATABASE_URL: "postgres://u@db/orchestra?sslmode=require" }).databaseUrl).toContain("sslmode");
-    expect(parseEnv({ ...full, DATABASE_URL: "file:/var/lib/orchestra/o.db" }).databaseUrl).toBe("file:/var/lib/orchestra/o.db");
+    expect(parseEnv({ ...full, DATABASE_URL: "postgresql://u:p@db:5432/orchestra" }).databaseUrl).toBe(
+      "postgresql://u:p@db:5432/orchestra",
+    );
+    expect(parseEnv({ ...full, DATABASE_URL: "postgres://u@db/orchestra?sslmode=require" }).databaseUrl).toContain(
+      "sslmode",
+    );
+    expect(parseEnv({ ...full, DATABASE_URL: "file:/var/lib/orchestra/o.db" }).databaseUrl).toBe(
+      "file:/var/lib/orchestra/o.db",
+    );
   });
 });

@@ -1,7 +1,6 @@
 import { parseEnv } from "../../src/config/env.js";
 import { errorsOf } from "../support/env-errors.js";
 
-
 describe("ORCHESTRA_RETRY_WINDOW_HOURS", () => {
   test("defaults to 6 hours", () => {
     expect(parseEnv({}).retryWindowHours).toBe(6);
@@ -16,7 +15,10 @@ describe("ORCHESTRA_RETRY_WINDOW_HOURS", () => {
   });
 
   test.each([
-    ["0", /^ORCHESTRA_RETRY_WINDOW_HOURS must be at least 1 hour: a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage \(got "0"\)$/],
+    [
+      "0",
+      /^ORCHESTRA_RETRY_WINDOW_HOURS must be at least 1 hour: a shorter window parks deliveries and GitHub writes during an ordinary GitHub outage \(got "0"\)$/,
+    ],
     ["1.5", /^ORCHESTRA_RETRY_WINDOW_HOURS must be a whole number of hours, e.g. 6 \(got "1.5"\)$/],
     ["6h", /^ORCHESTRA_RETRY_WINDOW_HOURS must be a whole number of hours, e.g. 6 \(got "6h"\)$/],
     ["169", /^ORCHESTRA_RETRY_WINDOW_HOURS must be at most 168 hours \(got "169"\)$/],

@@ -12,7 +12,10 @@ import { fleetConfig, seedFleet, QUESTION, type SeededFleet } from "../support/d
 import { browserRequired, chromiumPath, launchBrowser, screenshotPath } from "../support/browser.js";
 
 const available = chromiumPath() !== null || browserRequired();
-if (!available) console.warn("dashboard browser tests skipped: no Chromium found (apt-get install chromium, or set ORCHESTRA_TEST_CHROMIUM)");
+if (!available)
+  console.warn(
+    "dashboard browser tests skipped: no Chromium found (apt-get install chromium, or set ORCHESTRA_TEST_CHROMIUM)",
+  );
 const maybe = available ? describe : describe.skip;
 
 maybe("the dashboard in Chromium", () => {
@@ -37,9 +40,20 @@ maybe("the dashboard in Chromium", () => {
 
   /** Every button and link on the page has a name a screen reader can say. */
   async function expectNamedControls(): Promise<void> {
-    const unnamed = await page.locator("button, a, input:not([type=hidden])").evaluateAll((els) =>
-      els.filter((e) => !(e.getAttribute("aria-label") || e.textContent?.trim() || (e.id && e.ownerDocument.querySelector(`label[for="${e.id}"]`)))).map((e) => e.outerHTML),
-    );
+    const unnamed = await page
+      .locator("button, a, input:not([type=hidden])")
+      .evaluateAll((els) =>
+        els
+          .filter(
+            (e) =>
+              !(
+                e.getAttribute("aria-label") ||
+                e.textContent?.trim() ||
+                (e.id && e.ownerDocument.querySelector(`label[for="${e.id}"]`))
+              ),
+          )
+          .map((e) => e.outerHTML),
+      );
     expect(unnamed).toEqual([]);
   }
 
@@ -63,7 +77,16 @@ maybe("the dashboard in Chromium", () => {
   test("the fleet overview: counts, health, charts, queue in claim order, lease, blocked question, failed class, parked rows", async () => {
     await page.goto(`${rig.app.url}/dashboard`);
     const tiles = await page.locator("section[aria-labelledby=counts-h] ul.tiles li").allInnerTexts();
-    expect(tiles.map((t) => t.replace(/\s+/g, " ").trim())).toEqual(["queued 3", "claimed 1", "review 0", "done 0", "blocked 1", "failed 1", "cancelled 0", "parked 2"]);
+    expect(tiles.map((t) => t.replace(/\s+/g, " ").trim())).toEqual([
+      "queued 3",
+      "claimed 1",
+      "review 0",
+      "done 0",
+      "blocked 1",
+      "failed 1",
+      "cancelled 0",
+      "parked 2",
+    ]);
 
     const limits = page.getByRole("table", { name: "GitHub rate limit" });
     expect(await limits.locator("tbody tr td").first().textContent()).toBe("77");
@@ -72,10 +95,14 @@ maybe("the dashboard in Chromium", () => {
 
     const runs = page.getByRole("img", { name: /^Runs by class, last 24 hours:/ });
     expect(await runs.getAttribute("aria-label")).toMatch(/1 phantom, 1 question$/);
-    expect(await page.getByRole("img", { name: /^GitHub calls per hour/ }).getAttribute("aria-label")).toMatch(/: [1-9]\d* reads, [1-9]\d* writes$/);
+    expect(await page.getByRole("img", { name: /^GitHub calls per hour/ }).getAttribute("aria-label")).toMatch(
+      /: [1-9]\d* reads, [1-9]\d* writes$/,
+    );
 
     const queue = page.getByRole("table", { name: `Queue of ${REPO}` });
-    expect(await queue.locator("tbody tr td:nth-child(2)").allTextContents()).toEqual(fleet.queued.map((q) => `${REPO}#${q.issue}`));
+    expect(await queue.locator("tbody tr td:nth-child(2)").allTextContents()).toEqual(
+      fleet.queued.map((q) => `${REPO}#${q.issue}`),
+    );
     expect(await queue.locator("tbody tr").first().textContent()).toContain("next to be claimed");
 
     const leases = page.getByRole("table", { name: "Live leases" });
@@ -94,14 +121,18 @@ maybe("the dashboard in Chromium", () => {
     await page.goto(`${rig.app.url}/dashboard`);
     await page.getByRole("table", { name: "Failed tasks" }).getByRole("link", { name: "Issue 1" }).click();
     await page.waitForURL(`${rig.app.url}/dashboard/tasks/${fleet.failed.id}`);
-    expect(await page.getByRole("link", { name: `${REPO}#1` }).getAttribute("href")).toBe(`${rig.fake.url}/${REPO}/issues/1`);
+    expect(await page.getByRole("link", { name: `${REPO}#1` }).getAttribute("href")).toBe(
+      `${rig.fake.url}/${REPO}/issues/1`,
+    );
     const run = page.getByRole("table", { name: "Runs" }).locator("tbody tr").first();
     expect(await run.locator("td:nth-child(9)").textContent()).toBe("phantom");
     expect(await run.locator("td:nth-child(10)").textContent()).toBe("delete-branch-requeue");
     await run.locator("td:nth-child(11) summary").click();
     expect(await run.locator("td:nth-child(11) pre").textContent()).toContain('"why"');
     expect(await page.getByRole("table", { name: "Effects" }).textContent()).toContain("parked");
-    expect(await page.locator("section[aria-labelledby=cost-h]").textContent()).toMatch(/GitHub calls\d+ \(\d+ reads, \d+ writes\)/);
+    expect(await page.locator("section[aria-labelledby=cost-h]").textContent()).toMatch(
+      /GitHub calls\d+ \(\d+ reads, \d+ writes\)/,
+    );
     await expectNamedControls();
     await page.screenshot({ path: screenshotPath("task"), fullPage: true });
   });
@@ -112,7 +143,11 @@ maybe("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: /^Retry this task/ }).click();
     await page.waitForURL(/\?notice=/);
     expect(await page.getByRole("status").textContent()).toBe("retry: done; the task is queued.");
-    await eventually(() => (rig.labels(1).join() === "agent:queued" ? true : undefined), 10_000, "agent:queued on issue 1");
+    await eventually(
+      () => (rig.labels(1).join() === "agent:queued" ? true : undefined),
+      10_000,
+      "agent:queued on issue 1",
+    );
     await page.screenshot({ path: screenshotPath("task-after-retry"), fullPage: true });
 
     await page.getByRole("button", { name: /^Resume this task/ }).click();
@@ -129,8 +164,20 @@ maybe("the dashboard in Chromium", () => {
     await page.waitForURL(new RegExp(`notice=Delivery`));
     expect(await page.getByRole("status").textContent()).toBe(`Delivery ${fleet.parkedDelivery} is queued again.`);
     const db = rig.app.database.db;
-    await eventually(async () => ((await db.effect.findUniqueOrThrow({ where: { id: fleet.parkedEffect } })).state === "done" ? true : undefined), 10_000, "the replayed effect done");
-    await eventually(async () => ((await db.delivery.findUniqueOrThrow({ where: { deliveryId: fleet.parkedDelivery } })).state === "done" ? true : undefined), 10_000, "the replayed delivery done");
+    await eventually(
+      async () =>
+        (await db.effect.findUniqueOrThrow({ where: { id: fleet.parkedEffect } })).state === "done" ? true : undefined,
+      10_000,
+      "the replayed effect done",
+    );
+    await eventually(
+      async () =>
+        (await db.delivery.findUniqueOrThrow({ where: { deliveryId: fleet.parkedDelivery } })).state === "done"
+          ? true
+          : undefined,
+      10_000,
+      "the replayed delivery done",
+    );
     await page.reload();
     expect(await page.locator("section[aria-labelledby=parked]").textContent()).toContain("No effect is parked.");
     await page.screenshot({ path: screenshotPath("fleet-after-replay"), fullPage: true });

@@ -18,12 +18,33 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const queued = (repo: string, n: number, priority = 1000) =>
       Array.from({ length: n }, (_, i) => {
         const at = new Date(now.getTime() - 86_400_000 + k++ * 1000);
-        return { id: randomUUID(), installationId: 1, repo, issue: i + 1, title: `${repo} ${i + 1}`, body: "", state: "queued", priority, queuedAt: at, branch: `agent/issue-${i + 1}`, blockersAt: at, createdAt: at, updatedAt: at };
+        return {
+          id: randomUUID(),
+          installationId: 1,
+          repo,
+          issue: i + 1,
+          title: `${repo} ${i + 1}`,
+          body: "",
+          state: "queued",
+          priority,
+          queuedAt: at,
+          branch: `agent/issue-${i + 1}`,
+          blockersAt: at,
+          createdAt: at,
+          updatedAt: at,
+        };
       });
     // acme/a's tasks fill the first QUEUE_READ in claim order; acme/b's all come after them; acme/c's come first (a priority label).
-    await each.database.db.task.createMany({ data: [...queued("acme/a", QUEUE_READ + 10), ...queued("acme/b", 30), ...queued("acme/c", 3, 0)] });
+    await each.database.db.task.createMany({
+      data: [...queued("acme/a", QUEUE_READ + 10), ...queued("acme/b", 30), ...queued("acme/c", 3, 0)],
+    });
 
-    const fleet = await fleetOverview({ db: each.database.db, inbox: new Inbox(each.database), outbox: new Outbox(each.database.db, each.database), clock: { now: () => now } });
+    const fleet = await fleetOverview({
+      db: each.database.db,
+      inbox: new Inbox(each.database),
+      outbox: new Outbox(each.database.db, each.database),
+      clock: { now: () => now },
+    });
     expect(fleet.queue.map((r) => [r.repo, r.tasks.length, r.more])).toEqual([
       ["acme/a", QUEUE_SHOWN, QUEUE_READ + 10 - QUEUE_SHOWN],
       ["acme/b", 0, 30],

@@ -9,7 +9,12 @@ import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { providers } from "../support/databases.js";
 import { fleetConfig, seedFleet, QUESTION } from "../support/dashboard.js";
 
-const form = (fields: Record<string, string>) => ({ method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString(), redirect: "manual" as const });
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+  body: new URLSearchParams(fields).toString(),
+  redirect: "manual" as const,
+});
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
@@ -19,14 +24,18 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   async function signIn(): Promise<string> {
-    const res = await fetch(`${rig.app.url}/dashboard/sign-in`, form({ token: rig.app.adminToken, next: "/dashboard" }));
+    const res = await fetch(
+      `${rig.app.url}/dashboard/sign-in`,
+      form({ token: rig.app.adminToken, next: "/dashboard" }),
+    );
     expect(res.status).toBe(303);
     expect(res.headers.get("location")).toBe("/dashboard");
     const cookie = res.headers.get("set-cookie")!;
     expect(cookie).toMatch(/^orchestra_session=[^;]+; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=43200$/);
     return cookie.split(";")[0]!;
   }
-  const get = (path: string, cookie?: string) => fetch(rig.app.url + path, { redirect: "manual", headers: cookie ? { cookie } : {} });
+  const get = (path: string, cookie?: string) =>
+    fetch(rig.app.url + path, { redirect: "manual", headers: cookie ? { cookie } : {} });
   const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 
   test("sign-in: the admin token gives an HttpOnly, SameSite=Strict session cookie; without one every page sends you to sign in", async () => {
@@ -45,28 +54,45 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const cookie = await signIn();
     const page = await get("/dashboard", cookie);
     expect(page.status).toBe(200);
-    expect(page.headers.get("content-security-policy")).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+    expect(page.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
     expect(page.headers.get("cache-control")).toBe("no-store");
-    expect(await page.text()).toContain("<h2 id=\"queue-h\">Queue");
+    expect(await page.text()).toContain('<h2 id="queue-h">Queue');
     const css = await get("/dashboard/assets/style.css");
     expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
 
     // A forged or tampered cookie is no session.
     const [name, value] = cookie.split("=") as [string, string];
-    for (const bad of [`${name}=${value.slice(0, -2)}xx`, `${name}=1.abc.${"A".repeat(43)}`, `${name}=${String(Date.now() + 1e9)}${value.slice(value.indexOf("."))}`]) {
+    for (const bad of [
+      `${name}=${value.slice(0, -2)}xx`,
+      `${name}=1.abc.${"A".repeat(43)}`,
+      `${name}=${String(Date.now() + 1e9)}${value.slice(value.indexOf("."))}`,
+    ]) {
       expect((await get("/dashboard", bad)).status).toBe(303);
     }
 
     // Signing out clears the cookie.
-    const out = await fetch(`${rig.app.url}/dashboard/sign-out`, { ...form({ csrf: csrfOf(await (await get("/dashboard", cookie)).text()) }), headers: { "content-type": "application/x-www-form-urlencoded", cookie } });
+    const out = await fetch(`${rig.app.url}/dashboard/sign-out`, {
+      ...form({ csrf: csrfOf(await (await get("/dashboard", cookie)).text()) }),
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    });
     expect(out.status).toBe(303);
-    expect(out.headers.get("set-cookie")).toMatch(/^orchestra_session=; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=0$/);
+    expect(out.headers.get("set-cookie")).toMatch(
+      /^orchestra_session=; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=0$/,
+    );
   });
 
   test("every view shows the seeded fleet; text from GitHub is escaped; actions need the session's CSRF token", async () => {
     rig = await startRig({ provider });
     fleetConfig(rig);
-    rig.fake.state.addIssue(REPO, { number: 9, title: `<script>alert("x")</script> & co`, body: "", labels: [], user: "alice" });
+    rig.fake.state.addIssue(REPO, {
+      number: 9,
+      title: `<script>alert("x")</script> & co`,
+      body: "",
+      labels: [],
+      user: "alice",
+    });
     const fleet = await seedFleet(rig);
     await rig.deliver("issues", "labeled", { issue: 9, label: "agent:queued", sender: "alice" });
     const cookie = await signIn();
@@ -81,7 +107,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(overview).toContain(`<code>${fleet.parkedEffect}</code>`);
     expect(overview).toMatch(/aria-label="Runs by class, last 24 hours: [^"]*1 phantom/);
     expect(overview).toMatch(/aria-label="GitHub calls per hour, last 24 hours: [1-9]\d* reads, [1-9]\d* writes"/);
-    const queueOrder = [...overview.matchAll(new RegExp(`${REPO}/issues/(\\d+)">${REPO}#\\d+</a></td><td><a href="/dashboard/tasks/`, "g"))].map((m) => Number(m[1]));
+    const queueOrder = [
+      ...overview.matchAll(
+        new RegExp(`${REPO}/issues/(\\d+)">${REPO}#\\d+</a></td><td><a href="/dashboard/tasks/`, "g"),
+      ),
+    ].map((m) => Number(m[1]));
     expect(queueOrder.slice(0, 4)).toEqual([4, 5, 6, 9]);
 
     const taskPage = await (await get(`/dashboard/tasks/${fleet.failed.id}`, cookie)).text();
@@ -93,12 +123,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await missing.text()).toContain("There is no task nope.");
 
     const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      fetch(rig.app.url + path, { ...form(fields), headers: { "content-type": "application/x-www-form-urlencoded", cookie, ...headers } });
+      fetch(rig.app.url + path, {
+        ...form(fields),
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie, ...headers },
+      });
     const csrf = csrfOf(overview);
     const noToken = await post(`/dashboard/tasks/${fleet.failed.id}/retry`, {});
     expect(noToken.status).toBe(403);
     expect(((await noToken.json()) as { error: string }).error).toMatch(/CSRF token/);
-    for (const origin of ["https://evil.example", "not a url"]) expect((await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { origin })).status).toBe(403);
+    for (const origin of ["https://evil.example", "not a url"])
+      expect((await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { origin })).status).toBe(403);
     const noSession = await fetch(`${rig.app.url}/dashboard/tasks/${fleet.failed.id}/retry`, form({ csrf }));
     expect(noSession.status).toBe(401);
     expect((await db().task.findUniqueOrThrow({ where: { id: fleet.failed.id } })).state).toBe("failed");
@@ -106,25 +140,60 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     for (const [path, error] of [
       ["/dashboard/tasks/no-such-task/retry", "no task no-such-task"],
       ["/dashboard/tasks/a%2Fb%22c/hold", 'no task a/b"c'],
-      [`/dashboard/tasks/${fleet.failed.id}/frobnicate`, "no action frobnicate; the actions are retry, resume, hold, cancel"],
-      ["/dashboard/effects/no-such-effect/replay", "Effect no-such-effect is not parked (or does not exist); only parked effects can be replayed."],
-      [`/dashboard/deliveries/${encodeURIComponent("タスク")}/replay`, "Delivery タスク is not parked (or does not exist); only parked deliveries can be replayed."],
+      [
+        `/dashboard/tasks/${fleet.failed.id}/frobnicate`,
+        "no action frobnicate; the actions are retry, resume, hold, cancel",
+      ],
+      [
+        "/dashboard/effects/no-such-effect/replay",
+        "Effect no-such-effect is not parked (or does not exist); only parked effects can be replayed.",
+      ],
+      [
+        `/dashboard/deliveries/${encodeURIComponent("タスク")}/replay`,
+        "Delivery タスク is not parked (or does not exist); only parked deliveries can be replayed.",
+      ],
     ]) {
       const r = await post(path!, { csrf }, { referer: `${rig.app.url}/dashboard` });
-      expect({ path, status: r.status, location: r.headers.get("location") }).toEqual({ path, status: 303, location: `/dashboard?error=${encodeURIComponent(error!)}#parked` });
+      expect({ path, status: r.status, location: r.headers.get("location") }).toEqual({
+        path,
+        status: 303,
+        location: `/dashboard?error=${encodeURIComponent(error!)}#parked`,
+      });
     }
 
-    const retried = await post(`/dashboard/tasks/${fleet.failed.id}/retry`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.failed.id}` });
+    const retried = await post(
+      `/dashboard/tasks/${fleet.failed.id}/retry`,
+      { csrf },
+      { referer: `${rig.app.url}/dashboard/tasks/${fleet.failed.id}` },
+    );
     expect(retried.status).toBe(303);
-    expect(retried.headers.get("location")).toBe(`/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}`);
-    const held = await post(`/dashboard/tasks/${fleet.queued[0]!.id}/hold`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.queued[0]!.id}` });
-    expect(decodeURIComponent(held.headers.get("location")!)).toBe(`/dashboard/tasks/${fleet.queued[0]!.id}?notice=hold: done; the task is blocked.`);
-    const blockedRows = /aria-label="Blocked tasks">(.*?)<\/table>/s.exec(await (await get("/dashboard", cookie)).text())![1]!;
+    expect(retried.headers.get("location")).toBe(
+      `/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}`,
+    );
+    const held = await post(
+      `/dashboard/tasks/${fleet.queued[0]!.id}/hold`,
+      { csrf },
+      { referer: `${rig.app.url}/dashboard/tasks/${fleet.queued[0]!.id}` },
+    );
+    expect(decodeURIComponent(held.headers.get("location")!)).toBe(
+      `/dashboard/tasks/${fleet.queued[0]!.id}?notice=hold: done; the task is blocked.`,
+    );
+    const blockedRows = /aria-label="Blocked tasks">(.*?)<\/table>/s.exec(
+      await (await get("/dashboard", cookie)).text(),
+    )![1]!;
     expect(blockedRows).toContain(QUESTION);
-    expect(blockedRows).toMatch(new RegExp(`issues/${fleet.queued[0]!.issue}">.*?<td>[^<]*orchestra hold[^<]*</td>`, "s"));
-    const refused = await post(`/dashboard/tasks/${fleet.leased.id}/resume`, { csrf }, { referer: `${rig.app.url}/dashboard/tasks/${fleet.leased.id}` });
+    expect(blockedRows).toMatch(
+      new RegExp(`issues/${fleet.queued[0]!.issue}">.*?<td>[^<]*orchestra hold[^<]*</td>`, "s"),
+    );
+    const refused = await post(
+      `/dashboard/tasks/${fleet.leased.id}/resume`,
+      { csrf },
+      { referer: `${rig.app.url}/dashboard/tasks/${fleet.leased.id}` },
+    );
     expect(refused.status).toBe(303);
-    expect(decodeURIComponent(refused.headers.get("location")!)).toMatch(new RegExp(`^/dashboard/tasks/${fleet.leased.id}\\?error=resume refused: `));
+    expect(decodeURIComponent(refused.headers.get("location")!)).toMatch(
+      new RegExp(`^/dashboard/tasks/${fleet.leased.id}\\?error=resume refused: `),
+    );
   });
 
   const db = () => rig.app.database.db;

@@ -14,7 +14,9 @@ test.each([
 
 test("html escapes values, keeps nested templates, drops null, undefined and false, joins arrays", () => {
   const inner = html`<b>${"<i>"}</b>`;
-  expect(html`<p>${inner}${null}${undefined}${false}${["<", inner]}${0}</p>`.text).toBe("<p><b>&lt;i&gt;</b>&lt;<b>&lt;i&gt;</b>0</p>");
+  expect(html`<p>${inner}${null}${undefined}${false}${["<", inner]}${0}</p>`.text).toBe(
+    "<p><b>&lt;i&gt;</b>&lt;<b>&lt;i&gt;</b>0</p>",
+  );
 });
 
 const NOW = new Date("2026-12-01T12:00:00Z");
@@ -69,18 +71,35 @@ test("bucket: points counted in their hour, outside the window dropped, series b
 });
 
 test("a chart's accessible name states its totals; its table lists only hours with data", () => {
-  const chart = stackedBars("Runs by class", { hours, series: [{ name: "merged", counts: [2, 0, 1, 0] }, { name: "infra", counts: [0, 0, 1, 0] }] }, "runs").text;
+  const chart = stackedBars(
+    "Runs by class",
+    {
+      hours,
+      series: [
+        { name: "merged", counts: [2, 0, 1, 0] },
+        { name: "infra", counts: [0, 0, 1, 0] },
+      ],
+    },
+    "runs",
+  ).text;
   expect(chart).toContain('aria-label="Runs by class, last 4 hours: 3 merged, 1 infra"');
   expect(chart.match(/<rect /g)).toHaveLength(3 + 2); // three bars' segments and two legend swatches
   expect(chart.match(/<tr><td>/g)).toHaveLength(2);
   expect(chart).toContain("<title>10:00 UTC: 1 infra</title>");
-  const empty = stackedBars("GitHub calls per hour", callSeries(hours.map((hour) => ({ hour, reads: 0, writes: 0 }))), "calls").text;
+  const empty = stackedBars(
+    "GitHub calls per hour",
+    callSeries(hours.map((hour) => ({ hour, reads: 0, writes: 0 }))),
+    "calls",
+  ).text;
   expect(empty).toContain('aria-label="GitHub calls per hour, last 4 hours: 0 reads, 0 writes"');
   expect(empty).not.toContain("<rect x=");
 });
 
 test.each([
-  [{ "x-ratelimit-remaining": "4999", "x-ratelimit-limit": "5000", "x-ratelimit-reset": "1796112000" }, { remaining: 4999, limit: 5000, resetAt: new Date(1796112000 * 1000) }],
+  [
+    { "x-ratelimit-remaining": "4999", "x-ratelimit-limit": "5000", "x-ratelimit-reset": "1796112000" },
+    { remaining: 4999, limit: 5000, resetAt: new Date(1796112000 * 1000) },
+  ],
   [{ "x-ratelimit-remaining": 0 }, { remaining: 0, limit: null, resetAt: null }],
   [{ "x-ratelimit-remaining": "" }, null],
   [{ "x-ratelimit-remaining": "many" }, null],
@@ -94,12 +113,29 @@ test("the overview: a list cut at LISTED has the total in its heading and a line
   const { overviewPage } = await import("../../src/dashboard/overview.js");
   const { LISTED } = await import("../../src/views/fleet.js");
   const now = new Date("2026-12-01T12:00:00Z");
-  const failed = Array.from({ length: LISTED }, (_, i) => ({ id: `t${i}`, repo: "acme/app", issue: i + 1, title: `Issue ${i + 1}`, class: "phantom", recovery: "delete-branch-requeue", why: "no pull request", endedAt: now }));
+  const failed = Array.from({ length: LISTED }, (_, i) => ({
+    id: `t${i}`,
+    repo: "acme/app",
+    issue: i + 1,
+    title: `Issue ${i + 1}`,
+    class: "phantom",
+    recovery: "delete-branch-requeue",
+    why: "no pull request",
+    endedAt: now,
+  }));
   const empty = { hours: [now], series: [] };
   const page = overviewPage(
     { now, csrf: "c", web: "https://github.com" },
     {
-      fleet: { at: now, counts: { failed: LISTED + 50, blocked: 3 }, queue: [{ repo: "acme/lib", tasks: [], more: 7 }], leases: [], blocked: [], failed, parked: { deliveries: [], effects: [] } },
+      fleet: {
+        at: now,
+        counts: { failed: LISTED + 50, blocked: 3 },
+        queue: [{ repo: "acme/lib", tasks: [], more: 7 }],
+        leases: [],
+        blocked: [],
+        failed,
+        parked: { deliveries: [], effects: [] },
+      },
       runs: empty,
       calls: empty,
       health: { deliveries: {}, effects: {}, github: { rateLimits: [], callsPerHour: [] }, failing: {} },
@@ -108,5 +144,7 @@ test("the overview: a list cut at LISTED has the total in its heading and a line
   expect(page).toContain(`Failed <span class="muted">(${LISTED + 50})</span>`);
   expect(page).toContain("and 50 more failed: <code>orchestra tasks --state failed</code> lists them");
   expect(page).not.toContain("more blocked");
-  expect(page).toContain("7 queued, all later in claim order than the first 1000 of the fleet: <code>orchestra tasks --repo acme/lib --state queued</code> lists them");
+  expect(page).toContain(
+    "7 queued, all later in claim order than the first 1000 of the fleet: <code>orchestra tasks --repo acme/lib --state queued</code> lists them",
+  );
 });

@@ -1,5 +1,12 @@
 /** The dashboard's signed session cookie, CSRF tokens, and where sign-in may send you. */
-import { checkCsrf, csrfToken, issueSession, readCookie, sessionCookie, verifySession } from "../../src/dashboard/session.js";
+import {
+  checkCsrf,
+  csrfToken,
+  issueSession,
+  readCookie,
+  sessionCookie,
+  verifySession,
+} from "../../src/dashboard/session.js";
 import { safeNext } from "../../src/dashboard/routes.js";
 
 const TOKEN = "admin-token-0123456789";
@@ -42,8 +49,14 @@ describe("CSRF", () => {
 });
 
 test.each([
-  [{ secure: false, maxAgeSeconds: 43200 }, "orchestra_session=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=43200"],
-  [{ secure: true, maxAgeSeconds: 0 }, "orchestra_session=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0; Secure"],
+  [
+    { secure: false, maxAgeSeconds: 43200 },
+    "orchestra_session=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=43200",
+  ],
+  [
+    { secure: true, maxAgeSeconds: 0 },
+    "orchestra_session=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0; Secure",
+  ],
 ])("sessionCookie(%j)", (opts, header) => {
   expect(sessionCookie("v", opts)).toBe(header);
 });

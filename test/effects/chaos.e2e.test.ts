@@ -14,7 +14,8 @@ afterEach(async () => {
   await rig.stop();
 });
 
-const writes = () => rig.fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql");
+const writes = () =>
+  rig.fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql");
 
 test.each([[1], [2], [3]])("seed %i: every path converges to the truth on GitHub", async (seed) => {
   rig = await startRig();
@@ -27,7 +28,9 @@ test.each([[1], [2], [3]])("seed %i: every path converges to the truth on GitHub
   rig.fake.state.addBranch(REPO, run1.branch, { aheadBy: 1 });
   const pr = rig.fake.state.addPull(REPO, { head: run1.branch, body: "Closes #1" });
   await rig.deliver("pull_request", "opened", { pull: pr.number, sender: "agent-bot" });
-  expect((await w.exit(run1.id, { leaseEpoch: run1.leaseEpoch, exitCode: 0 })).body).toMatchObject({ outcome: "review" });
+  expect((await w.exit(run1.id, { leaseEpoch: run1.leaseEpoch, exitCode: 0 })).body).toMatchObject({
+    outcome: "review",
+  });
   rig.fake.state.mergePull(REPO, pr.number, { by: "alice" });
   await rig.deliver("pull_request", "closed", { pull: pr.number, sender: "alice" });
 
@@ -37,8 +40,12 @@ test.each([[1], [2], [3]])("seed %i: every path converges to the truth on GitHub
   const run2 = (await w.claim()).body.run;
   const run3 = (await w.claim()).body.run;
   rig.fake.state.addBranch(REPO, run2.branch);
-  expect((await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0 })).body).toMatchObject({ class: "phantom" });
-  expect((await w.exit(run3.id, { leaseEpoch: run3.leaseEpoch, exitCode: 1, turnCapHit: true })).body).toMatchObject({ class: "turn-cap-spinning" });
+  expect((await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0 })).body).toMatchObject({
+    class: "phantom",
+  });
+  expect((await w.exit(run3.id, { leaseEpoch: run3.leaseEpoch, exitCode: 1, turnCapHit: true })).body).toMatchObject({
+    class: "turn-cap-spinning",
+  });
 
   await rig.settle();
   expect(rig.labels(1)).toEqual([]);

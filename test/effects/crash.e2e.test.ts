@@ -57,30 +57,61 @@ async function kill(proc: ChildProcess): Promise<void> {
 /** Queue issue 1, claim it, and exit at the turn cap: blocked, one escalation comment, labels swapped. */
 async function escalate(url: string): Promise<void> {
   fake.state.addIssue(REPO, { number: 1, title: "Issue 1", labels: ["agent:queued"], user: "alice" });
-  const payload = fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: 1, label: "agent:queued", sender: "alice" });
-  expect((await sendWebhook(`${url}/api/github/webhooks`, { event: "issues", payload, secret: env["WEBHOOK_SECRET"]!, deliveryId: "crash-1" })).status).toBe(202);
+  const payload = fakeWebhookPayload(fake, "issues", "labeled", {
+    repo: REPO,
+    issue: 1,
+    label: "agent:queued",
+    sender: "alice",
+  });
+  expect(
+    (
+      await sendWebhook(`${url}/api/github/webhooks`, {
+        event: "issues",
+        payload,
+        secret: env["WEBHOOK_SECRET"]!,
+        deliveryId: "crash-1",
+      })
+    ).status,
+  ).toBe(202);
   const admin = { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` };
-  const { token } = (await (await fetch(`${url}/api/v1/workers`, { method: "POST", headers: admin, body: JSON.stringify({ name: "w" }) })).json()) as { token: string };
+  const { token } = (await (
+    await fetch(`${url}/api/v1/workers`, { method: "POST", headers: admin, body: JSON.stringify({ name: "w" }) })
+  ).json()) as { token: string };
   const worker = { authorization: `Bearer ${token}` };
-  const claim = await eventually(async () => {
-    const r = await fetch(`${url}/api/v1/claims`, { method: "POST", headers: worker, body: "{}" });
-    return r.status === 200 ? ((await r.json()) as { run: { id: string; leaseEpoch: string } }) : undefined;
-  }, 10_000, "a claim");
+  const claim = await eventually(
+    async () => {
+      const r = await fetch(`${url}/api/v1/claims`, { method: "POST", headers: worker, body: "{}" });
+      return r.status === 200 ? ((await r.json()) as { run: { id: string; leaseEpoch: string } }) : undefined;
+    },
+    10_000,
+    "a claim",
+  );
   const exit = await fetch(`${url}/api/v1/runs/${claim.run.id}/exit`, {
     method: "POST",
     headers: worker,
-    body: JSON.stringify({ leaseEpoch: claim.run.leaseEpoch, exitCode: 1, turnCapHit: true, lastToolCalls: ["edit", "test"] }),
+    body: JSON.stringify({
+      leaseEpoch: claim.run.leaseEpoch,
+      exitCode: 1,
+      turnCapHit: true,
+      lastToolCalls: ["edit", "test"],
+    }),
   });
   expect(((await exit.json()) as { class: string }).class).toBe("turn-cap-spinning");
 }
 
 /** Waits until the App's outbox has nothing pending or running (asked through its operator API). */
 async function drained(url: string): Promise<void> {
-  await eventually(async () => {
-    const r = await fetch(`${url}/api/v1/effects`, { headers: { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` } });
-    const { counts } = (await r.json()) as { counts: Record<string, number> };
-    return (counts["pending"] ?? 0) + (counts["running"] ?? 0) === 0 && (counts["done"] ?? 0) > 0 ? true : undefined;
-  }, 15_000, "the outbox drained");
+  await eventually(
+    async () => {
+      const r = await fetch(`${url}/api/v1/effects`, {
+        headers: { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` },
+      });
+      const { counts } = (await r.json()) as { counts: Record<string, number> };
+      return (counts["pending"] ?? 0) + (counts["running"] ?? 0) === 0 && (counts["done"] ?? 0) > 0 ? true : undefined;
+    },
+    15_000,
+    "the outbox drained",
+  );
 }
 
 const writes = (op: string) => fake.requestsFor(op).filter((q) => q.method !== "GET");
@@ -89,7 +120,9 @@ test("killed after the transitions committed and before any effect ran: after a 
   const first = await start({ CHILD_EFFECTS: "off" });
   await escalate(first.url);
   // Committed, not performed: GitHub has seen no write at all.
-  expect(fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql")).toEqual([]);
+  expect(
+    fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql"),
+  ).toEqual([]);
   await kill(first.proc);
   const second = await start();
   await drained(second.url);
@@ -98,7 +131,9 @@ test("killed after the transitions committed and before any effect ran: after a 
   expect(writes("issues/create-comment")).toHaveLength(1);
   // The in-progress label was for a state the task had left by then: dropped. Blocked added once, queued removed once.
   expect(writes("issues/add-labels").map((q) => (q.body as { labels: string[] }).labels)).toEqual([["agent:blocked"]]);
-  expect(writes("issues/remove-label").map((q) => decodeURIComponent(q.path.split("/").pop()!))).toEqual(["agent:queued"]);
+  expect(writes("issues/remove-label").map((q) => decodeURIComponent(q.path.split("/").pop()!))).toEqual([
+    "agent:queued",
+  ]);
 });
 
 test("killed while GitHub was posting its comment: after a restart the comment is found by its marker, never posted twice", async () => {
@@ -109,7 +144,11 @@ test("killed while GitHub was posting its comment: after a restart the comment i
   });
   await escalate(first.url);
   // The exit answered at commit; the App dies when the executor posts the comment.
-  await eventually(() => (first.proc.signalCode === "SIGKILL" ? true : undefined), 10_000, "the App killed mid-comment");
+  await eventually(
+    () => (first.proc.signalCode === "SIGKILL" ? true : undefined),
+    10_000,
+    "the App killed mid-comment",
+  );
   fake.beforeHandle(null);
   expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
   const second = await start();

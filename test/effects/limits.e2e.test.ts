@@ -25,7 +25,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = claim.body.run as { id: string; leaseEpoch: string };
     // 40 calls of 1,500 characters: within the worker API's bounds, twice in the comment (the list and the evidence).
     const calls = Array.from({ length: 40 }, (_, i) => `tool-${String(i).padStart(2, "0")}:${"a".repeat(1490)}`);
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 1, turnCapHit: true, lastToolCalls: calls });
+    const exit = await w.exit(run.id, {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: 1,
+      turnCapHit: true,
+      lastToolCalls: calls,
+    });
     expect(exit.body).toMatchObject({ class: "turn-cap-spinning", recovery: "escalate" });
     for (let i = 0; i < 3; i++) await rig.sweep();
 
@@ -36,7 +41,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(posted).toContain("Orchestra needs a human for this issue");
     expect(posted).toContain("turn-cap-spinning");
     const t = await rig.task(41);
-    expect(posted).toMatch(new RegExp(`\\*\\*Truncated:\\*\\* this text was [0-9,]+ characters, over GitHub's limit of [0-9,]+; the full text is in effect \\S+ of task ${t.task.id} in Orchestra's operator API \\(GET /api/v1/tasks/${t.task.id}, or orchestra effects --task ${t.task.id} --json\\)\\.`));
+    expect(posted).toMatch(
+      new RegExp(
+        `\\*\\*Truncated:\\*\\* this text was [0-9,]+ characters, over GitHub's limit of [0-9,]+; the full text is in effect \\S+ of task ${t.task.id} in Orchestra's operator API \\(GET /api/v1/tasks/${t.task.id}, or orchestra effects --task ${t.task.id} --json\\)\\.`,
+      ),
+    );
     // The hidden marker survives the cut, so a lost answer is still found instead of posted twice.
     expect(posted).toMatch(/<!-- orchestra:effect \S+ -->$/);
 

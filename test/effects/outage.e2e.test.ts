@@ -26,7 +26,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const db = rig.app.database.db;
     const task = await db.task.findUniqueOrThrow({ where: { repo_issue: { repo: REPO, issue: 3 } } });
     // The writes the claim caused, not yet performed.
-    const ids = (await db.effect.findMany({ where: { taskId: task.id, state: "pending" }, select: { id: true } })).map((e) => e.id);
+    const ids = (await db.effect.findMany({ where: { taskId: task.id, state: "pending" }, select: { id: true } })).map(
+      (e) => e.id,
+    );
     expect(ids.length).toBeGreaterThan(0);
     const effects = () => db.effect.findMany({ where: { id: { in: ids } }, orderBy: { seq: "asc" } });
 
@@ -37,13 +39,21 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const scheduled: number[] = [];
     for (;;) {
       // Every due effect has been tried and its failure recorded.
-      const rows = await eventually(async () => {
-        const now = rig.clock.now();
-        const all = await effects();
-        // A label for a state the task has already left is dropped without a write.
-        // Parking is the failure this test looks for: it ends the wait too, to be reported below.
-        return all.every((e) => e.state === "dropped" || e.state === "parked" || (e.state === "pending" && e.nextAttemptAt > now)) ? all.filter((e) => e.state === "pending") : undefined;
-      }, 10_000, "due effects tried");
+      const rows = await eventually(
+        async () => {
+          const now = rig.clock.now();
+          const all = await effects();
+          // A label for a state the task has already left is dropped without a write.
+          // Parking is the failure this test looks for: it ends the wait too, to be reported below.
+          return all.every(
+            (e) => e.state === "dropped" || e.state === "parked" || (e.state === "pending" && e.nextAttemptAt > now),
+          )
+            ? all.filter((e) => e.state === "pending")
+            : undefined;
+        },
+        10_000,
+        "due effects tried",
+      );
       for (const e of rows) {
         const ring = JSON.parse(e.errors) as Array<{ at: string; class: string }>;
         const last = ring.at(-1);
@@ -89,24 +99,37 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   test("a write failing on 502 past the retry window is parked, its note saying what failed, for how long, and how to replay it", async () => {
-    rig = await startRig({ provider, env: { ORCHESTRA_RETRY_WINDOW_HOURS: "1" }, effects: { start: false, backoff: { baseMs: 2_000, capMs: 10 * MIN } } });
+    rig = await startRig({
+      provider,
+      env: { ORCHESTRA_RETRY_WINDOW_HOURS: "1" },
+      effects: { start: false, backoff: { baseMs: 2_000, capMs: 10 * MIN } },
+    });
     await rig.queue(4);
     const w = await rig.worker();
     expect((await w.claim()).status).toBe(200);
     const db = rig.app.database.db;
     const task = await db.task.findUniqueOrThrow({ where: { repo_issue: { repo: REPO, issue: 4 } } });
-    const ids = (await db.effect.findMany({ where: { taskId: task.id, state: "pending" }, select: { id: true } })).map((e) => e.id);
-    const effects = () => db.effect.findMany({ where: { id: { in: ids }, state: { not: "dropped" } }, orderBy: { seq: "asc" } });
+    const ids = (await db.effect.findMany({ where: { taskId: task.id, state: "pending" }, select: { id: true } })).map(
+      (e) => e.id,
+    );
+    const effects = () =>
+      db.effect.findMany({ where: { id: { in: ids }, state: { not: "dropped" } }, orderBy: { seq: "asc" } });
 
     rig.fake.outage({ status: 502 });
     const start = rig.clock.now().getTime();
     rig.app.orchestra.executor.start();
     for (;;) {
-      const rows = await eventually(async () => {
-        const now = rig.clock.now();
-        const all = await effects();
-        return all.every((e) => e.state === "parked" || (e.state === "pending" && e.nextAttemptAt > now)) ? all : undefined;
-      }, 10_000, "due effects tried");
+      const rows = await eventually(
+        async () => {
+          const now = rig.clock.now();
+          const all = await effects();
+          return all.every((e) => e.state === "parked" || (e.state === "pending" && e.nextAttemptAt > now))
+            ? all
+            : undefined;
+        },
+        10_000,
+        "due effects tried",
+      );
       const pending = rows.filter((e) => e.state === "pending");
       if (pending.length === 0) break;
       rig.clock.advanceTo(Math.min(...pending.map((e) => e.nextAttemptAt.getTime())));
@@ -116,7 +139,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(parked.length).toBeGreaterThan(0);
     for (const e of parked) {
       expect(e.state).toBe("parked");
-      expect(e.note).toMatch(new RegExp(`^parked after ${e.attempts} attempt\\(s\\): GitHub server errors \\(5xx\\) for 1 h( \\d+ min)?: ${e.attempts} attempts, and the retry window is 1 h; last error: .*502.*\\. Fix the cause, then run: orchestra effects replay ${e.id}$`));
+      expect(e.note).toMatch(
+        new RegExp(
+          `^parked after ${e.attempts} attempt\\(s\\): GitHub server errors \\(5xx\\) for 1 h( \\d+ min)?: ${e.attempts} attempts, and the retry window is 1 h; last error: .*502.*\\. Fix the cause, then run: orchestra effects replay ${e.id}$`,
+        ),
+      );
       const ring = JSON.parse(e.errors) as Array<{ at: string; windowFrom: string }>;
       const parkedAt = Date.parse(ring.at(-1)!.at);
       expect(parkedAt - Date.parse(ring.at(-1)!.windowFrom)).toBeGreaterThanOrEqual(HOUR);

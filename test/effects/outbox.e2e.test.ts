@@ -25,7 +25,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  async function claimed(issue: number, config?: string): Promise<{ w: WorkerClient; run: { id: string; attempt: number; leaseEpoch: string; branch: string } }> {
+  async function claimed(
+    issue: number,
+    config?: string,
+  ): Promise<{ w: WorkerClient; run: { id: string; attempt: number; leaseEpoch: string; branch: string } }> {
     if (config) rig.config(config);
     await rig.queue(issue);
     const w = await rig.worker();
@@ -38,7 +41,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
+    run(process.execPath, [bin, ...args], {
+      cwd: tmpdir(),
+      env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
+    });
 
   const posts = (op: string) => rig.fake.requestsFor(op).filter((q) => q.method !== "GET");
 
@@ -46,7 +52,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     const { w, run } = await claimed(1);
     rig.fake.inject({ method: "POST", path: "issues/create-comment", status: 502, perform: true, times: 1 });
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 1, turnCapHit: true, lastToolCalls: ["edit"] });
+    const exit = await w.exit(run.id, {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: 1,
+      turnCapHit: true,
+      lastToolCalls: ["edit"],
+    });
     expect(exit.body).toMatchObject({ class: "turn-cap-spinning", recovery: "escalate" });
     const comments = rig.fake.state.commentsOn(REPO, 1);
     expect(comments).toHaveLength(1);
@@ -75,7 +86,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.labels(2)).toEqual(["agent:queued"]);
     const t = await rig.task(2);
     expect(t.task).toMatchObject({ state: "queued", attempt: 1 });
-    expect(t.effects.map((e: { kind: string; state: string }) => `${e.kind}:${e.state}`)).toEqual(["label:dry-run", "label:dry-run", "label:dry-run", "delete-branch:dry-run"]);
+    expect(t.effects.map((e: { kind: string; state: string }) => `${e.kind}:${e.state}`)).toEqual([
+      "label:dry-run",
+      "label:dry-run",
+      "label:dry-run",
+      "delete-branch:dry-run",
+    ]);
     expect(t.effects.map((e: { note: string }) => e.note)).toEqual([
       "would have: label #2 agent:queued (and remove agent:in-progress, agent:review, agent:blocked, agent:failed)",
       "would have: label #2 agent:in-progress (and remove agent:queued, agent:review, agent:blocked, agent:failed)",
@@ -97,21 +113,47 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const t = await rig.task(3);
     expect(t.task.state).toBe("blocked");
     expect(t.effects.every((e: { state: string }) => e.state === "dry-run")).toBe(true);
-    expect(t.effects.some((e: { kind: string; note: string }) => e.kind === "comment" && e.note.startsWith("would have: comment on #3: Orchestra needs a human"))).toBe(true);
+    expect(
+      t.effects.some(
+        (e: { kind: string; note: string }) =>
+          e.kind === "comment" && e.note.startsWith("would have: comment on #3: Orchestra needs a human"),
+      ),
+    ).toBe(true);
   });
 
   test("reported usage adds up per run and per task; a spent budget escalates once instead of re-queueing", async () => {
     rig = await startRig({ provider });
     const { w, run } = await claimed(4, "limits:\n  maxCostUsd: 1\n");
     await w.heartbeat(run.id, run.leaseEpoch);
-    expect((await w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, { leaseEpoch: run.leaseEpoch, usage: { inputTokens: 1000, outputTokens: 100, costUsd: 0.4 } })).status).toBe(200);
-    expect((await w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, { leaseEpoch: run.leaseEpoch, usage: { inputTokens: 2000, outputTokens: 200, costUsd: 0.7 } })).status).toBe(200);
-    const e1 = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 1, usage: { inputTokens: 3000, outputTokens: 300, costUsd: 0.9 } });
+    expect(
+      (
+        await w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, {
+          leaseEpoch: run.leaseEpoch,
+          usage: { inputTokens: 1000, outputTokens: 100, costUsd: 0.4 },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, {
+          leaseEpoch: run.leaseEpoch,
+          usage: { inputTokens: 2000, outputTokens: 200, costUsd: 0.7 },
+        })
+      ).status,
+    ).toBe(200);
+    const e1 = await w.exit(run.id, {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: 1,
+      usage: { inputTokens: 3000, outputTokens: 300, costUsd: 0.9 },
+    });
     expect(e1.body).toMatchObject({ class: "debris-empty", recovery: "delete-branch-requeue" });
     let t = await rig.task(4);
     expect(t.task.state).toBe("queued"); // $0.90 of $1: another attempt
     const run2 = (await w.claim()).body.run;
-    await w.call("POST", `/api/v1/runs/${run2.id}/heartbeat`, { leaseEpoch: run2.leaseEpoch, usage: { inputTokens: 500, outputTokens: 50, costUsd: 0.5 } });
+    await w.call("POST", `/api/v1/runs/${run2.id}/heartbeat`, {
+      leaseEpoch: run2.leaseEpoch,
+      usage: { inputTokens: 500, outputTokens: 50, costUsd: 0.5 },
+    });
     await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 1 });
     for (let i = 0; i < 3; i++) {
       rig.clock.advance(3600_000);
@@ -140,13 +182,29 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.setPermission("other/app", "alice", "write");
     await rig.queue(5);
     rig.fake.state.addIssue("other/app", { number: 5, title: "Other 5", labels: ["agent:queued"], user: "alice" });
-    await rig.deliverPayload("issues", { ...fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: "other/app", issue: 5, label: "agent:queued", sender: "alice" }), installation: { id: 78 } });
-    rig.fake.inject({ method: "POST", path: `/repos/${REPO}/issues/5/labels`, status: 403, headers: { "retry-after": "2" }, body: { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." }, times: 1 });
+    await rig.deliverPayload("issues", {
+      ...fakeWebhookPayload(rig.fake, "issues", "labeled", {
+        repo: "other/app",
+        issue: 5,
+        label: "agent:queued",
+        sender: "alice",
+      }),
+      installation: { id: 78 },
+    });
+    rig.fake.inject({
+      method: "POST",
+      path: `/repos/${REPO}/issues/5/labels`,
+      status: 403,
+      headers: { "retry-after": "2" },
+      body: { message: "You have exceeded a secondary rate limit. Please wait a few minutes before you try again." },
+      times: 1,
+    });
     const w = await rig.worker();
     // Both claims at once: the other installation's label must not wait for this one's rate limit.
     const [a, b] = await Promise.all([w.claim(), w.claim()]);
     expect([a.body.task.repo, b.body.task.repo].sort()).toEqual([REPO, "other/app"]);
-    const adds = (repo: string) => rig.fake.requests.filter((q) => q.method === "POST" && q.path === `/repos/${repo}/issues/5/labels`);
+    const adds = (repo: string) =>
+      rig.fake.requests.filter((q) => q.method === "POST" && q.path === `/repos/${repo}/issues/5/labels`);
     const [limited, retried] = adds(REPO);
     const [other] = adds("other/app");
     expect(limited!.status).toBe(403);
@@ -154,7 +212,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(retried!.at - limited!.at).toBeGreaterThanOrEqual(1900);
     expect(other!.at).toBeLessThan(retried!.at);
     expect(rig.labels(5)).toEqual(["agent:in-progress"]);
-    const effect = (await rig.task(5)).effects.find((e: { kind: string; payload: { label: string } }) => e.kind === "label" && e.payload.label === "agent:in-progress");
+    const effect = (await rig.task(5)).effects.find(
+      (e: { kind: string; payload: { label: string } }) =>
+        e.kind === "label" && e.payload.label === "agent:in-progress",
+    );
     expect(effect).toMatchObject({ state: "done", attempts: 1 });
     expect(effect.errors[0]).toMatchObject({ class: "rate-limit" });
   });
@@ -167,14 +228,64 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const db = rig.app.database.db;
     const now = rig.clock.now();
     // Work left behind for an installation that was suspended since: an effect and an expired lease.
-    await db.effect.create({ data: { id: randomUUID(), key: "k-gone", installationId: 79, repo: "gone/app", kind: "remove-label", payload: JSON.stringify({ issue: 1, label: "agent:queued" }), nextAttemptAt: now, createdAt: now } });
-    await db.task.create({ data: { id: "t-gone", installationId: 79, repo: "gone/app", issue: 1, title: "t", body: "", state: "claimed", attempt: 1, queuedAt: now, branch: "agent/issue-1", runId: "r-gone", leaseEpoch: "e", leaseExpiresAt: new Date(now.getTime() - 1000), label: "agent:in-progress", createdAt: now, updatedAt: now } });
-    await db.run.create({ data: { id: "r-gone", taskId: "t-gone", attempt: 1, mode: "worker", state: "live", leaseEpoch: "e", leaseExpiresAt: now, branch: "agent/issue-1", startedAt: now } });
+    await db.effect.create({
+      data: {
+        id: randomUUID(),
+        key: "k-gone",
+        installationId: 79,
+        repo: "gone/app",
+        kind: "remove-label",
+        payload: JSON.stringify({ issue: 1, label: "agent:queued" }),
+        nextAttemptAt: now,
+        createdAt: now,
+      },
+    });
+    await db.task.create({
+      data: {
+        id: "t-gone",
+        installationId: 79,
+        repo: "gone/app",
+        issue: 1,
+        title: "t",
+        body: "",
+        state: "claimed",
+        attempt: 1,
+        queuedAt: now,
+        branch: "agent/issue-1",
+        runId: "r-gone",
+        leaseEpoch: "e",
+        leaseExpiresAt: new Date(now.getTime() - 1000),
+        label: "agent:in-progress",
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+    await db.run.create({
+      data: {
+        id: "r-gone",
+        taskId: "t-gone",
+        attempt: 1,
+        mode: "worker",
+        state: "live",
+        leaseEpoch: "e",
+        leaseExpiresAt: now,
+        branch: "agent/issue-1",
+        startedAt: now,
+      },
+    });
     const mints = () => rig.fake.requests.filter((q) => q.path === "/app/installations/79/access_tokens").length;
     const installation = () => db.installation.findUnique({ where: { id: 79 } });
     const executor = rig.app.orchestra.executor;
     // Paused, and the effect back in the queue until the pause ends.
-    await eventually(async () => ((await installation())?.pausedUntil && (await db.effect.findUnique({ where: { key: "k-gone" } }))?.state === "pending" ? true : undefined), 5_000, "installation paused");
+    await eventually(
+      async () =>
+        (await installation())?.pausedUntil &&
+        (await db.effect.findUnique({ where: { key: "k-gone" } }))?.state === "pending"
+          ? true
+          : undefined,
+      5_000,
+      "installation paused",
+    );
     await executor.idle();
     const after = mints();
     const failures = (await installation())!.failures;
@@ -193,14 +304,24 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // After the pause, it is asked again (and paused longer while it still fails).
     rig.clock.advance(3_600_001);
     await rig.app.orchestra.sweeper.sweep();
-    await eventually(async () => (((await installation())?.failures ?? 0) > failures ? true : undefined), 5_000, "a longer pause");
+    await eventually(
+      async () => (((await installation())?.failures ?? 0) > failures ? true : undefined),
+      5_000,
+      "a longer pause",
+    );
     expect(mints()).toBeGreaterThan(after);
   });
 
   test("an effect that keeps failing is parked with its errors, listed, and replayable once the cause is fixed", async () => {
     rig = await startRig({ provider });
     await rig.queue(7);
-    rig.fake.inject({ method: "POST", path: "issues/add-labels", status: 403, body: { message: "Resource not accessible by integration" }, times: 3 });
+    rig.fake.inject({
+      method: "POST",
+      path: "issues/add-labels",
+      status: 403,
+      body: { message: "Resource not accessible by integration" },
+      times: 3,
+    });
     const w = await rig.worker();
     expect((await w.claim()).status).toBe(200);
     const parked = (await (await rig.app.admin("/api/v1/effects?state=parked")).json()) as any;
@@ -228,14 +349,26 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = (await w.call("POST", "/api/v1/claims", {})).body.run;
     rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
     const pr = rig.fake.state.addPull(REPO, { head: run.branch, body: "Closes #8" });
-    expect((await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 })).body).toMatchObject({ outcome: "review", prNumber: pr.number });
+    expect((await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 })).body).toMatchObject({
+      outcome: "review",
+      prNumber: pr.number,
+    });
     rig.app.orchestra.executor.start();
     await rig.settle();
     expect(rig.labels(8)).toEqual(["agent:review"]);
     const t = await rig.task(8);
     const labels = t.effects.filter((e: { kind: string }) => e.kind === "label");
-    expect(labels.map((e: { payload: { label: string }; state: string }) => `${e.payload.label}:${e.state}`)).toEqual(["agent:queued:dropped", "agent:in-progress:dropped", "agent:review:done"]);
-    expect(rig.fake.requests.some((q) => q.method === "POST" && q.path.endsWith("/issues/8/labels") && JSON.stringify(q.body).includes("in-progress"))).toBe(false);
+    expect(labels.map((e: { payload: { label: string }; state: string }) => `${e.payload.label}:${e.state}`)).toEqual([
+      "agent:queued:dropped",
+      "agent:in-progress:dropped",
+      "agent:review:done",
+    ]);
+    expect(
+      rig.fake.requests.some(
+        (q) =>
+          q.method === "POST" && q.path.endsWith("/issues/8/labels") && JSON.stringify(q.body).includes("in-progress"),
+      ),
+    ).toBe(false);
   });
 
   test("claims answer at commit: with the executor stopped, a claim still answers and nothing is written until it runs", async () => {

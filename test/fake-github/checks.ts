@@ -12,7 +12,8 @@ import { formatAjvErrors, type OpenApiIndex, type OperationSpec } from "./openap
 import type { FakeState } from "./state.js";
 
 /** Endpoints that take the App's JWT rather than an installation token (cf. @octokit/auth-app). */
-const JWT_PATHS = /^\/(app(\/|$)|repos\/\{owner\}\/\{repo\}\/installation$|orgs\/\{org\}\/installation$|users\/\{username\}\/installation$)/;
+const JWT_PATHS =
+  /^\/(app(\/|$)|repos\/\{owner\}\/\{repo\}\/installation$|orgs\/\{org\}\/installation$|users\/\{username\}\/installation$)/;
 
 /** The installation permission an endpoint needs; writes need "write". */
 function requiredPermission(op: OperationSpec): [string, "read" | "write"] | null {
@@ -94,7 +95,9 @@ export class Checks {
     const validator = this.opts.openapi.bodyValidator(op);
     if (validator && !validator(body)) {
       const msg = formatAjvErrors(validator.errors);
-      violations.push(`${where}: request body does not match the schema: ${msg} — body ${truncate(JSON.stringify(body))}`);
+      violations.push(
+        `${where}: request body does not match the schema: ${msg} — body ${truncate(JSON.stringify(body))}`,
+      );
       return msg;
     }
     const known = this.opts.openapi.knownBodyKeys(op);
@@ -115,23 +118,33 @@ export class Checks {
     if (JWT_PATHS.test(op.path)) {
       if (!a) throw new HttpError(401, errorBody(401, "Requires authentication", docs));
       const problem =
-        a.scheme === "bearer" ? checkAppJwt(a.credentials, this.opts.publicKey, state.app.id, Math.floor(Date.now() / 1000)) : JWT_ERRORS.decode;
+        a.scheme === "bearer"
+          ? checkAppJwt(a.credentials, this.opts.publicKey, state.app.id, Math.floor(Date.now() / 1000))
+          : JWT_ERRORS.decode;
       if (problem) throw new HttpError(401, errorBody(401, problem, docs));
       return { kind: "app" };
     }
     if (!a) throw new HttpError(401, errorBody(401, "Requires authentication", docs));
-    if (a.scheme !== "token" && a.scheme !== "bearer") throw new HttpError(401, errorBody(401, "Bad credentials", docs));
+    if (a.scheme !== "token" && a.scheme !== "bearer")
+      throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     const token = state.tokens.get(a.credentials);
     if (!token) {
       if (a.credentials.split(".").length === 3) {
-        violations.push(`${rec.method} ${rec.path}: called with the App's JWT; this endpoint needs an installation token`);
+        violations.push(
+          `${rec.method} ${rec.path}: called with the App's JWT; this endpoint needs an installation token`,
+        );
       }
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
     if (token.validUntilMs <= Date.now()) {
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
-    return { kind: "installation", installationId: token.installationId, token: token.token, repositories: token.repositories };
+    return {
+      kind: "installation",
+      installationId: token.installationId,
+      token: token.token,
+      repositories: token.repositories,
+    };
   }
 
   /** GraphQL's authentication: the installation of a live installation token, or GraphQL's 401. */
@@ -144,7 +157,8 @@ export class Checks {
         status: 401,
         body: {
           message: a ? "Bad credentials" : "This endpoint requires you to be authenticated.",
-          documentation_url: "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
+          documentation_url:
+            "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql",
         },
       };
     }

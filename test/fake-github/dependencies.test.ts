@@ -71,9 +71,24 @@ test("blocking, closing the blocker and unblocking, step by step", async () => {
     ["nothing blocks it", () => undefined, [], counts(0, 0)],
     ["#2 blocks it", () => fake.state.block(REPO, issue, REPO, 2), [open(REPO, 2)], counts(1, 1)],
     ["blocking twice is one edge", () => fake.state.block(REPO, issue, REPO, 2), [open(REPO, 2)], counts(1, 1)],
-    ["an issue of another repository blocks it too", () => fake.state.block(REPO, issue, OTHER, 7), [open(REPO, 2), open(OTHER, 7)], counts(2, 2)],
-    ["#2 is closed: still listed, no longer counted as open", () => fake.state.closeIssue(REPO, 2), [closed(REPO, 2), open(OTHER, 7)], counts(1, 2)],
-    ["#2 is reopened", () => fake.state.setIssueState(fake.state.issue(REPO, 2), "open", null), [open(REPO, 2), open(OTHER, 7)], counts(2, 2)],
+    [
+      "an issue of another repository blocks it too",
+      () => fake.state.block(REPO, issue, OTHER, 7),
+      [open(REPO, 2), open(OTHER, 7)],
+      counts(2, 2),
+    ],
+    [
+      "#2 is closed: still listed, no longer counted as open",
+      () => fake.state.closeIssue(REPO, 2),
+      [closed(REPO, 2), open(OTHER, 7)],
+      counts(1, 2),
+    ],
+    [
+      "#2 is reopened",
+      () => fake.state.setIssueState(fake.state.issue(REPO, 2), "open", null),
+      [open(REPO, 2), open(OTHER, 7)],
+      counts(2, 2),
+    ],
     ["#2 no longer blocks it", () => fake.state.unblock(REPO, issue, REPO, 2), [open(OTHER, 7)], counts(1, 1)],
     [
       "#3 added through the API, by id",
@@ -87,11 +102,20 @@ test("blocking, closing the blocker and unblocking, step by step", async () => {
       [open(OTHER, 7)],
       counts(1, 1),
     ],
-    ["the other repository's issue no longer blocks it", () => fake.state.unblock(REPO, issue, OTHER, 7), [], counts(0, 0)],
+    [
+      "the other repository's issue no longer blocks it",
+      () => fake.state.unblock(REPO, issue, OTHER, 7),
+      [],
+      counts(0, 0),
+    ],
   ];
   for (const [what, act, blockers, summary] of steps) {
     await act();
-    expect({ what, blockers: await gh.blockedBy(r, issue), summary: await summaryOf(REPO, issue) }).toEqual({ what, blockers, summary });
+    expect({ what, blockers: await gh.blockedBy(r, issue), summary: await summaryOf(REPO, issue) }).toEqual({
+      what,
+      blockers,
+      summary,
+    });
   }
   expect(fake.state.unblock(REPO, issue, OTHER, 7)).toBe(false);
 });
@@ -168,7 +192,9 @@ test.each([
     pull: fake.state.issue(REPO, fake.state.addPull(REPO, { head: "feature" }).number).id,
     duplicate: existing.id,
   };
-  await expect(octokit.rest.issues.addBlockedByDependency({ ...r, issue_number: issue.number, issue_id: ids[kind] })).rejects.toMatchObject({ status });
+  await expect(
+    octokit.rest.issues.addBlockedByDependency({ ...r, issue_number: issue.number, issue_id: ids[kind] }),
+  ).rejects.toMatchObject({ status });
   expect(fake.state.blockersOf(REPO, issue.number).map((b) => b.issue.id)).toEqual([existing.id]);
 });
 
@@ -176,17 +202,31 @@ test("answers as GitHub's description says: 201 with a Location, 200 on delete, 
   const schemas = new ResponseSchemas();
   const issue = fake.state.addIssue(REPO, { labels: ["bug"] });
   const blocker = fake.state.addIssue(OTHER, { title: "Elsewhere" });
-  const added = await octokit.rest.issues.addBlockedByDependency({ ...r, issue_number: issue.number, issue_id: blocker.id });
+  const added = await octokit.rest.issues.addBlockedByDependency({
+    ...r,
+    issue_number: issue.number,
+    issue_id: blocker.id,
+  });
   expect(added.status).toBe(201);
-  expect(added.data).toMatchObject({ id: blocker.id, number: blocker.number, repository_url: `${fake.apiUrl}/repos/${OTHER}` });
+  expect(added.data).toMatchObject({
+    id: blocker.id,
+    number: blocker.number,
+    repository_url: `${fake.apiUrl}/repos/${OTHER}`,
+  });
   expect(added.headers.location).toBe(`${fake.apiUrl}/repos/${REPO}/issues/${issue.number}/dependencies/blocked_by`);
   const listed = await octokit.rest.issues.listDependenciesBlockedBy({ ...r, issue_number: issue.number });
   expect(listed.data.map((i) => i.id)).toEqual([blocker.id]);
   await octokit.rest.issues.get({ ...r, issue_number: issue.number });
-  const removed = await octokit.rest.issues.removeDependencyBlockedBy({ ...r, issue_number: issue.number, issue_id: blocker.id });
+  const removed = await octokit.rest.issues.removeDependencyBlockedBy({
+    ...r,
+    issue_number: issue.number,
+    issue_id: blocker.id,
+  });
   expect(removed.status).toBe(200);
   expect(removed.data).toMatchObject({ id: blocker.id });
-  await expect(octokit.rest.issues.removeDependencyBlockedBy({ ...r, issue_number: issue.number, issue_id: blocker.id })).rejects.toMatchObject({ status: 404 });
+  await expect(
+    octokit.rest.issues.removeDependencyBlockedBy({ ...r, issue_number: issue.number, issue_id: blocker.id }),
+  ).rejects.toMatchObject({ status: 404 });
 
   const problems: string[] = [];
   const answered = fake.requests.filter((q) => q.operationId && !q.operationId.startsWith("apps/") && q.status < 300);

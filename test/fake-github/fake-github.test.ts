@@ -72,9 +72,15 @@ describe("authentication", () => {
       privateKeyEncoding: { type: "pkcs8", format: "pem" },
       publicKeyEncoding: { type: "spki", format: "pem" },
     });
-    const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: other.privateKey }, baseUrl: fake.apiUrl }) as Client;
+    const app = new TestOctokit({
+      auth: { appId: fake.appId, privateKey: other.privateKey },
+      baseUrl: fake.apiUrl,
+    }) as Client;
     await expect(app.request("GET /app")).rejects.toMatchObject({ status: 401 });
-    const good = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as Client;
+    const good = new TestOctokit({
+      auth: { appId: fake.appId, privateKey: fake.privateKey },
+      baseUrl: fake.apiUrl,
+    }) as Client;
     const { data } = await good.request("GET /app");
     expect(data).toMatchObject({ id: fake.appId, slug: "orchestra-test" });
   });
@@ -102,7 +108,10 @@ describe("authentication", () => {
 
 describe("the App's permissions and events", () => {
   it("GET /app answers the App's own; each installation what it accepted, which may lag behind", async () => {
-    const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as Client;
+    const app = new TestOctokit({
+      auth: { appId: fake.appId, privateKey: fake.privateKey },
+      baseUrl: fake.apiUrl,
+    }) as Client;
     fake.state.appPermissions["members"] = "read";
     fake.state.appEvents.push("member");
     const lagging = fake.state.addInstallation(8, "globex", { events: ["issues"] });
@@ -113,7 +122,10 @@ describe("the App's permissions and events", () => {
     expect(self?.events).toContain("member");
     const { data: installations } = await app.request("GET /app/installations");
     const byId = new Map(installations.map((i) => [i.id, i]));
-    expect(byId.get(INSTALLATION)).toMatchObject({ account: { login: "acme" }, permissions: { issues: "write", pull_requests: "write" } });
+    expect(byId.get(INSTALLATION)).toMatchObject({
+      account: { login: "acme" },
+      permissions: { issues: "write", pull_requests: "write" },
+    });
     expect(byId.get(INSTALLATION)!.permissions).not.toHaveProperty("members");
     expect(byId.get(INSTALLATION)!.events).not.toContain("member");
     expect(byId.get(8)).toMatchObject({ account: { login: "globex" }, events: ["issues"] });
@@ -125,12 +137,20 @@ describe("the App's permissions and events", () => {
 describe("issues and labels", () => {
   it("adds and removes labels, answering like GitHub", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "Do it", labels: ["bug"], user: "alice" });
-    const added = await octokit.rest.issues.addLabels({ ...REPO, issue_number: issue.number, labels: ["agent:queued"] });
+    const added = await octokit.rest.issues.addLabels({
+      ...REPO,
+      issue_number: issue.number,
+      labels: ["agent:queued"],
+    });
     expect(added.status).toBe(200);
     expect(added.data.map((l) => l.name)).toEqual(["bug", "agent:queued"]);
     expect(fake.state.repo("acme/widgets").labels.has("agent:queued")).toBe(true);
 
-    const removed = await octokit.rest.issues.removeLabel({ ...REPO, issue_number: issue.number, name: "agent:queued" });
+    const removed = await octokit.rest.issues.removeLabel({
+      ...REPO,
+      issue_number: issue.number,
+      name: "agent:queued",
+    });
     expect(removed.status).toBe(200);
     expect(removed.data.map((l) => l.name)).toEqual(["bug"]);
     expect(fake.state.labelsOf("acme/widgets", issue.number)).toEqual(["bug"]);
@@ -144,7 +164,9 @@ describe("issues and labels", () => {
     await octokit.rest.issues.createLabel({ ...REPO, name: "agent:review", color: "0e8a16" });
     await expect(octokit.rest.issues.createLabel({ ...REPO, name: "Agent:Review" })).rejects.toMatchObject({
       status: 422,
-      response: { data: { message: "Validation Failed", errors: [{ resource: "Label", code: "already_exists", field: "name" }] } },
+      response: {
+        data: { message: "Validation Failed", errors: [{ resource: "Label", code: "already_exists", field: "name" }] },
+      },
     });
   });
 
@@ -152,7 +174,11 @@ describe("issues and labels", () => {
     for (let i = 0; i < 5; i++) fake.state.addIssue("acme/widgets", { title: `q${i}`, labels: ["agent:queued"] });
     fake.state.addIssue("acme/widgets", { title: "closed", labels: ["agent:queued"], state: "closed" });
     fake.state.addIssue("acme/widgets", { title: "other" });
-    const all = await octokit.paginate(octokit.rest.issues.listForRepo, { ...REPO, labels: "agent:queued", per_page: 2 });
+    const all = await octokit.paginate(octokit.rest.issues.listForRepo, {
+      ...REPO,
+      labels: "agent:queued",
+      per_page: 2,
+    });
     expect(all.map((i) => i.title).sort()).toEqual(["q0", "q1", "q2", "q3", "q4"]);
     expect(fake.requestsFor("issues/list-for-repo")).toHaveLength(3);
     const closed = await octokit.rest.issues.listForRepo({ ...REPO, state: "closed" });
@@ -170,9 +196,16 @@ describe("issues and labels", () => {
     expect(byBot.data.map((i) => i.number)).toEqual([mine.number]);
 
     fake.state.deleteIssue("acme/widgets", mine.number);
-    await expect(octokit.rest.issues.get({ ...REPO, issue_number: mine.number })).rejects.toMatchObject({ status: 410, response: { data: { message: "This issue was deleted" } } });
-    await expect(octokit.rest.issues.update({ ...REPO, issue_number: mine.number, body: "v3" })).rejects.toMatchObject({ status: 410 });
-    expect((await octokit.rest.issues.listForRepo({ ...REPO, state: "all" })).data.map((i) => i.title)).toEqual(["a person's"]);
+    await expect(octokit.rest.issues.get({ ...REPO, issue_number: mine.number })).rejects.toMatchObject({
+      status: 410,
+      response: { data: { message: "This issue was deleted" } },
+    });
+    await expect(octokit.rest.issues.update({ ...REPO, issue_number: mine.number, body: "v3" })).rejects.toMatchObject({
+      status: 410,
+    });
+    expect((await octokit.rest.issues.listForRepo({ ...REPO, state: "all" })).data.map((i) => i.title)).toEqual([
+      "a person's",
+    ]);
     // A number never comes back: the next issue gets a new one.
     const { data: next } = await octokit.rest.issues.create({ ...REPO, title: "Orchestra fleet", body: "v1" });
     expect(next.number).toBeGreaterThan(mine.number);
@@ -183,7 +216,11 @@ describe("issues and labels", () => {
   it("comments as the App's bot and reacts with 201 then 200", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     const human = fake.state.addComment("acme/widgets", issue.number, { body: "orchestra retry", user: "alice" });
-    const { data: comment } = await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "ok" });
+    const { data: comment } = await octokit.rest.issues.createComment({
+      ...REPO,
+      issue_number: issue.number,
+      body: "ok",
+    });
     expect(comment.user?.login).toBe("orchestra-test[bot]");
     expect(comment.user?.type).toBe("Bot");
     const r1 = await octokit.rest.reactions.createForIssueComment({ ...REPO, comment_id: human.id, content: "+1" });
@@ -269,7 +306,9 @@ describe("git, compare and pull requests", () => {
     const res = await octokit.rest.pulls.updateBranch({ ...REPO, pull_number: pr.number });
     expect(res.status).toBe(202);
     expect(pr.headSha).not.toBe(before);
-    await expect(octokit.rest.pulls.updateBranch({ ...REPO, pull_number: pr.number })).rejects.toMatchObject({ status: 422 });
+    await expect(octokit.rest.pulls.updateBranch({ ...REPO, pull_number: pr.number })).rejects.toMatchObject({
+      status: 422,
+    });
     fake.assertNoViolations();
   });
 });
@@ -290,7 +329,10 @@ describe("checks and actions", () => {
     const { data } = await octokit.rest.checks.listForRef({ ...REPO, ref: pr.headSha });
     expect(data.total_count).toBe(2);
     const failed = data.check_runs.find((c) => c.name === "test")!;
-    expect(failed).toMatchObject({ conclusion: "failure", output: { title: "The runner has received a shutdown signal" } });
+    expect(failed).toMatchObject({
+      conclusion: "failure",
+      output: { title: "The runner has received a shutdown signal" },
+    });
     expect(failed.details_url).toContain(`/actions/runs/${run.id}/job/${failed.id}`);
 
     const rerun = await octokit.rest.actions.reRunWorkflowFailedJobs({ ...REPO, run_id: run.id });
@@ -300,7 +342,10 @@ describe("checks and actions", () => {
     expect(latest.data.check_runs.find((c) => c.name === "test")).toMatchObject({ status: "queued", conclusion: null });
     expect(latest.data.check_runs.find((c) => c.name === "lint")).toMatchObject({ conclusion: "success" });
     const { data: jobs } = await octokit.rest.actions.listJobsForWorkflowRun({ ...REPO, run_id: run.id });
-    expect(jobs.jobs.map((j) => [j.name, j.run_attempt])).toEqual([["lint", 2], ["test", 2]]);
+    expect(jobs.jobs.map((j) => [j.name, j.run_attempt])).toEqual([
+      ["lint", 2],
+      ["test", 2],
+    ]);
     fake.assertNoViolations();
   });
 
@@ -314,11 +359,15 @@ describe("checks and actions", () => {
       inputs: { issue: "5" },
     });
     expect(res.status).toBe(204);
-    expect(fake.state.dispatches).toMatchObject([{ repo: "acme/widgets", workflowId: 21, ref: "main", inputs: { issue: "5" } }]);
+    expect(fake.state.dispatches).toMatchObject([
+      { repo: "acme/widgets", workflowId: 21, ref: "main", inputs: { issue: "5" } },
+    ]);
     const runs = await octokit.rest.actions.listWorkflowRuns({ ...REPO, workflow_id: 21, event: "workflow_dispatch" });
     expect(runs.data.workflow_runs).toHaveLength(1);
 
-    await expect(octokit.rest.actions.createWorkflowDispatch({ ...REPO, workflow_id: 22, ref: "main" })).rejects.toMatchObject({
+    await expect(
+      octokit.rest.actions.createWorkflowDispatch({ ...REPO, workflow_id: 22, ref: "main" }),
+    ).rejects.toMatchObject({
       status: 422,
       response: { data: { message: "Workflow does not have 'workflow_dispatch' trigger" } },
     });
@@ -356,7 +405,9 @@ describe("violations and error injection", () => {
     });
     await expect(res).rejects.toMatchObject({ status: 422 });
     expect(fake.violations).toHaveLength(1);
-    expect(fake.violations[0]).toMatch(/^issues\/add-labels POST \/repos\/acme\/widgets\/issues\/1\/labels: request body/);
+    expect(fake.violations[0]).toMatch(
+      /^issues\/add-labels POST \/repos\/acme\/widgets\/issues\/1\/labels: request body/,
+    );
     expect(() => fake.assertNoViolations()).toThrow(/1 violation/);
   });
 
@@ -392,11 +443,15 @@ describe("performed injections and chaos", () => {
   it("performs the write, then answers the injected 502 (the answer was lost)", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     fake.inject({ method: "POST", path: "issues/create-comment", status: 502, perform: true });
-    await expect(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "once" })).rejects.toMatchObject({
+    await expect(
+      octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "once" }),
+    ).rejects.toMatchObject({
       status: 502,
       response: { data: { message: "Bad Gateway" } },
     });
-    expect(fake.state.commentsOn("acme/widgets", issue.number).map((c) => [c.body, c.user])).toEqual([["once", "orchestra-test[bot]"]]);
+    expect(fake.state.commentsOn("acme/widgets", issue.number).map((c) => [c.body, c.user])).toEqual([
+      ["once", "orchestra-test[bot]"],
+    ]);
     const [rec] = fake.requestsFor("issues/create-comment");
     expect(rec).toMatchObject({ injected: true, status: 502, performedStatus: 201 });
     // the rule is used up: the retry creates a second comment and answers for real
@@ -410,7 +465,9 @@ describe("performed injections and chaos", () => {
   it("does not run the handler for an injection without perform", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     fake.inject({ path: "issues/create-comment", status: 502 });
-    await expect(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })).rejects.toMatchObject({ status: 502 });
+    await expect(
+      octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }),
+    ).rejects.toMatchObject({ status: 502 });
     expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
     expect(fake.requestsFor("issues/create-comment")[0]).not.toHaveProperty("performedStatus");
   });
@@ -424,7 +481,11 @@ describe("performed injections and chaos", () => {
       octokit.rest.issues.addLabels({ ...REPO, issue_number: issue.number, labels: ["agent:queued"] }),
       octokit.rest.issues.removeLabel({ ...REPO, issue_number: issue.number, name: "bug" }),
       octokit.rest.issues.update({ ...REPO, issue_number: issue.number, state: "closed" }),
-      octokit.rest.git.createRef({ ...REPO, ref: "refs/heads/agent/x", sha: fake.state.repo("acme/widgets").branches.get("main")! }),
+      octokit.rest.git.createRef({
+        ...REPO,
+        ref: "refs/heads/agent/x",
+        sha: fake.state.repo("acme/widgets").branches.get("main")!,
+      }),
     ];
     for (const w of writes) expect(await status(w)).toBe(502);
     expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
@@ -437,7 +498,9 @@ describe("performed injections and chaos", () => {
     expect(faulted.every((r) => r.status === 502 && r.performedStatus === undefined)).toBe(true);
 
     fake.chaos(null);
-    expect((await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })).status).toBe(201);
+    expect((await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })).status).toBe(
+      201,
+    );
     expect(fake.chaosStats().writes).toBe(5); // switching off keeps the counters
     fake.assertNoViolations();
   });
@@ -445,9 +508,15 @@ describe("performed injections and chaos", () => {
   it("chaos with failRate 1 and performedShare 1 performs every write before answering 502", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     fake.chaos({ seed: 3, failRate: 1, performedShare: 1, secondaryRateLimitRate: 0 });
-    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(502);
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(
+      502,
+    );
     expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(1);
-    expect(fake.requestsFor("issues/create-comment")[0]).toMatchObject({ injected: true, status: 502, performedStatus: 201 });
+    expect(fake.requestsFor("issues/create-comment")[0]).toMatchObject({
+      injected: true,
+      status: 502,
+      performedStatus: 201,
+    });
     expect(fake.chaosStats()).toEqual({ writes: 1, failed502: 1, performed502: 1, rateLimited: 0 });
     fake.assertNoViolations();
   });
@@ -459,7 +528,9 @@ describe("performed injections and chaos", () => {
       fake.chaos({ ...opts, seed });
       const statuses: number[] = [];
       for (let i = 0; i < 40; i++) {
-        statuses.push(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: `c${i}` })));
+        statuses.push(
+          await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: `c${i}` })),
+        );
       }
       return statuses;
     };
@@ -494,13 +565,17 @@ describe("performed injections and chaos", () => {
       const client = installationClient(fake);
       expect((await client.rest.issues.get({ ...REPO, issue_number: issue.number })).status).toBe(200);
       expect((await client.rest.issues.listComments({ ...REPO, issue_number: issue.number })).status).toBe(200);
-      expect(await client.graphql(`query Viewer { viewer { login } }`)).toEqual({ viewer: { login: "orchestra-test[bot]" } });
+      expect(await client.graphql(`query Viewer { viewer { login } }`)).toEqual({
+        viewer: { login: "orchestra-test[bot]" },
+      });
     }
     expect(fake.requestsFor("apps/create-installation-access-token").map((r) => r.status)).toEqual([201, 201, 201]);
     expect(fake.requests.some((r) => r.injected)).toBe(false);
     expect(fake.chaosStats()).toEqual({ writes: 0, failed502: 0, performed502: 0, rateLimited: 0 });
     // while every write is faulted
-    expect([403, 502]).toContain(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })));
+    expect([403, 502]).toContain(
+      await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" })),
+    );
     expect(fake.chaosStats().writes).toBe(1);
     fake.assertNoViolations();
   });
@@ -508,9 +583,14 @@ describe("performed injections and chaos", () => {
   it("answers a secondary rate limit like GitHub, with retry-after, and never performs it", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     fake.chaos({ seed: 9, failRate: 0, secondaryRateLimitRate: 1, retryAfterSeconds: 7 });
-    const error = await octokit.rest.issues
-      .createComment({ ...REPO, issue_number: issue.number, body: "b" })
-      .then(() => null, (e: unknown) => e as { status: number; response: { headers: Record<string, string>; data: { message: string; documentation_url: string } } });
+    const error = await octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }).then(
+      () => null,
+      (e: unknown) =>
+        e as {
+          status: number;
+          response: { headers: Record<string, string>; data: { message: string; documentation_url: string } };
+        },
+    );
     expect(error).not.toBeNull();
     expect(error!.status).toBe(403);
     expect(error!.response.headers["retry-after"]).toBe("7");
@@ -520,7 +600,8 @@ describe("performed injections and chaos", () => {
       message:
         "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. " +
         `If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
-      documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+      documentation_url:
+        "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
     });
     expect(fake.state.commentsOn("acme/widgets", issue.number)).toEqual([]);
     expect(fake.requestsFor("issues/create-comment")[0]).toMatchObject({ injected: true, status: 403, requestId });
@@ -533,10 +614,14 @@ describe("performed injections and chaos", () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "x" });
     fake.chaos({ seed: 2, failRate: 1, performedShare: 0, secondaryRateLimitRate: 0 });
     fake.inject({ path: "issues/create-comment", status: 503, perform: true });
-    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(503);
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(
+      503,
+    );
     expect(fake.state.commentsOn("acme/widgets", issue.number)).toHaveLength(1);
     expect(fake.chaosStats().writes).toBe(0);
-    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(502);
+    expect(await status(octokit.rest.issues.createComment({ ...REPO, issue_number: issue.number, body: "b" }))).toBe(
+      502,
+    );
     expect(fake.chaosStats().writes).toBe(1);
     expect(() => fake.chaos({ seed: 1, failRate: 0.7, secondaryRateLimitRate: 0.5 })).toThrow(/between 0 and 1/);
     expect(() => fake.chaos({ seed: 1, failRate: -0.1, secondaryRateLimitRate: 0 })).toThrow(/failRate/);
@@ -557,13 +642,18 @@ describe("graphql", () => {
     fake.state.addCommits("acme/widgets", "main", 1);
     const data = await octokit.graphql(MERGE_STATE, { ...REPO, number: pr.number });
     expect(data).toEqual({
-      repository: { pullRequest: { number: pr.number, mergeable: "MERGEABLE", state: "BEHIND", headRefOid: pr.headSha } },
+      repository: {
+        pullRequest: { number: pr.number, mergeable: "MERGEABLE", state: "BEHIND", headRefOid: pr.headSha },
+      },
     });
     fake.state.setPullConflicting("acme/widgets", pr.number);
-    const again = await octokit.graphql<{ repository: { pullRequest: { mergeable: string; state: string } } }>(MERGE_STATE, {
-      ...REPO,
-      number: pr.number,
-    });
+    const again = await octokit.graphql<{ repository: { pullRequest: { mergeable: string; state: string } } }>(
+      MERGE_STATE,
+      {
+        ...REPO,
+        number: pr.number,
+      },
+    );
     expect(again.repository.pullRequest).toMatchObject({ mergeable: "CONFLICTING", state: "DIRTY" });
     fake.assertNoViolations();
   });
@@ -601,7 +691,9 @@ describe("graphql", () => {
     await expect(octokit.graphql(MERGE_STATE, { ...REPO, number: 999 })).rejects.toMatchObject({
       errors: [{ type: "NOT_FOUND", path: ["repository", "pullRequest"] }],
     });
-    expect(await octokit.graphql(`query Whatever { viewer { login } }`)).toEqual({ viewer: { login: "orchestra-test[bot]" } });
+    expect(await octokit.graphql(`query Whatever { viewer { login } }`)).toEqual({
+      viewer: { login: "orchestra-test[bot]" },
+    });
     fake.graphql.register("Whatever", () => ({ viewer: { login: "custom" } }));
     expect(await octokit.graphql(`query Whatever { viewer { login } }`)).toEqual({ viewer: { login: "custom" } });
     fake.assertNoViolations();
@@ -636,7 +728,11 @@ describe("a Probot app aimed at the fake through GHE_HOST", () => {
     await probot.receive({
       id: "delivery-1",
       name: "issues",
-      payload: fakeWebhookPayload(fake, "issues", "labeled", { repo: "acme/widgets", issue: issue.number, label: "todo" }) as never,
+      payload: fakeWebhookPayload(fake, "issues", "labeled", {
+        repo: "acme/widgets",
+        issue: issue.number,
+        label: "todo",
+      }) as never,
     });
     expect(fake.state.labelsOf("acme/widgets", issue.number)).toEqual(["agent:in-progress"]);
     expect(seen).toEqual([{ repository: { issue: { closedByPullRequestsReferences: { totalCount: 0 } } } }]);
@@ -663,12 +759,24 @@ describe("response shapes", () => {
       workflowId: 31,
       headBranch: "agent/issue-x",
       conclusion: "failure",
-      jobs: [{ name: "test", conclusion: "failure", steps: [{ name: "npm test", status: "completed", conclusion: "failure", number: 1 }] }],
+      jobs: [
+        {
+          name: "test",
+          conclusion: "failure",
+          steps: [{ name: "npm test", status: "completed", conclusion: "failure", number: 1 }],
+        },
+      ],
     });
     fake.state.setFile("acme/widgets", "README.md", "# hi\n");
-    const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as Client;
+    const app = new TestOctokit({
+      auth: { appId: fake.appId, privateKey: fake.privateKey },
+      baseUrl: fake.apiUrl,
+    }) as Client;
 
-    fake.state.hookDeliveries.push({ event: "issues", action: "labeled", status: 502, installationId: INSTALLATION }, { event: "push", status: 0 });
+    fake.state.hookDeliveries.push(
+      { event: "issues", action: "labeled", status: 502, installationId: INSTALLATION },
+      { event: "push", status: 0 },
+    );
     await app.request("GET /app");
     await app.request("GET /app/installations");
     await app.request("GET /app/hook/deliveries", { per_page: 1 });
@@ -678,7 +786,12 @@ describe("response shapes", () => {
     await octokit.rest.issues.get({ ...REPO, issue_number: pr.number });
     await octokit.rest.issues.listForRepo(REPO);
     await octokit.rest.issues.create({ ...REPO, title: "new", labels: ["agent:queued"] });
-    await octokit.rest.issues.update({ ...REPO, issue_number: issue.number, state: "closed", state_reason: "not_planned" });
+    await octokit.rest.issues.update({
+      ...REPO,
+      issue_number: issue.number,
+      state: "closed",
+      state_reason: "not_planned",
+    });
     await octokit.rest.issues.addLabels({ ...REPO, issue_number: issue.number, labels: ["x"] });
     await octokit.rest.issues.setLabels({ ...REPO, issue_number: issue.number, labels: ["y"] });
     await octokit.rest.issues.listLabelsOnIssue({ ...REPO, issue_number: issue.number });
@@ -702,8 +815,18 @@ describe("response shapes", () => {
     await octokit.rest.repos.getContent({ ...REPO, path: "README.md" });
     await octokit.rest.checks.listForRef({ ...REPO, ref: pr.headSha });
     await octokit.rest.checks.listSuitesForRef({ ...REPO, ref: pr.headSha });
-    const { data: mine } = await octokit.rest.checks.create({ ...REPO, name: "orchestra", head_sha: pr.headSha, status: "in_progress" });
-    await octokit.rest.checks.update({ ...REPO, check_run_id: mine.id, conclusion: "success", output: { title: "ok", summary: "fine" } });
+    const { data: mine } = await octokit.rest.checks.create({
+      ...REPO,
+      name: "orchestra",
+      head_sha: pr.headSha,
+      status: "in_progress",
+    });
+    await octokit.rest.checks.update({
+      ...REPO,
+      check_run_id: mine.id,
+      conclusion: "success",
+      output: { title: "ok", summary: "fine" },
+    });
     await octokit.rest.checks.get({ ...REPO, check_run_id: mine.id });
     await octokit.rest.actions.listWorkflowRunsForRepo(REPO);
     await octokit.rest.actions.getWorkflowRun({ ...REPO, run_id: run.id });

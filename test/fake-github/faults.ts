@@ -73,7 +73,8 @@ export interface Injection {
 
 const WRITE_METHODS = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 const TOKEN_MINTING = "POST /app/installations/{installation_id}/access_tokens";
-const SECONDARY_RATE_LIMIT_DOCS = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+const SECONDARY_RATE_LIMIT_DOCS =
+  "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
 
 export class Faults {
   private readonly rules: (InjectRule & { remaining: number })[] = [];
@@ -91,7 +92,8 @@ export class Faults {
    * until it is over.
    */
   outage(opts: OutageOptions | null): void {
-    if (opts && !(Number.isInteger(opts.status) && opts.status >= 400 && opts.status <= 599)) throw new Error(`fake GitHub outage: status must be an HTTP error status (400-599), got ${opts.status}`);
+    if (opts && !(Number.isInteger(opts.status) && opts.status >= 400 && opts.status <= 599))
+      throw new Error(`fake GitHub outage: status must be an HTTP error status (400-599), got ${opts.status}`);
     this.down = opts;
   }
 
@@ -115,7 +117,8 @@ export class Faults {
     share("performedShare", performedShare);
     share("failRate + secondaryRateLimitRate", opts.failRate + opts.secondaryRateLimitRate);
     if (!Number.isInteger(opts.seed)) throw new Error(`fake GitHub chaos: seed must be an integer, got ${opts.seed}`);
-    if (!(retryAfterSeconds >= 0)) throw new Error(`fake GitHub chaos: retryAfterSeconds must be >= 0, got ${retryAfterSeconds}`);
+    if (!(retryAfterSeconds >= 0))
+      throw new Error(`fake GitHub chaos: retryAfterSeconds must be >= 0, got ${retryAfterSeconds}`);
     this.chaosConfig = { ...opts, performedShare, retryAfterSeconds, random: mulberry32(opts.seed) };
     this.chaosCounters = { writes: 0, failed502: 0, performed502: 0, rateLimited: 0 };
   }
@@ -156,7 +159,11 @@ export class Faults {
         perform: false,
         answer: (rec) => {
           rec.injected = true;
-          return { status: down.status, body: errorBody(down.status, STATUS_CODES[down.status] ?? "Error", docsFor({ op })), headers: down.headers };
+          return {
+            status: down.status,
+            body: errorBody(down.status, STATUS_CODES[down.status] ?? "Error", docsFor({ op })),
+            headers: down.headers,
+          };
         },
       };
     }

@@ -13,7 +13,11 @@ import { fakeWebhookPayload } from "../support/webhooks.js";
 import { startFakeGitHub, type FakeGitHub } from "./index.js";
 import { ResponseSchemas } from "./response-schemas.js";
 
-const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
 type Client = InstanceType<typeof ProbotOctokit>;
 
 const REPO = "acme/widgets";
@@ -50,7 +54,10 @@ afterEach(async () => {
 });
 
 function client(installationId: number): Client {
-  return new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey, installationId }, baseUrl: fake.apiUrl }) as Client;
+  return new TestOctokit({
+    auth: { appId: fake.appId, privateKey: fake.privateKey, installationId },
+    baseUrl: fake.apiUrl,
+  }) as Client;
 }
 
 /** Issue #7 in the parent; mallory's fork with two commits on agent/issue-7 and PR #8 from it saying "Closes #7". */
@@ -80,7 +87,12 @@ test("a fork is a repository of its own that starts with its parent's history", 
   expect(parent.branches.get("main")).not.toBe(forkOnly);
 
   const { data: f } = await client(5151).rest.repos.get({ owner: "mallory", repo: "widgets" });
-  expect(f).toMatchObject({ full_name: FORK, fork: true, parent: { full_name: REPO, fork: false }, source: { full_name: REPO } });
+  expect(f).toMatchObject({
+    full_name: FORK,
+    fork: true,
+    parent: { full_name: REPO, fork: false },
+    source: { full_name: REPO },
+  });
   const { data: p } = await octokit.rest.repos.get(r);
   expect(p).toMatchObject({ full_name: REPO, fork: false, forks_count: 1, network_count: 1 });
   expect(p).not.toHaveProperty("parent");
@@ -100,20 +112,32 @@ test("a pull request from a fork's branch lives in the parent and its head is th
   expect(fake.state.repo(FORK).pulls.size).toBe(0);
 
   const { data } = await octokit.rest.pulls.get({ ...r, pull_number: 8 });
-  expect(data.head).toMatchObject({ label: `mallory:${BRANCH}`, ref: BRANCH, sha: head, user: { login: "mallory" }, repo: { full_name: FORK, fork: true } });
+  expect(data.head).toMatchObject({
+    label: `mallory:${BRANCH}`,
+    ref: BRANCH,
+    sha: head,
+    user: { login: "mallory" },
+    repo: { full_name: FORK, fork: true },
+  });
   expect(data.base).toMatchObject({ label: "acme:main", ref: "main", repo: { full_name: REPO, fork: false } });
   // its commits are readable in the parent, as GitHub keeps refs/pull/8/head there
   expect((await octokit.rest.pulls.listCommits({ ...r, pull_number: 8 })).data.map((c) => c.sha).at(-1)).toBe(head);
-  expect((await octokit.rest.repos.compareCommitsWithBasehead({ ...r, basehead: `main...${head}` })).data.ahead_by).toBe(2);
+  expect(
+    (await octokit.rest.repos.compareCommitsWithBasehead({ ...r, basehead: `main...${head}` })).data.ahead_by,
+  ).toBe(2);
   // a commit's pull requests in the parent include the fork's
   expect((await gh.pullsForCommit(r, head)).map((p) => [p.number, p.headRepo])).toEqual([[8, FORK]]);
   expect((await gh.getPull(r, 8))?.headRepo).toBe(FORK);
 
   // the fork's branch must exist, and the fork must be of the network
-  expect(() => fake.state.addPull(REPO, { head: "nope", headRepo: FORK })).toThrow(/no branch nope in mallory\/widgets/);
+  expect(() => fake.state.addPull(REPO, { head: "nope", headRepo: FORK })).toThrow(
+    /no branch nope in mallory\/widgets/,
+  );
   fake.state.addRepo("bob/widgets");
   fake.state.addBranch("bob/widgets", "x", { aheadBy: 1 });
-  expect(() => fake.state.addPull(REPO, { head: "x", headRepo: "bob/widgets" })).toThrow(/not in acme\/widgets's network/);
+  expect(() => fake.state.addPull(REPO, { head: "x", headRepo: "bob/widgets" })).toThrow(
+    /not in acme\/widgets's network/,
+  );
 });
 
 test("head=owner:branch matches the head repository's owner and the branch, as on GitHub", async () => {
@@ -121,14 +145,20 @@ test("head=owner:branch matches the head repository's owner and the branch, as o
   fake.state.addBranch(REPO, BRANCH, { aheadBy: 1 });
   fake.state.addPull(REPO, { head: BRANCH, number: 9 });
   const list = async (head?: string) =>
-    (await octokit.rest.pulls.list({ ...r, state: "all", ...(head ? { head } : {}) })).data.map((p) => [p.number, p.head.label]);
+    (await octokit.rest.pulls.list({ ...r, state: "all", ...(head ? { head } : {}) })).data.map((p) => [
+      p.number,
+      p.head.label,
+    ]);
   expect(await list(`acme:${BRANCH}`)).toEqual([[9, `acme:${BRANCH}`]]);
   expect(await list(`mallory:${BRANCH}`)).toEqual([[8, `mallory:${BRANCH}`]]);
   expect(await list(`Mallory:${BRANCH}`)).toEqual([[8, `mallory:${BRANCH}`]]);
   expect(await list(`bob:${BRANCH}`)).toEqual([]);
   expect(await list(`mallory:other`)).toEqual([]);
   // newest first
-  expect(await list()).toEqual([[9, `acme:${BRANCH}`], [8, `mallory:${BRANCH}`]]);
+  expect(await list()).toEqual([
+    [9, `acme:${BRANCH}`],
+    [8, `mallory:${BRANCH}`],
+  ]);
   // the App's own read asks for its owner's branch and so never sees the fork's
   expect((await gh.pullsForBranch(r, BRANCH, "all")).map((p) => [p.number, p.headRepo])).toEqual([[9, REPO]]);
 });
@@ -185,8 +215,12 @@ test("POST pulls with head mallory:branch opens a pull request from the fork", a
   const { data } = await octokit.rest.pulls.create({ ...r, head: `mallory:${BRANCH}`, base: "main", title: "t" });
   expect(data.head).toMatchObject({ label: `mallory:${BRANCH}`, sha: head, repo: { full_name: FORK } });
   expect(fake.state.pull(REPO, data.number).headRepo).toBe(FORK);
-  await expect(octokit.rest.pulls.create({ ...r, head: `mallory:${BRANCH}`, base: "main", title: "t" })).rejects.toMatchObject({ status: 422 });
-  await expect(octokit.rest.pulls.create({ ...r, head: `bob:${BRANCH}`, base: "main", title: "t" })).rejects.toMatchObject({ status: 422 });
+  await expect(
+    octokit.rest.pulls.create({ ...r, head: `mallory:${BRANCH}`, base: "main", title: "t" }),
+  ).rejects.toMatchObject({ status: 422 });
+  await expect(
+    octokit.rest.pulls.create({ ...r, head: `bob:${BRANCH}`, base: "main", title: "t" }),
+  ).rejects.toMatchObject({ status: 422 });
   // the parent's branch of the same name is another head: its pull request is another one
   fake.state.addBranch(REPO, BRANCH, { aheadBy: 1 });
   const { data: own } = await octokit.rest.pulls.create({ ...r, head: `acme:${BRANCH}`, base: "main", title: "own" });
@@ -194,7 +228,9 @@ test("POST pulls with head mallory:branch opens a pull request from the fork", a
 
   // updating the fork's branch needs "allow edits from maintainers"
   fake.state.addCommits(REPO, "main");
-  await expect(octokit.rest.pulls.updateBranch({ ...r, pull_number: data.number })).rejects.toMatchObject({ status: 422 });
+  await expect(octokit.rest.pulls.updateBranch({ ...r, pull_number: data.number })).rejects.toMatchObject({
+    status: 422,
+  });
   await octokit.rest.pulls.update({ ...r, pull_number: data.number, maintainer_can_modify: true });
   await octokit.rest.pulls.updateBranch({ ...r, pull_number: data.number });
   const forkHead = fake.state.repo(FORK).branches.get(BRANCH)!;
@@ -207,7 +243,11 @@ test("webhooks and check runs render a fork's pull request as GitHub does", asyn
   const { head } = forkPull();
   const payload = fakeWebhookPayload(fake, "pull_request", "opened", { repo: REPO, pull: 8, sender: "mallory" }) as any;
   expect(payload.repository.full_name).toBe(REPO);
-  expect(payload.pull_request.head).toMatchObject({ label: `mallory:${BRANCH}`, user: { login: "mallory" }, repo: { full_name: FORK, fork: true } });
+  expect(payload.pull_request.head).toMatchObject({
+    label: `mallory:${BRANCH}`,
+    user: { login: "mallory" },
+    repo: { full_name: FORK, fork: true },
+  });
   expect(payload.pull_request.base.repo.full_name).toBe(REPO);
   // (the support helper's `organization` is a user's shape, not an organization's: left out of the check)
   delete payload.organization;
@@ -217,7 +257,8 @@ test("webhooks and check runs render a fork's pull request as GitHub does", asyn
   fake.state.addCheckRun(REPO, { headSha: head, name: "ci" });
   const own = fake.state.addPull(REPO, { head: "agent/issue-9", number: 9 });
   fake.state.addCheckRun(REPO, { headSha: own.headSha, name: "ci" });
-  const prsOf = async (ref: string) => (await octokit.rest.checks.listForRef({ ...r, ref })).data.check_runs[0]!.pull_requests.map((p) => p.number);
+  const prsOf = async (ref: string) =>
+    (await octokit.rest.checks.listForRef({ ...r, ref })).data.check_runs[0]!.pull_requests.map((p) => p.number);
   expect(await prsOf(head)).toEqual([]);
   expect(await prsOf(own.headSha)).toEqual([9]);
 });

@@ -21,11 +21,14 @@ import type { FakeState, Pull, Repo } from "./state.js";
 export function createFork(state: FakeState, sourceRepo: string, forkOwner: string): Repo {
   const parent = state.repo(sourceRepo);
   if (parent.owner.toLowerCase() === forkOwner.toLowerCase()) {
-    throw new Error(`fake GitHub: ${forkOwner} owns ${parent.fullName} already; GitHub does not fork a repository into its own owner`);
+    throw new Error(
+      `fake GitHub: ${forkOwner} owns ${parent.fullName} already; GitHub does not fork a repository into its own owner`,
+    );
   }
   const fullName = `${forkOwner}/${parent.name}`;
   if (state.findRepo(fullName)) throw new Error(`fake GitHub: ${fullName} already exists`);
-  if (ownedIn(state, parent, forkOwner)) throw new Error(`fake GitHub: ${forkOwner} already has a fork in ${parent.fullName}'s network`);
+  if (ownedIn(state, parent, forkOwner))
+    throw new Error(`fake GitHub: ${forkOwner} already has a fork in ${parent.fullName}'s network`);
   // a fork of a private repository is private too
   const fork = state.addRepo(fullName, { defaultBranch: parent.defaultBranch, private: parent.isPrivate });
   // addRepo gave it a root commit of its own: a fork has its parent's history instead

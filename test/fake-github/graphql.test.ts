@@ -10,7 +10,11 @@ import { githubRoot, githubSchema, issueNode, pullNode, repoNode, type GraphQLCo
 import { validationErrors } from "./graphql/validation.js";
 import { startFakeGitHub, type FakeGitHub } from "./index.js";
 
-const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
 type Client = InstanceType<typeof ProbotOctokit>;
 
 const REPO = { owner: "acme", repo: "widgets" };
@@ -21,7 +25,10 @@ beforeEach(async () => {
   fake = await startFakeGitHub();
   fake.state.addInstallation(4242, "acme");
   fake.state.addRepo("acme/widgets", { installationId: 4242 });
-  octokit = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: 4242 }, baseUrl: fake.apiUrl }) as Client;
+  octokit = new TestOctokit({
+    auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: 4242 },
+    baseUrl: fake.apiUrl,
+  }) as Client;
 });
 
 afterEach(async () => {
@@ -29,7 +36,10 @@ afterEach(async () => {
 });
 
 /** Sends the query as the App does and returns what the fake answered on the wire. */
-async function send(query: string, variables: Record<string, unknown> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+async function send(
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   await octokit.graphql(query, variables).catch(() => undefined);
   const rec = fake.requests.filter((r) => r.path === "/graphql").at(-1)!;
   return { status: rec.status, body: rec.response as Record<string, unknown> };
@@ -51,7 +61,9 @@ describe("valid queries are answered", () => {
       name: "an anonymous query with aliases, a fragment and __typename",
       query: `{ r: repository(owner: "acme", name: "widgets") { __typename ...R } }
         fragment R on Repository { nameWithOwner isPrivate owner { login } }`,
-      data: { r: { __typename: "Repository", nameWithOwner: "acme/widgets", isPrivate: true, owner: { login: "acme" } } },
+      data: {
+        r: { __typename: "Repository", nameWithOwner: "acme/widgets", isPrivate: true, owner: { login: "acme" } },
+      },
     },
     {
       name: "a union through inline fragments, labels as a connection",
@@ -60,7 +72,11 @@ describe("valid queries are answered", () => {
       variables: { n: 2 },
       data: {
         repository: {
-          issueOrPullRequest: { __typename: "Issue", title: "bug", labels: { totalCount: 2, nodes: [{ name: "a" }], pageInfo: { hasNextPage: true } } },
+          issueOrPullRequest: {
+            __typename: "Issue",
+            title: "bug",
+            labels: { totalCount: 2, nodes: [{ name: "a" }], pageInfo: { hasNextPage: true } },
+          },
         },
       },
     },
@@ -98,7 +114,8 @@ describe("valid queries are answered", () => {
 });
 
 describe("what GitHub refuses is refused in its words, and recorded", () => {
-  const Q = (selection: string, vars = "") => `query Q${vars} {\n  repository(owner: "acme", name: "widgets") {\n    ${selection}\n  }\n}`;
+  const Q = (selection: string, vars = "") =>
+    `query Q${vars} {\n  repository(owner: "acme", name: "widgets") {\n    ${selection}\n  }\n}`;
   const cases: { name: string; query: string; variables?: Record<string, unknown>; errors: unknown[] }[] = [
     {
       name: "a misspelled field",
@@ -162,7 +179,13 @@ describe("what GitHub refuses is refused in its words, and recorded", () => {
           message: "Type mismatch on variable $n and argument number (String! / Int!)",
           locations: [{ line: 3, column: 11 }],
           path: ["query Q", "repository", "issue", "number"],
-          extensions: { code: "variableMismatch", variableName: "n", typeName: "String!", argumentName: "number", errorMessage: "Type mismatch" },
+          extensions: {
+            code: "variableMismatch",
+            variableName: "n",
+            typeName: "String!",
+            argumentName: "number",
+            errorMessage: "Type mismatch",
+          },
         },
       ],
     },
@@ -170,8 +193,14 @@ describe("what GitHub refuses is refused in its words, and recorded", () => {
       name: "an undeclared and an unused variable",
       query: Q("issue(number: $n) { title }", "($m: Int)"),
       errors: [
-        expect.objectContaining({ message: "Variable $n is used by Q but not declared", extensions: { code: "variableNotDefined", variableName: "n" } }),
-        expect.objectContaining({ message: "Variable $m is declared by Q but not used", extensions: { code: "variableNotUsed", variableName: "m" } }),
+        expect.objectContaining({
+          message: "Variable $n is used by Q but not declared",
+          extensions: { code: "variableNotDefined", variableName: "n" },
+        }),
+        expect.objectContaining({
+          message: "Variable $m is declared by Q but not used",
+          extensions: { code: "variableNotUsed", variableName: "m" },
+        }),
       ],
     },
     {
@@ -188,8 +217,13 @@ describe("what GitHub refuses is refused in its words, and recorded", () => {
       name: "selections on a scalar and none on an object",
       query: Q("name { x } owner"),
       errors: [
-        expect.objectContaining({ message: `Selections can't be made on scalars (field 'name' returns String but has selections ["x"])` }),
-        expect.objectContaining({ message: "Field must have selections (field 'owner' returns RepositoryOwner but has no selections. Did you mean 'owner { ... }'?)" }),
+        expect.objectContaining({
+          message: `Selections can't be made on scalars (field 'name' returns String but has selections ["x"])`,
+        }),
+        expect.objectContaining({
+          message:
+            "Field must have selections (field 'owner' returns RepositoryOwner but has no selections. Did you mean 'owner { ... }'?)",
+        }),
       ],
     },
     {
@@ -215,13 +249,19 @@ describe("what the fake does not serve fails loudly", () => {
     {
       name: "a field",
       query: `query Q { repository(owner: "acme", name: "widgets") { name stargazerCount } }`,
-      error: { message: "the fake GitHub does not serve Repository.stargazerCount", path: ["repository", "stargazerCount"] },
+      error: {
+        message: "the fake GitHub does not serve Repository.stargazerCount",
+        path: ["repository", "stargazerCount"],
+      },
       data: { repository: null },
     },
     {
       name: "an argument",
       query: `query Q { repository(owner: "acme", name: "widgets") { issue(number: 1) { labels(first: 5, orderBy: { field: NAME, direction: ASC }) { totalCount } } } }`,
-      error: { message: "the fake GitHub does not serve the argument orderBy of Issue.labels", path: ["repository", "issue", "labels"] },
+      error: {
+        message: "the fake GitHub does not serve the argument orderBy of Issue.labels",
+        path: ["repository", "issue", "labels"],
+      },
       data: { repository: { issue: { labels: null } } },
     },
     {
@@ -233,7 +273,10 @@ describe("what the fake does not serve fails loudly", () => {
     {
       name: "a connection paged without first or last (GitHub refuses it too)",
       query: `query Q { repository(owner: "acme", name: "widgets") { issue(number: 1) { labels { nodes { name } } } } }`,
-      error: { type: "MISSING_PAGINATION_BOUNDARIES", message: "You must provide a `first` or `last` value to properly paginate the `labels` connection." },
+      error: {
+        type: "MISSING_PAGINATION_BOUNDARIES",
+        message: "You must provide a `first` or `last` value to properly paginate the `labels` connection.",
+      },
       data: { repository: { issue: { labels: null } } },
     },
   ];
@@ -249,20 +292,32 @@ describe("what the fake does not serve fails loudly", () => {
 });
 
 describe("the App's queries", () => {
-  const source = ["octokit.ts", "queries.ts"].map((f) => fs.readFileSync(new URL(`../../src/github/${f}`, import.meta.url), "utf8")).join("\n");
+  const source = ["octokit.ts", "queries.ts"]
+    .map((f) => fs.readFileSync(new URL(`../../src/github/${f}`, import.meta.url), "utf8"))
+    .join("\n");
   const queries = [...source.matchAll(/`\s*((?:query|mutation)\b[^`]*)`/g)].map((m) => m[1]!);
 
   it("are found in src/github/octokit.ts and queries.ts and validate against GitHub's schema", async () => {
     expect(queries.length).toBeGreaterThan(1);
     const { graphql, schema } = await githubSchema();
-    for (const q of queries) expect({ q, errors: validationErrors(graphql, schema, graphql.parse(q)) }).toEqual({ q, errors: [] });
+    for (const q of queries)
+      expect({ q, errors: validationErrors(graphql, schema, graphql.parse(q)) }).toEqual({ q, errors: [] });
   });
 
   it("closingPulls runs through the port against the fake", async () => {
     const issue = fake.state.addIssue("acme/widgets", { title: "bug" });
     const pr = fake.state.addPull("acme/widgets", { head: "agent/issue-1", body: `Closes #${issue.number}` });
     const pulls = await octokitGitHub(octokit).closingPulls(REPO, issue.number);
-    expect(pulls).toEqual([expect.objectContaining({ number: pr.number, state: "open", merged: false, headRef: "agent/issue-1", headSha: pr.headSha, baseRef: "main" })]);
+    expect(pulls).toEqual([
+      expect.objectContaining({
+        number: pr.number,
+        state: "open",
+        merged: false,
+        headRef: "agent/issue-1",
+        headSha: pr.headSha,
+        baseRef: "main",
+      }),
+    ]);
     fake.assertNoViolations();
   });
 });

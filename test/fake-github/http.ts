@@ -150,7 +150,12 @@ export function paginate(ctx: RouteContext, items: unknown[], wrap?: (page: unkn
   };
 }
 
-export function sortBy<T>(items: T[], key: (t: T) => number, direction: string | null, defaultDir: "asc" | "desc"): T[] {
+export function sortBy<T>(
+  items: T[],
+  key: (t: T) => number,
+  direction: string | null,
+  defaultDir: "asc" | "desc",
+): T[] {
   const dir = (direction ?? defaultDir) === "asc" ? 1 : -1;
   return [...items].sort((a, b) => (key(a) - key(b)) * dir);
 }

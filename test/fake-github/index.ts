@@ -14,7 +14,14 @@ import { takeAppKeys } from "./auth.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
 import { loadOpenApi } from "./openapi.js";
-import { FakeServer, type ChaosOptions, type ChaosStats, type InjectRule, type OutageOptions, type RecordedRequest } from "./server.js";
+import {
+  FakeServer,
+  type ChaosOptions,
+  type ChaosStats,
+  type InjectRule,
+  type OutageOptions,
+  type RecordedRequest,
+} from "./server.js";
 import { FakeState } from "./state.js";
 
 export type { ChaosOptions, ChaosStats, InjectRule, OutageOptions, RecordedRequest } from "./server.js";
@@ -122,7 +129,13 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
   const keys = await takeAppKeys();
   const appId = opts.appId ?? nextAppId++;
   const slug = opts.appSlug ?? "orchestra-test";
-  const state = new FakeState({ id: appId, slug, name: "Orchestra (test)", owner: "orchestra-dev", clientId: `Iv1.fake${appId}` });
+  const state = new FakeState({
+    id: appId,
+    slug,
+    name: "Orchestra (test)",
+    owner: "orchestra-dev",
+    clientId: `Iv1.fake${appId}`,
+  });
   const server = new FakeServer({ state, openapi, publicKey: keys.publicKey, port: opts.port });
   await server.listen();
   const url = server.urls.web;

@@ -14,7 +14,11 @@ import { octokitGitHub } from "../../src/github/octokit.js";
 import type { GitHub, LabelledIssue } from "../../src/github/port.js";
 import { startFakeGitHub, type FakeGitHub } from "./index.js";
 
-const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
 type Client = InstanceType<typeof ProbotOctokit>;
 
 const REPO = "acme/widgets";
@@ -29,7 +33,10 @@ let octokit: Client;
 let now: Date;
 
 const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1, 10, minutes));
-const iso = (minutes: number) => at(minutes).toISOString().replace(/\.\d{3}Z$/, "Z");
+const iso = (minutes: number) =>
+  at(minutes)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z");
 
 beforeEach(async () => {
   fake = await startFakeGitHub();
@@ -38,7 +45,10 @@ beforeEach(async () => {
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, { installationId: INSTALLATION });
   fake.state.addRepo(OTHER, { installationId: INSTALLATION });
-  octokit = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION }, baseUrl: fake.apiUrl }) as Client;
+  octokit = new TestOctokit({
+    auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION },
+    baseUrl: fake.apiUrl,
+  }) as Client;
   gh = octokitGitHub(octokit);
 });
 
@@ -66,7 +76,14 @@ function issue(over: Partial<LabelledIssue> & Pick<LabelledIssue, "number">): La
 test("issues carrying any of the labels, open and closed, never a pull request; who added each asked-for label, a user or the App's bot", async () => {
   const s = fake.state;
   s.addIssue(REPO, { number: 1, user: "alice", labels: ["agent:queued"], createdAt: at(1), body: "do it" });
-  s.addIssue(REPO, { number: 2, user: "carol", labels: ["Agent:Failed", "bug"], labelledBy: "bob", state: "closed", createdAt: at(2) });
+  s.addIssue(REPO, {
+    number: 2,
+    user: "carol",
+    labels: ["Agent:Failed", "bug"],
+    labelledBy: "bob",
+    state: "closed",
+    createdAt: at(2),
+  });
   s.addIssue(REPO, { number: 3, user: "alice", labels: ["bug"], createdAt: at(3) });
   s.addPull(REPO, { number: 4, head: "agent/issue-1", user: "alice", labels: ["agent:queued"] });
   s.addIssue(REPO, { number: 5, user: "dave", createdAt: at(5) });
@@ -90,7 +107,12 @@ test("issues carrying any of the labels, open and closed, never a pull request; 
 
   const read = await gh.issuesLabelled(r, ["agent:queued", "AGENT:IN-PROGRESS", "agent:review", "agent:failed"]);
   expect(read).toEqual([
-    issue({ number: 1, body: "do it", labels: ["agent:queued"], labelledBy: [{ label: "agent:queued", actor: "alice", actorType: "User", at: iso(1) }] }),
+    issue({
+      number: 1,
+      body: "do it",
+      labels: ["agent:queued"],
+      labelledBy: [{ label: "agent:queued", actor: "alice", actorType: "User", at: iso(1) }],
+    }),
     issue({
       number: 2,
       state: "closed",
@@ -98,9 +120,17 @@ test("issues carrying any of the labels, open and closed, never a pull request; 
       labelledBy: [{ label: "Agent:Failed", actor: "bob", actorType: "User", at: iso(2) }],
     }),
     // GraphQL names a bot by its App's slug, without REST's `[bot]`
-    issue({ number: 5, labels: ["agent:in-progress"], labelledBy: [{ label: "agent:in-progress", actor: "orchestra-test[bot]", actorType: "Bot", at: iso(10) }] }),
+    issue({
+      number: 5,
+      labels: ["agent:in-progress"],
+      labelledBy: [{ label: "agent:in-progress", actor: "orchestra-test[bot]", actorType: "Bot", at: iso(10) }],
+    }),
     // labelled, unlabelled, labelled again: the latest labeled event counts
-    issue({ number: 6, labels: ["bug", "agent:review"], labelledBy: [{ label: "agent:review", actor: "frank", actorType: "User", at: iso(13) }] }),
+    issue({
+      number: 6,
+      labels: ["bug", "agent:review"],
+      labelledBy: [{ label: "agent:review", actor: "frank", actorType: "User", at: iso(13) }],
+    }),
   ]);
   expect(queries()).toHaveLength(1);
   expect(await gh.issuesLabelled(r, ["agent:blocked"])).toEqual([]);
@@ -110,7 +140,12 @@ test("130 labelled issues come in two pages of one query each, oldest first (by 
   const s = fake.state;
   // numbered against their creation order, with unlabelled issues and a labelled pull request between them
   for (let n = 1; n <= 130; n++) {
-    s.addIssue(REPO, { number: n * 2, labels: [AGENT_LABELS[n % 4]!], state: n % 3 ? "open" : "closed", createdAt: at(1000 - n) });
+    s.addIssue(REPO, {
+      number: n * 2,
+      labels: [AGENT_LABELS[n % 4]!],
+      state: n % 3 ? "open" : "closed",
+      createdAt: at(1000 - n),
+    });
     s.addIssue(REPO, { number: n * 2 + 1, createdAt: at(1000 - n) });
   }
   s.addPull(REPO, { number: 1000, head: "agent/issue-2", labels: ["agent:queued"] });
@@ -119,12 +154,22 @@ test("130 labelled issues come in two pages of one query each, oldest first (by 
   expect(read.map((i) => i.number)).toEqual(Array.from({ length: 130 }, (_, k) => (130 - k) * 2));
   expect(read.filter((i) => i.state === "closed")).toHaveLength(43);
   expect(read[0]).toEqual(
-    issue({ number: 260, title: "Issue 260", labels: ["agent:review"], labelledBy: [{ label: "agent:review", actor: "octocat", actorType: "User", at: iso(870) }] }),
+    issue({
+      number: 260,
+      title: "Issue 260",
+      labels: ["agent:review"],
+      labelledBy: [{ label: "agent:review", actor: "octocat", actorType: "User", at: iso(870) }],
+    }),
   );
 
   const pages = queries();
   expect(pages).toHaveLength(2);
-  expect(pages[0]!.graphql!.variables).toMatchObject({ owner: "acme", repo: "widgets", labels: AGENT_LABELS, cursor: null });
+  expect(pages[0]!.graphql!.variables).toMatchObject({
+    owner: "acme",
+    repo: "widgets",
+    labels: AGENT_LABELS,
+    cursor: null,
+  });
   expect(pages[1]!.graphql!.variables.cursor).toEqual(expect.any(String));
 });
 
@@ -146,7 +191,11 @@ test("sub-issues, open and closed and in another repository, in the order they w
   }
   s.closeIssue(REPO, 100);
 
-  expect(s.subIssuesOf(REPO, 1).map((c) => `${c.repo.fullName}#${c.issue.number}`)).toEqual([`${REPO}#3`, `${OTHER}#7`, `${REPO}#2`]);
+  expect(s.subIssuesOf(REPO, 1).map((c) => `${c.repo.fullName}#${c.issue.number}`)).toEqual([
+    `${REPO}#3`,
+    `${OTHER}#7`,
+    `${REPO}#2`,
+  ]);
   const [one, ten] = await gh.issuesLabelled(r, AGENT_LABELS);
   expect(one!.subIssues).toEqual([
     { repo: REPO, number: 3, state: "closed" },
@@ -185,7 +234,11 @@ interface TimelineAnswer {
 test("labels added through REST are the App's bot's, a renamed label is named as it is now, and the timeline serves only labeled events", async () => {
   const s = fake.state;
   const created = await octokit.rest.issues.create({ ...r, title: "From the App", labels: ["agent:queued"] });
-  await octokit.rest.issues.update({ ...r, issue_number: created.data.number, labels: ["agent:queued", "agent:review"] });
+  await octokit.rest.issues.update({
+    ...r,
+    issue_number: created.data.number,
+    labels: ["agent:queued", "agent:review"],
+  });
   await octokit.rest.issues.updateLabel({ ...r, name: "agent:queued", new_name: "agent:waiting" });
   expect(s.labelEventsOf(REPO, created.data.number).map((e) => [e.labelName, e.actor])).toEqual([
     ["agent:queued", "orchestra-test[bot]"],
@@ -203,7 +256,11 @@ test("labels added through REST are the App's bot's, a renamed label is named as
   }`;
   const data = await octokit.graphql<TimelineAnswer>(q, { ...r, number: created.data.number });
   expect(data.viewer.login).toBe("orchestra-test[bot]");
-  expect(data.repository.issue.author).toEqual({ __typename: "Bot", login: "orchestra-test", url: `${fake.url}/apps/orchestra-test` });
+  expect(data.repository.issue.author).toEqual({
+    __typename: "Bot",
+    login: "orchestra-test",
+    url: `${fake.url}/apps/orchestra-test`,
+  });
   expect(data.repository.issue.timelineItems).toEqual({
     totalCount: 2,
     nodes: ["agent:waiting", "agent:review"].map((name) => ({
@@ -215,8 +272,12 @@ test("labels added through REST are the App's bot's, a renamed label is named as
   });
 
   const other = q.replace("[LABELED_EVENT]", "[LABELED_EVENT, UNLABELED_EVENT]").replace("Timeline(", "TimelineOther(");
-  await expect(octokit.graphql(other, { ...r, number: created.data.number })).rejects.toThrow(/serves only LABELED_EVENT/);
+  await expect(octokit.graphql(other, { ...r, number: created.data.number })).rejects.toThrow(
+    /serves only LABELED_EVENT/,
+  );
   expect(fake.violations.splice(0)).toEqual([
-    expect.stringMatching(/^graphql TimelineOther: the fake GitHub serves only LABELED_EVENT items of timelineItems \(asked for UNLABELED_EVENT\) \(at repository\.issue\.timelineItems;/),
+    expect.stringMatching(
+      /^graphql TimelineOther: the fake GitHub serves only LABELED_EVENT items of timelineItems \(asked for UNLABELED_EVENT\) \(at repository\.issue\.timelineItems;/,
+    ),
   ]);
 });

@@ -58,7 +58,8 @@ export class Serializer {
       avatar_url: `${this.urls.web}/avatars/u/${u.id}?v=4`,
       gravatar_id: "",
       url: api,
-      html_url: u.type === "Bot" ? `${this.urls.web}/apps/${u.login.replace(/\[bot\]$/, "")}` : `${this.urls.web}/${u.login}`,
+      html_url:
+        u.type === "Bot" ? `${this.urls.web}/apps/${u.login.replace(/\[bot\]$/, "")}` : `${this.urls.web}/${u.login}`,
       followers_url: `${api}/followers`,
       following_url: `${api}/following{/other_user}`,
       gists_url: `${api}/gists{/gist_id}`,
@@ -229,7 +230,10 @@ export class Serializer {
   }
 
   issueLabels(r: Repo, i: Issue): Json[] {
-    return i.labels.map((n) => r.labels.get(n.toLowerCase())).filter((l): l is Label => !!l).map((l) => this.label(r, l));
+    return i.labels
+      .map((n) => r.labels.get(n.toLowerCase()))
+      .filter((l): l is Label => !!l)
+      .map((l) => this.label(r, l));
   }
 
   issue(r: Repo, i: Issue): Json {
@@ -438,7 +442,10 @@ export class Serializer {
       html_url: html,
       pull_request_url: `${this.urls.api}/repos/${r.fullName}/pulls/${v.pullNumber}`,
       author_association: this.association(r, v.user),
-      _links: { html: { href: html }, pull_request: { href: `${this.urls.api}/repos/${r.fullName}/pulls/${v.pullNumber}` } },
+      _links: {
+        html: { href: html },
+        pull_request: { href: `${this.urls.api}/repos/${r.fullName}/pulls/${v.pullNumber}` },
+      },
       submitted_at: ts(v.submittedAt),
       commit_id: v.commitId,
     };
@@ -474,7 +481,11 @@ export class Serializer {
       },
       author: this.user(c.author),
       committer: this.user(c.author),
-      parents: c.parents.map((p) => ({ sha: p, url: `${api}/commits/${p}`, html_url: `${this.urls.web}/${r.fullName}/commit/${p}` })),
+      parents: c.parents.map((p) => ({
+        sha: p,
+        url: `${api}/commits/${p}`,
+        html_url: `${this.urls.web}/${r.fullName}/commit/${p}`,
+      })),
     };
   }
 
@@ -559,7 +570,11 @@ export class Serializer {
         id: p.id,
         number: p.number,
         url: `${this.urls.api}/repos/${r.fullName}/pulls/${p.number}`,
-        head: { ref: p.headRef, sha: p.headSha, repo: { id: r.id, url: `${this.urls.api}/repos/${r.fullName}`, name: r.name } },
+        head: {
+          ref: p.headRef,
+          sha: p.headSha,
+          repo: { id: r.id, url: `${this.urls.api}/repos/${r.fullName}`, name: r.name },
+        },
         base: {
           ref: p.baseRef,
           sha: r.branches.get(p.baseRef) ?? "",
@@ -571,14 +586,54 @@ export class Serializer {
   minimalRepo(r: Repo): Json {
     const full = this.repo(r);
     const keep = [
-      "id", "node_id", "name", "full_name", "owner", "private", "html_url", "description", "fork", "url",
-      "archive_url", "assignees_url", "blobs_url", "branches_url", "collaborators_url", "comments_url",
-      "commits_url", "compare_url", "contents_url", "contributors_url", "deployments_url", "downloads_url",
-      "events_url", "forks_url", "git_commits_url", "git_refs_url", "git_tags_url", "git_url",
-      "issue_comment_url", "issue_events_url", "issues_url", "keys_url", "labels_url", "languages_url",
-      "merges_url", "milestones_url", "notifications_url", "pulls_url", "releases_url", "ssh_url",
-      "stargazers_url", "statuses_url", "subscribers_url", "subscription_url", "tags_url", "teams_url",
-      "trees_url", "hooks_url",
+      "id",
+      "node_id",
+      "name",
+      "full_name",
+      "owner",
+      "private",
+      "html_url",
+      "description",
+      "fork",
+      "url",
+      "archive_url",
+      "assignees_url",
+      "blobs_url",
+      "branches_url",
+      "collaborators_url",
+      "comments_url",
+      "commits_url",
+      "compare_url",
+      "contents_url",
+      "contributors_url",
+      "deployments_url",
+      "downloads_url",
+      "events_url",
+      "forks_url",
+      "git_commits_url",
+      "git_refs_url",
+      "git_tags_url",
+      "git_url",
+      "issue_comment_url",
+      "issue_events_url",
+      "issues_url",
+      "keys_url",
+      "labels_url",
+      "languages_url",
+      "merges_url",
+      "milestones_url",
+      "notifications_url",
+      "pulls_url",
+      "releases_url",
+      "ssh_url",
+      "stargazers_url",
+      "statuses_url",
+      "subscribers_url",
+      "subscription_url",
+      "tags_url",
+      "teams_url",
+      "trees_url",
+      "hooks_url",
     ];
     return Object.fromEntries(keep.map((k) => [k, full[k]]));
   }

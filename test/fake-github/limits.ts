@@ -10,9 +10,15 @@ export const CHECK_OUTPUT_LIMIT = 65_535;
 
 const characters = (s: string) => [...s].length;
 
-export function checkCommentBody(ctx: RouteContext, resource: "IssueComment" | "Issue" | "PullRequest", body: string | undefined | null): void {
+export function checkCommentBody(
+  ctx: RouteContext,
+  resource: "IssueComment" | "Issue" | "PullRequest",
+  body: string | undefined | null,
+): void {
   if (typeof body === "string" && characters(body) > COMMENT_LIMIT) {
-    throw validationFailed(ctx, [{ resource, code: "custom", field: "body", message: `body is too long (maximum is ${COMMENT_LIMIT} characters)` }]);
+    throw validationFailed(ctx, [
+      { resource, code: "custom", field: "body", message: `body is too long (maximum is ${COMMENT_LIMIT} characters)` },
+    ]);
   }
 }
 
@@ -20,7 +26,11 @@ export function checkCheckOutput(ctx: RouteContext, output: { summary?: string; 
   for (const field of ["summary", "text"] as const) {
     const v = output?.[field];
     if (typeof v === "string" && characters(v) > CHECK_OUTPUT_LIMIT) {
-      throw fail(ctx, 422, `Invalid request.\n\nOnly ${CHECK_OUTPUT_LIMIT} characters are allowed; ${characters(v)} were supplied.`);
+      throw fail(
+        ctx,
+        422,
+        `Invalid request.\n\nOnly ${CHECK_OUTPUT_LIMIT} characters are allowed; ${characters(v)} were supplied.`,
+      );
     }
   }
 }

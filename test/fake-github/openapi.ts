@@ -234,7 +234,13 @@ function paramChild(template: string): ParamChild {
 type Found = [TrieNode, [ParamChild, string][]];
 
 /** Literal segments first, then parameters; `method` null finds any operation. */
-function walk(node: TrieNode, segs: string[], i: number, acc: [ParamChild, string][], method: string | null): Found | null {
+function walk(
+  node: TrieNode,
+  segs: string[],
+  i: number,
+  acc: [ParamChild, string][],
+  method: string | null,
+): Found | null {
   const accepts = (n: TrieNode): boolean => (method ? n.ops.has(method) : n.ops.size > 0);
   if (i === segs.length) return accepts(node) ? [node, acc] : null;
   const seg = segs[i]!;

@@ -104,7 +104,11 @@ export function reviewCommentJson(json: Serializer, repo: Repo, c: ReviewComment
     html_url: html,
     pull_request_url: `${api}/${c.pullNumber}`,
     author_association: json.association(repo, c.user),
-    _links: { self: { href: `${api}/comments/${c.id}` }, html: { href: html }, pull_request: { href: `${api}/${c.pullNumber}` } },
+    _links: {
+      self: { href: `${api}/comments/${c.id}` },
+      html: { href: html },
+      pull_request: { href: `${api}/${c.pullNumber}` },
+    },
     start_line: null,
     original_start_line: null,
     start_side: null,

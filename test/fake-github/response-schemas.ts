@@ -52,7 +52,9 @@ export class ResponseSchemas {
       this.cache.set(
         key,
         schema
-          ? this.ajv.compile(convertSchema(schema, (ref) => `gh#/definitions/${ref.replace(/^#\/components\/schemas\//, "")}`))
+          ? this.ajv.compile(
+              convertSchema(schema, (ref) => `gh#/definitions/${ref.replace(/^#\/components\/schemas\//, "")}`),
+            )
           : null,
       );
     }

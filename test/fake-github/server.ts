@@ -76,7 +76,12 @@ export class FakeServer {
   constructor(private readonly opts: FakeServerOptions) {
     this.state = opts.state;
     this.openapi = opts.openapi;
-    this.checks = new Checks({ state: opts.state, openapi: opts.openapi, publicKey: opts.publicKey, violations: this.violations });
+    this.checks = new Checks({
+      state: opts.state,
+      openapi: opts.openapi,
+      publicKey: opts.publicKey,
+      violations: this.violations,
+    });
     for (const key of Object.keys(ROUTES)) {
       const [method, path] = key.split(" ") as [string, string];
       if (!this.openapi.byRoute(method, path)) {
@@ -182,7 +187,9 @@ export class FakeServer {
     } catch (e) {
       if (e instanceof HttpError) reply = { status: e.status, body: e.body, headers: e.headers };
       else {
-        this.violations.push(`fake GitHub crashed on ${method} ${rec.path}: ${e instanceof Error ? e.stack : String(e)}`);
+        this.violations.push(
+          `fake GitHub crashed on ${method} ${rec.path}: ${e instanceof Error ? e.stack : String(e)}`,
+        );
         reply = { status: 500, body: errorBody(500, "Server Error", DEFAULT_DOCS) };
       }
     }
@@ -217,7 +224,13 @@ export class FakeServer {
     res.end(text);
   }
 
-  private async dispatch(req: IncomingMessage, url: URL, method: string, raw: string, rec: RecordedRequest): Promise<Reply> {
+  private async dispatch(
+    req: IncomingMessage,
+    url: URL,
+    method: string,
+    raw: string,
+    rec: RecordedRequest,
+  ): Promise<Reply> {
     let body: unknown = undefined;
     if (raw.length) {
       try {
@@ -264,7 +277,9 @@ export class FakeServer {
     const match = this.openapi.match(method, url.pathname.slice(7));
     if (!match || "methods" in match) {
       return this.faults.run(this.faults.take(method, rec.path, null), rec, () => {
-        const hint = match ? ` (the path exists for ${match.methods.join(", ")})` : " (not in GitHub's REST description)";
+        const hint = match
+          ? ` (the path exists for ${match.methods.join(", ")})`
+          : " (not in GitHub's REST description)";
         this.violations.push(`unexpected route ${method} ${rec.path}${hint}`);
         return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
       });
@@ -280,7 +295,8 @@ export class FakeServer {
       await held.gate;
     }
     const invalid = this.checks.validate(op, params, url.searchParams, body, raw.length > 0, rec);
-    const injection = this.faults.take(method, rec.path, op) ?? this.faults.takeChaos(method, op, Boolean(ROUTES[route]));
+    const injection =
+      this.faults.take(method, rec.path, op) ?? this.faults.takeChaos(method, op, Boolean(ROUTES[route]));
     return this.faults.run(injection, rec, () => this.runOperation(req, url, method, body, op, params, invalid, rec));
   }
 
@@ -333,18 +349,26 @@ export class FakeServer {
     return handler(ctx);
   }
 
-  private async graphqlRequest(req: IncomingMessage, method: string, body: unknown, rec: RecordedRequest): Promise<Reply> {
+  private async graphqlRequest(
+    req: IncomingMessage,
+    method: string,
+    body: unknown,
+    rec: RecordedRequest,
+  ): Promise<Reply> {
     rec.path = "/graphql";
     if (method !== "POST") {
       this.violations.push(`unexpected route ${method} /api/graphql (GraphQL takes POST)`);
       return { status: 404, body: errorBody(404, "Not Found", DEFAULT_DOCS) };
     }
     const payload = (body ?? {}) as { query?: unknown; variables?: Record<string, unknown>; operationName?: string };
-    const nameFromText = typeof payload.query === "string" ? /\b(?:query|mutation)\s+(\w+)/.exec(payload.query)?.[1] : undefined;
+    const nameFromText =
+      typeof payload.query === "string" ? /\b(?:query|mutation)\s+(\w+)/.exec(payload.query)?.[1] : undefined;
     const opName = payload.operationName ?? nameFromText ?? null;
     rec.graphql = { operationName: opName, variables: payload.variables ?? {} };
     rec.operationId = `graphql:${opName ?? "(anonymous)"}`;
-    return this.faults.run(this.faults.take(method, "/graphql", null, opName), rec, () => this.graphqlAnswer(req, body));
+    return this.faults.run(this.faults.take(method, "/graphql", null, opName), rec, () =>
+      this.graphqlAnswer(req, body),
+    );
   }
 
   private async graphqlAnswer(req: IncomingMessage, body: unknown): Promise<Reply> {

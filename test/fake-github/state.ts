@@ -28,7 +28,8 @@ export type CheckConclusion =
   | "startup_failure"
   | "stale";
 export type Mergeable = "MERGEABLE" | "CONFLICTING" | "UNKNOWN";
-export type MergeStateStatus = "BEHIND" | "BLOCKED" | "CLEAN" | "DIRTY" | "DRAFT" | "HAS_HOOKS" | "UNKNOWN" | "UNSTABLE";
+export type MergeStateStatus =
+  "BEHIND" | "BLOCKED" | "CLEAN" | "DIRTY" | "DRAFT" | "HAS_HOOKS" | "UNKNOWN" | "UNSTABLE";
 
 export interface User {
   login: string;
@@ -412,7 +413,9 @@ export class FakeState {
   }
 
   newSha(seed = ""): string {
-    return createHash("sha1").update(`${++this.shaSeq}:${seed}:${randomBytes(4).toString("hex")}`).digest("hex");
+    return createHash("sha1")
+      .update(`${++this.shaSeq}:${seed}:${randomBytes(4).toString("hex")}`)
+      .digest("hex");
   }
 
   // ---- users and installations -------------------------------------------
@@ -578,7 +581,14 @@ export class FakeState {
    * `by`: by default the App's bot, the actor of every REST write (the routes
    * authenticate installation tokens only).
    */
-  applyLabels(repo: Repo, issue: Issue, names: string[], replace: boolean, by: string = this.botLogin, at: Date = this.now()): void {
+  applyLabels(
+    repo: Repo,
+    issue: Issue,
+    names: string[],
+    replace: boolean,
+    by: string = this.botLogin,
+    at: Date = this.now(),
+  ): void {
     const before = new Set(issue.labels.map((n) => n.toLowerCase()));
     const next = replace ? [] : [...issue.labels];
     for (const raw of names) {
@@ -589,7 +599,14 @@ export class FakeState {
     for (const name of next) {
       if (before.has(name.toLowerCase())) continue;
       const label = repo.labels.get(name.toLowerCase())!;
-      repo.labelEvents.push({ id: this.nextId(), issueNumber: issue.number, labelId: label.id, labelName: label.name, actor, createdAt: at });
+      repo.labelEvents.push({
+        id: this.nextId(),
+        issueNumber: issue.number,
+        labelId: label.id,
+        labelName: label.name,
+        actor,
+        createdAt: at,
+      });
     }
     issue.labels = next;
     issue.updatedAt = this.now();
@@ -824,7 +841,13 @@ export class FakeState {
     let head = repo.branches.get(branch);
     if (!head) throw new Error(`fake GitHub: no branch ${branch} in ${repoName}`);
     for (let i = 1; i <= count; i++) {
-      head = this.commit(repo, [head], `${branch}: new commit`, opts.author, i === count ? opts.headSha : undefined).sha;
+      head = this.commit(
+        repo,
+        [head],
+        `${branch}: new commit`,
+        opts.author,
+        i === count ? opts.headSha : undefined,
+      ).sha;
     }
     this.moveBranch(repo, branch, head);
     return head;
@@ -1072,7 +1095,8 @@ export class FakeState {
     if (!baseSha) throw new Error(`fake GitHub: base branch ${pr.baseRef} is gone`);
     const method = opts.method ?? "merge";
     const parents = method === "merge" ? [baseSha, pr.headSha] : [baseSha];
-    const message = opts.message ?? `Merge pull request #${number} from ${headRepoOf(this, repo, pr).owner}/${pr.headRef}`;
+    const message =
+      opts.message ?? `Merge pull request #${number} from ${headRepoOf(this, repo, pr).owner}/${pr.headRef}`;
     const by = this.user(opts.by ?? repo.owner).login;
     const c = this.commit(repo, parents, message, by);
     this.moveBranch(repo, pr.baseRef, c.sha);
@@ -1083,7 +1107,8 @@ export class FakeState {
     pr.mergeCommitSha = c.sha;
     this.setIssueState(issue, "closed", by, null);
     issue.stateReason = null;
-    if (repo.deleteBranchOnMerge && headRepoOf(this, repo, pr) === repo && repo.branches.get(pr.headRef) === pr.headSha) repo.branches.delete(pr.headRef);
+    if (repo.deleteBranchOnMerge && headRepoOf(this, repo, pr) === repo && repo.branches.get(pr.headRef) === pr.headSha)
+      repo.branches.delete(pr.headRef);
     if (pr.baseRef === repo.defaultBranch) {
       for (const n of this.closingIssues(repo, pr)) {
         const target = repo.issues.get(n);
@@ -1261,7 +1286,12 @@ export class FakeState {
     const path = opts.path.includes("/") ? opts.path : `.github/workflows/${opts.path}`;
     const wf: Workflow = {
       id: opts.id ?? this.nextId(),
-      name: opts.name ?? path.split("/").pop()!.replace(/\.ya?ml$/, ""),
+      name:
+        opts.name ??
+        path
+          .split("/")
+          .pop()!
+          .replace(/\.ya?ml$/, ""),
       path,
       state: opts.state ?? "active",
       dispatchable: opts.dispatchable ?? true,
@@ -1381,7 +1411,8 @@ export class FakeState {
    */
   setJobLog(repoName: string, jobId: number, text: string | null): void {
     const repo = this.repo(repoName);
-    if (!repo.jobs.has(jobId)) throw new Error(`fake GitHub: no Actions job ${jobId} in ${repoName} (a check run the App created has no log)`);
+    if (!repo.jobs.has(jobId))
+      throw new Error(`fake GitHub: no Actions job ${jobId} in ${repoName} (a check run the App created has no log)`);
     repo.jobLogs.set(jobId, text);
   }
 

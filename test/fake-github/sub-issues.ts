@@ -26,12 +26,14 @@ export class SubIssues {
     if (parent.id === child.id) throw new Error("fake GitHub: an issue cannot be its own sub-issue");
     const current = this.parents.get(child.id);
     if (current === parent.id) return false;
-    if (current !== undefined) throw new Error("fake GitHub: that issue is already a sub-issue of another issue (one parent only)");
+    if (current !== undefined)
+      throw new Error("fake GitHub: that issue is already a sub-issue of another issue (one parent only)");
     for (let up: number | undefined = parent.id; up !== undefined; up = this.parents.get(up)) {
       if (up === child.id) throw new Error("fake GitHub: a sub-issue cannot be an ancestor of its parent");
     }
     const list = this.children.get(parent.id) ?? [];
-    if (list.length >= MAX_SUB_ISSUES) throw new Error(`fake GitHub: an issue has at most ${MAX_SUB_ISSUES} sub-issues`);
+    if (list.length >= MAX_SUB_ISSUES)
+      throw new Error(`fake GitHub: an issue has at most ${MAX_SUB_ISSUES} sub-issues`);
     list.push(child.id);
     this.children.set(parent.id, list);
     this.parents.set(child.id, parent.id);
@@ -50,7 +52,9 @@ export class SubIssues {
 
   /** The sub-issues of `parent`, open or closed, in the order they were added, wherever they live. */
   childrenOf(parent: Issue): IssueAt[] {
-    return (this.children.get(parent.id) ?? []).map((id) => this.locate(id)).filter((x): x is IssueAt => x !== undefined);
+    return (this.children.get(parent.id) ?? [])
+      .map((id) => this.locate(id))
+      .filter((x): x is IssueAt => x !== undefined);
   }
 
   /** The issue `child` is a sub-issue of, if any. */

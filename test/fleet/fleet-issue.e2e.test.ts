@@ -33,8 +33,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   }
   const calls = (from: number, op: string) => rig.fake.requests.slice(from).filter((r) => r.operationId === op).length;
   const fleetIssues = () => [...rig.fake.state.repo(REPO).issues.values()].filter((i) => i.title === "Orchestra fleet");
-  const fleetEffects = (state?: string) => rig.app.database.db.effect.findMany({ where: { kind: "fleet-issue", ...(state ? { state } : {}) }, orderBy: { seq: "asc" } });
-  const refresh = () => rig.app.orchestra.tasks.raise({ subject: { installationId: INSTALLATION, repo: REPO, issue: 0 } }, { kind: "fleet-refresh", why: "test" });
+  const fleetEffects = (state?: string) =>
+    rig.app.database.db.effect.findMany({
+      where: { kind: "fleet-issue", ...(state ? { state } : {}) },
+      orderBy: { seq: "asc" },
+    });
+  const refresh = () =>
+    rig.app.orchestra.tasks.raise(
+      { subject: { installationId: INSTALLATION, repo: REPO, issue: 0 } },
+      { kind: "fleet-refresh", why: "test" },
+    );
   /** Queues a new issue numbered after everything in the repository (fleet issues take numbers too). */
   async function queueNext(): Promise<number> {
     const n = rig.fake.state.repo(REPO).lastNumber + 1;
@@ -43,8 +51,29 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   }
   async function pushConfig(yaml: string): Promise<void> {
     rig.config(yaml);
-    const commit = { id: "c".repeat(40), tree_id: "d".repeat(40), distinct: true, message: "config", timestamp: new Date().toISOString(), url: "https://example.test", author: { name: "a", email: "a@example.test" }, committer: { name: "a", email: "a@example.test" }, added: [], removed: [], modified: [".github/orchestra.yml"] };
-    await rig.deliverPayload("push", fakeWebhookPayload(rig.fake, "push", undefined, { repo: REPO, sender: "alice" }, { commits: [commit], head_commit: commit }));
+    const commit = {
+      id: "c".repeat(40),
+      tree_id: "d".repeat(40),
+      distinct: true,
+      message: "config",
+      timestamp: new Date().toISOString(),
+      url: "https://example.test",
+      author: { name: "a", email: "a@example.test" },
+      committer: { name: "a", email: "a@example.test" },
+      added: [],
+      removed: [],
+      modified: [".github/orchestra.yml"],
+    };
+    await rig.deliverPayload(
+      "push",
+      fakeWebhookPayload(
+        rig.fake,
+        "push",
+        undefined,
+        { repo: REPO, sender: "alice" },
+        { commits: [commit], head_commit: commit },
+      ),
+    );
   }
 
   test("ten state changes in one window: one issue, created once; each later batch one edit; a batch showing nothing new, none", async () => {
@@ -58,9 +87,18 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const r1 = (await laptop.claim()).body; // 6: #1 claimed
     const r2 = (await ci.claim()).body; // 7: #2 claimed
     const r3 = (await laptop.claim()).body; // 8: #3 claimed
-    expect((await laptop.call("POST", `/api/v1/runs/${r3.run.id}/decision-requests`, { leaseEpoch: r3.run.leaseEpoch, question: "Keep the old API?" })).status).toBe(201); // 9: #3 blocked
+    expect(
+      (
+        await laptop.call("POST", `/api/v1/runs/${r3.run.id}/decision-requests`, {
+          leaseEpoch: r3.run.leaseEpoch,
+          question: "Keep the old API?",
+        })
+      ).status,
+    ).toBe(201); // 9: #3 blocked
     const r4 = (await ci.claim()).body; // 10: #4 claimed
-    expect((await ci.exit(r4.run.id, { leaseEpoch: r4.run.leaseEpoch, exitCode: 0 })).body).toMatchObject({ class: "phantom" }); // 11: #4 failed
+    expect((await ci.exit(r4.run.id, { leaseEpoch: r4.run.leaseEpoch, exitCode: 0 })).body).toMatchObject({
+      class: "phantom",
+    }); // 11: #4 failed
     expect([r1, r2, r3, r4].map((c) => c.task.issue)).toEqual([1, 2, 3, 4]);
     expect((await rig.task(4)).task.state).toBe("failed");
 
@@ -72,7 +110,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await afterWindow();
     // One issue, created with the state after the burst; looked for once first (no number stored yet), as the App's bot.
     expect(fleetIssues()).toHaveLength(1);
-    expect({ create: calls(first, "issues/create"), update: calls(first, "issues/update"), get: calls(first, "issues/get"), list: calls(first, "issues/list-for-repo"), app: calls(first, "apps/get-authenticated") }).toEqual({ create: 1, update: 0, get: 0, list: 1, app: 1 });
+    expect({
+      create: calls(first, "issues/create"),
+      update: calls(first, "issues/update"),
+      get: calls(first, "issues/get"),
+      list: calls(first, "issues/list-for-repo"),
+      app: calls(first, "apps/get-authenticated"),
+    }).toEqual({ create: 1, update: 0, get: 0, list: 1, app: 1 });
     const issue = fleetIssues()[0]!;
     expect(issue.user).toBe("orchestra-test[bot]");
     const body = issue.body!;
@@ -86,18 +130,47 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(body).toContain("| #3 Issue 3 | question: “Keep the old API?” |");
     expect(body).toContain("| #4 Issue 4 | 1 | `phantom` (delete-branch-requeue) |");
     expect(body).toContain("edits by hand are overwritten");
-    expect(await rig.app.database.db.fleetIssue.findUnique({ where: { repo: REPO } })).toMatchObject({ number: issue.number });
+    expect(await rig.app.database.db.fleetIssue.findUnique({ where: { repo: REPO } })).toMatchObject({
+      number: issue.number,
+    });
 
     // Batch two: a PR in review, a retried task, a heartbeat (not shown): one edit.
     const head = rig.fake.state.addBranch(REPO, "agent/issue-1", { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-1", title: "Thing 1", body: "Closes #1", user: "agent-bot" });
-    expect((await laptop.exit(r1.run.id, { leaseEpoch: r1.run.leaseEpoch, exitCode: 0, branch: "agent/issue-1", headSha: head })).body.outcome).toBe("review");
-    expect((await rig.app.admin(`/api/v1/tasks/${r4.task.id}/retry`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(200);
+    const pr = rig.fake.state.addPull(REPO, {
+      head: "agent/issue-1",
+      title: "Thing 1",
+      body: "Closes #1",
+      user: "agent-bot",
+    });
+    expect(
+      (
+        await laptop.exit(r1.run.id, {
+          leaseEpoch: r1.run.leaseEpoch,
+          exitCode: 0,
+          branch: "agent/issue-1",
+          headSha: head,
+        })
+      ).body.outcome,
+    ).toBe("review");
+    expect(
+      (
+        await rig.app.admin(`/api/v1/tasks/${r4.task.id}/retry`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(200);
     expect((await ci.heartbeat(r2.run.id, r2.run.leaseEpoch)).status).toBe(200);
     expect(await fleetEffects("pending")).toHaveLength(1);
     const second = rig.fake.requests.length;
     await afterWindow();
-    expect({ create: calls(second, "issues/create"), update: calls(second, "issues/update"), get: calls(second, "issues/get"), list: calls(second, "issues/list-for-repo") }).toEqual({ create: 0, update: 1, get: 1, list: 0 });
+    expect({
+      create: calls(second, "issues/create"),
+      update: calls(second, "issues/update"),
+      get: calls(second, "issues/get"),
+      list: calls(second, "issues/list-for-repo"),
+    }).toEqual({ create: 0, update: 1, get: 1, list: 0 });
     const edited = rig.fake.state.issue(REPO, issue.number).body!;
     expect(edited).toContain(`| #1 Issue 1 | #${pr.number} |`);
     expect(edited).toContain("### Queue (2)");
@@ -115,7 +188,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await fleetEffects("pending")).toHaveLength(0);
 
     // Orchestra's own edit comes back as issues.edited: not task input. A queue label on the fleet issue is taken off.
-    const echo = await rig.deliver("issues", "edited", { issue: issue.number, sender: "orchestra-test[bot]" }, { sender: { type: "Bot" } });
+    const echo = await rig.deliver(
+      "issues",
+      "edited",
+      { issue: issue.number, sender: "orchestra-test[bot]" },
+      { sender: { type: "Bot" } },
+    );
     expect((await rig.app.database.db.delivery.findUnique({ where: { deliveryId: echo } }))?.state).toBe("ignored");
     rig.fake.state.labelIssue(REPO, issue.number, "agent:queued", "alice");
     await rig.deliver("issues", "labeled", { issue: issue.number, label: "agent:queued", sender: "alice" });
@@ -140,7 +218,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const w = await rig.worker("night-shift");
     const claimed = [(await w.claim()).body, (await w.claim()).body]; // 6-7: the first two claimed
     expect(claimed.map((c) => c.task.issue)).toEqual([first, queued[0]]);
-    const act = (issue: number, action: string) => rig.task(issue).then((t) => rig.app.admin(`/api/v1/tasks/${t.task.id}/${action}`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }));
+    const act = (issue: number, action: string) =>
+      rig
+        .task(issue)
+        .then((t) =>
+          rig.app.admin(`/api/v1/tasks/${t.task.id}/${action}`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{}",
+          }),
+        );
     expect((await act(queued[1]!, "hold")).status).toBe(200); // 8: held (blocked)
     expect((await act(queued[2]!, "cancel")).status).toBe(200); // 9: cancelled
     expect((await act(queued[1]!, "retry")).status).toBe(200); // 10: queued again
@@ -149,7 +236,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     const performed = rig.fake.requests.length;
     await afterWindow();
-    expect({ create: calls(performed, "issues/create"), update: calls(performed, "issues/update") }).toEqual({ create: 0, update: 1 });
+    expect({ create: calls(performed, "issues/create"), update: calls(performed, "issues/update") }).toEqual({
+      create: 0,
+      update: 1,
+    });
     expect(fleetIssues().map((i) => i.number)).toEqual([issue!.number]);
     const body = rig.fake.state.issue(REPO, issue!.number).body!;
     expect(body).toContain("### In progress (2)");
@@ -167,7 +257,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(original).toBeDefined();
 
     // Deleted, and GitHub says so: the stored number is forgotten and one new issue opened.
-    const deleted = fakeWebhookPayload(rig.fake, "issues", "deleted", { repo: REPO, issue: original!.number, sender: "alice" });
+    const deleted = fakeWebhookPayload(rig.fake, "issues", "deleted", {
+      repo: REPO,
+      issue: original!.number,
+      sender: "alice",
+    });
     rig.fake.state.deleteIssue(REPO, original!.number);
     await rig.deliverPayload("issues", deleted);
     expect(await fleetEffects("pending")).toHaveLength(1);
@@ -194,7 +288,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const three = await queueNext();
     from = rig.fake.requests.length;
     await afterWindow();
-    expect({ list: calls(from, "issues/list-for-repo"), create: calls(from, "issues/create"), update: calls(from, "issues/update") }).toEqual({ list: 1, create: 0, update: 1 });
+    expect({
+      list: calls(from, "issues/list-for-repo"),
+      create: calls(from, "issues/create"),
+      update: calls(from, "issues/update"),
+    }).toEqual({ list: 1, create: 0, update: 1 });
     expect(fleetIssues().map((i) => i.number)).toEqual([third!.number]);
     expect(rig.fake.state.issue(REPO, third!.number).body).toContain(`#${three} Issue ${three}`);
 
@@ -204,8 +302,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const four = await queueNext();
     from = rig.fake.requests.length;
     await afterWindow();
-    expect({ update: calls(from, "issues/update"), create: calls(from, "issues/create") }).toEqual({ update: 0, create: 0 });
-    expect((await fleetEffects()).at(-1)!.note).toBe(`not updated: #${third!.number} was closed; reopen it to have it kept current`);
+    expect({ update: calls(from, "issues/update"), create: calls(from, "issues/create") }).toEqual({
+      update: 0,
+      create: 0,
+    });
+    expect((await fleetEffects()).at(-1)!.note).toBe(
+      `not updated: #${third!.number} was closed; reopen it to have it kept current`,
+    );
     expect(rig.fake.state.issue(REPO, third!.number).body).not.toContain(`#${four} Issue ${four}`);
     rig.fake.state.setIssueState(rig.fake.state.issue(REPO, third!.number), "open", "alice");
     await rig.deliver("issues", "reopened", { issue: third!.number, sender: "alice" });
@@ -238,7 +341,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await pushConfig("fleetIssue: false\n");
     const off = rig.fake.requests.length;
     await afterWindow();
-    expect((await fleetEffects()).at(-1)).toMatchObject({ state: "dropped", note: expect.stringContaining("fleetIssue is off") });
+    expect((await fleetEffects()).at(-1)).toMatchObject({
+      state: "dropped",
+      note: expect.stringContaining("fleetIssue is off"),
+    });
     await queueNext();
     await afterWindow();
     expect(await fleetEffects("pending")).toHaveLength(0);
@@ -263,7 +369,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await fleetEffects("pending")).toHaveLength(1);
     const from = rig.fake.requests.length;
     await afterWindow();
-    expect({ get: calls(from, "issues/get"), update: calls(from, "issues/update"), create: calls(from, "issues/create") }).toEqual({ get: 1, update: 0, create: 0 });
+    expect({
+      get: calls(from, "issues/get"),
+      update: calls(from, "issues/update"),
+      create: calls(from, "issues/create"),
+    }).toEqual({ get: 1, update: 0, create: 0 });
   });
 
   test("dry run: no GitHub write, the plan recorded; a paused repository still gets its issue", async () => {
@@ -275,7 +385,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await queueNext();
     await afterWindow();
     expect(rig.writesSince(from)).toEqual([]);
-    expect(await fleetEffects()).toEqual([expect.objectContaining({ state: "dry-run", dryRun: true, note: `would have: bring the "Orchestra fleet" issue of ${REPO} up to date (create it if there is none)` })]);
+    expect(await fleetEffects()).toEqual([
+      expect.objectContaining({
+        state: "dry-run",
+        dryRun: true,
+        note: `would have: bring the "Orchestra fleet" issue of ${REPO} up to date (create it if there is none)`,
+      }),
+    ]);
     expect(fleetIssues()).toEqual([]);
 
     // Paused: claims stop, the view does not.
@@ -283,7 +399,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await queueNext();
     await afterWindow();
     const [issue] = fleetIssues();
-    expect(issue!.body).toContain(`> **Nothing is claimed here now:** ${REPO} is paused (\`paused: true\` in \`.github/orchestra.yml\`)`);
+    expect(issue!.body).toContain(
+      `> **Nothing is claimed here now:** ${REPO} is paused (\`paused: true\` in \`.github/orchestra.yml\`)`,
+    );
     expect(issue!.body).toContain(`| 1 | #${one} Issue ${one} | 0 | \`paused\`:`);
   });
 });

@@ -3,7 +3,16 @@
  * section shows, the order it keeps, the footer, GitHub's limit, and the
  * comparison that leaves an issue unedited when it already shows a snapshot.
  */
-import { FLEET_SECTION_ROWS, cell, isFleetBody, renderFleet, renderedAt, showsSnapshot, timeLeft, type FleetSnapshot } from "../../src/fleet/render.js";
+import {
+  FLEET_SECTION_ROWS,
+  cell,
+  isFleetBody,
+  renderFleet,
+  renderedAt,
+  showsSnapshot,
+  timeLeft,
+  type FleetSnapshot,
+} from "../../src/fleet/render.js";
 import { GITHUB_COMMENT_LIMIT } from "../../src/texts/limits.js";
 
 const AT = new Date("2026-06-01T12:00:00.000Z");
@@ -11,7 +20,16 @@ const inMin = (m: number) => new Date(AT.getTime() + m * 60_000);
 const empty = { total: 0, tasks: [] };
 
 function snapshot(over: Partial<FleetSnapshot> = {}): FleetSnapshot {
-  return { repo: "acme/app", held: null, queued: empty, claimed: empty, review: empty, blocked: empty, failed: empty, ...over };
+  return {
+    repo: "acme/app",
+    held: null,
+    queued: empty,
+    claimed: empty,
+    review: empty,
+    blocked: empty,
+    failed: empty,
+    ...over,
+  };
 }
 
 const FULL = snapshot({
@@ -19,7 +37,12 @@ const FULL = snapshot({
     total: 2,
     tasks: [
       { issue: 14, title: "Urgent fix", attempt: 0, waitingFor: null },
-      { issue: 12, title: "Add docs", attempt: 1, waitingFor: { gate: "blocked-by", detail: "blocked by open issue acme/app#3" } },
+      {
+        issue: 12,
+        title: "Add docs",
+        attempt: 1,
+        waitingFor: { gate: "blocked-by", detail: "blocked by open issue acme/app#3" },
+      },
     ],
   },
   claimed: {
@@ -31,20 +54,32 @@ const FULL = snapshot({
   },
   review: { total: 1, tasks: [{ issue: 7, title: "Rename", prNumber: 21 }] },
   blocked: { total: 1, tasks: [{ issue: 9, title: "API", why: "question: “Keep the old API?”" }] },
-  failed: { total: 1, tasks: [{ issue: 11, title: "Flaky", attempt: 3, klass: "debris-empty", recovery: "delete-branch-requeue" }] },
+  failed: {
+    total: 1,
+    tasks: [{ issue: 11, title: "Flaky", attempt: 3, klass: "debris-empty", recovery: "delete-branch-requeue" }],
+  },
 });
 
 describe("sections", () => {
   const body = renderFleet(FULL, AT);
   test.each([
     ["the queue, counted", "### Queue (2)"],
-    ["queued tasks in the snapshot's (claim) order, numbered, linked as #N", "| 1 | #14 Urgent fix | 0 | nothing: claimable now |\n| 2 | #12 Add docs | 1 | `blocked-by`: blocked by open issue acme/app#3 |"],
+    [
+      "queued tasks in the snapshot's (claim) order, numbered, linked as #N",
+      "| 1 | #14 Urgent fix | 0 | nothing: claimable now |\n| 2 | #12 Add docs | 1 | `blocked-by`: blocked by open issue acme/app#3 |",
+    ],
     ["a live lease: worker and time left", "| #3 Login | laptop | 2 | 4 min left |"],
-    ["a dispatched run whose lease ended", "| #5 Build | workflow run | 1 | ended without an exit: the run is owed a class |"],
+    [
+      "a dispatched run whose lease ended",
+      "| #5 Build | workflow run | 1 | ended without an exit: the run is owed a class |",
+    ],
     ["review with the pull request", "| #7 Rename | #21 |"],
     ["blocked with its question", "| #9 API | question: “Keep the old API?” |"],
     ["failed with the last failure class", "| #11 Flaky | 3 | `debris-empty` (delete-branch-requeue) |"],
-    ["the footer: when, and that hand edits are overwritten", "Last updated 2026-06-01 12:00:00 UTC. Maintained by Orchestra (`fleetIssue: true` in `.github/orchestra.yml`): rewritten as tasks change, so edits by hand are overwritten."],
+    [
+      "the footer: when, and that hand edits are overwritten",
+      "Last updated 2026-06-01 12:00:00 UTC. Maintained by Orchestra (`fleetIssue: true` in `.github/orchestra.yml`): rewritten as tasks change, so edits by hand are overwritten.",
+    ],
   ])("%s", (_what, text) => {
     expect(body).toContain(text);
   });
@@ -57,14 +92,23 @@ describe("sections", () => {
   });
 
   test("sections keep their order", () => {
-    const at = ["### Queue", "### In progress", "### In review", "### Blocked", "### Failed", "Last updated"].map((h) => body.indexOf(h));
+    const at = ["### Queue", "### In progress", "### In review", "### Blocked", "### Failed", "Last updated"].map((h) =>
+      body.indexOf(h),
+    );
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(at.every((i) => i >= 0)).toBe(true);
   });
 
   test("empty sections say so", () => {
     const quiet = renderFleet(snapshot(), AT);
-    for (const line of ["### Queue (0)\n\nNothing is queued.", "No task holds a lease.", "No pull request waits for review.", "Nothing is blocked.", "Nothing has failed."]) expect(quiet).toContain(line);
+    for (const line of [
+      "### Queue (0)\n\nNothing is queued.",
+      "No task holds a lease.",
+      "No pull request waits for review.",
+      "Nothing is blocked.",
+      "Nothing has failed.",
+    ])
+      expect(quiet).toContain(line);
     expect(quiet).not.toContain("|");
   });
 
@@ -102,7 +146,13 @@ describe("cells", () => {
 });
 
 describe("GitHub's body limit", () => {
-  const many = (n: number, title: string) => Array.from({ length: n }, (_, i) => ({ issue: i + 1, title, attempt: 0, waitingFor: { gate: "no-worker" as const, detail: "d".repeat(500) } }));
+  const many = (n: number, title: string) =>
+    Array.from({ length: n }, (_, i) => ({
+      issue: i + 1,
+      title,
+      attempt: 0,
+      waitingFor: { gate: "no-worker" as const, detail: "d".repeat(500) },
+    }));
 
   test("a long section shows its first rows and counts the rest", () => {
     const s = snapshot({ queued: { total: 250, tasks: many(FLEET_SECTION_ROWS, "t") } });
@@ -112,8 +162,29 @@ describe("GitHub's body limit", () => {
   });
 
   test("a body that would pass the limit is cut inside, keeping the marker and the footer", () => {
-    const huge = snapshot({ queued: { total: 100, tasks: many(100, "x".repeat(80)) }, blocked: { total: 100, tasks: Array.from({ length: 100 }, (_, i) => ({ issue: 500 + i, title: "y".repeat(80), why: "z".repeat(300) })) } });
-    const body = renderFleet({ ...huge, failed: { total: 100, tasks: Array.from({ length: 100 }, (_, i) => ({ issue: 900 + i, title: "w".repeat(80), attempt: 3, klass: "unknown", recovery: "escalate" })) } }, AT);
+    const huge = snapshot({
+      queued: { total: 100, tasks: many(100, "x".repeat(80)) },
+      blocked: {
+        total: 100,
+        tasks: Array.from({ length: 100 }, (_, i) => ({ issue: 500 + i, title: "y".repeat(80), why: "z".repeat(300) })),
+      },
+    });
+    const body = renderFleet(
+      {
+        ...huge,
+        failed: {
+          total: 100,
+          tasks: Array.from({ length: 100 }, (_, i) => ({
+            issue: 900 + i,
+            title: "w".repeat(80),
+            attempt: 3,
+            klass: "unknown",
+            recovery: "escalate",
+          })),
+        },
+      },
+      AT,
+    );
     expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(isFleetBody(body)).toBe(true);
     expect(body).toContain("Last updated 2026-06-01 12:00:00 UTC");
@@ -127,7 +198,12 @@ describe("an issue that already shows the snapshot is not edited", () => {
   test.each<[string, string, FleetSnapshot, boolean]>([
     ["the same snapshot, rendered earlier", shown, FULL, true],
     ["a task changed state", shown, { ...FULL, review: empty }, false],
-    ["a lease was renewed (another time left)", shown, { ...FULL, claimed: { total: 1, tasks: [{ ...FULL.claimed.tasks[0]!, leaseExpiresAt: inMin(9) }] } }, false],
+    [
+      "a lease was renewed (another time left)",
+      shown,
+      { ...FULL, claimed: { total: 1, tasks: [{ ...FULL.claimed.tasks[0]!, leaseExpiresAt: inMin(9) }] } },
+      false,
+    ],
     ["edited by hand", shown.replace("Urgent fix", "Not urgent"), FULL, false],
     ["the marker removed by hand", shown.split("\n").slice(1).join("\n"), FULL, false],
     ["someone else's text", "Hello", FULL, false],

@@ -22,18 +22,42 @@ const REPO_ROW: NonNullable<GateFacts["repo"]> = {
   owner: "acme",
 };
 const FACTS: GateFacts = { now: NOW, repo: REPO_ROW, pause: null, liveInRepo: 0, liveInOrg: 0, workerCovers: true };
-const TASK = { state: "queued", repo: "acme/app", backoffUntil: null, blockedBy: null, blockersAt: earlier, diagnostic: null };
+const TASK = {
+  state: "queued",
+  repo: "acme/app",
+  backoffUntil: null,
+  blockedBy: null,
+  blockersAt: earlier,
+  diagnostic: null,
+};
 
 describe("waitingFor: the first gate that holds a queued task", () => {
-  test.each<[string, Partial<typeof TASK> | Record<string, unknown>, Partial<GateFacts> & { row?: Partial<typeof REPO_ROW> }, string | null]>([
+  test.each<
+    [
+      string,
+      Partial<typeof TASK> | Record<string, unknown>,
+      Partial<GateFacts> & { row?: Partial<typeof REPO_ROW> },
+      string | null,
+    ]
+  >([
     ["nothing holds it", {}, {}, null],
     ["the installation's webhook deliveries are failing", {}, { deliveriesFailing: true }, "deliveries"],
     ["not queued", { state: "claimed" }, { row: { paused: true } }, null],
     ["an operator's service-wide pause", {}, { pause: { scope: "*", reason: "incident", by: "sam" } }, "paused"],
     ["configuration not read yet", {}, { repo: null }, "config-unread"],
-    ["an invalid configuration", {}, { row: { configProblems: JSON.stringify(["limits.maxAttempts: expected number"]) } }, "config-invalid"],
+    [
+      "an invalid configuration",
+      {},
+      { row: { configProblems: JSON.stringify(["limits.maxAttempts: expected number"]) } },
+      "config-invalid",
+    ],
     ["paused: true in the configuration", {}, { row: { paused: true } }, "paused"],
-    ["the breaker open", {}, { row: { breakerUntil: later, breakerClass: "phantom", breakerRuns: JSON.stringify(["r1"]) } }, "breaker"],
+    [
+      "the breaker open",
+      {},
+      { row: { breakerUntil: later, breakerClass: "phantom", breakerRuns: JSON.stringify(["r1"]) } },
+      "breaker",
+    ],
     ["the breaker half-open, its probe running", {}, { row: { breakerUntil: earlier, probeRunId: "r9" } }, "breaker"],
     ["the breaker past its cool-down, no probe yet: claimable", {}, { row: { breakerUntil: earlier } }, null],
     ["blocked by open issues", { blockedBy: JSON.stringify(["acme/app#3"]) }, {}, "blocked-by"],
@@ -44,7 +68,12 @@ describe("waitingFor: the first gate that holds a queued task", () => {
     ["no worker, but the App dispatches it", {}, { workerCovers: false, row: { dispatch: true } }, null],
     ["the repository at its limit", {}, { liveInRepo: 5 }, "repo-limit"],
     ["the organization at its limit", {}, { liveInRepo: 1, liveInOrg: 20 }, "org-limit"],
-    ["paused wins over every later gate", { blockedBy: JSON.stringify(["acme/app#3"]) }, { row: { paused: true }, liveInRepo: 9 }, "paused"],
+    [
+      "paused wins over every later gate",
+      { blockedBy: JSON.stringify(["acme/app#3"]) },
+      { row: { paused: true }, liveInRepo: 9 },
+      "paused",
+    ],
   ])("%s", (_name, task, facts, gate) => {
     const { row, ...rest } = facts;
     const f: GateFacts = { ...FACTS, ...rest, ...(row ? { repo: { ...REPO_ROW, ...row } } : {}) };
@@ -58,16 +87,51 @@ describe("waitingFor: the first gate that holds a queued task", () => {
 });
 
 const cfg = { failures: 3, windowSeconds: 600, coolDownSeconds: 300 };
-const run = (id: string, klass: string | null, minutesAgo: number): EndedRun => ({ id, taskId: `t-${id}`, class: klass, endedAt: new Date(NOW.getTime() - minutesAgo * 60_000) });
+const run = (id: string, klass: string | null, minutesAgo: number): EndedRun => ({
+  id,
+  taskId: `t-${id}`,
+  class: klass,
+  endedAt: new Date(NOW.getTime() - minutesAgo * 60_000),
+});
 
 describe("the breaker opens", () => {
   test.each<[string, EndedRun[], Date | null, string | null]>([
-    ["three alike within the window", [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 3)], null, "phantom"],
-    ["three, but different classes", [run("a", "phantom", 1), run("b", "debris-empty", 2), run("c", "unknown", 3)], null, null],
-    ["one of the three outside the window", [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 11)], null, null],
-    ["classes that are not failures", [run("a", "merged", 1), run("b", "merged", 2), run("c", "merged", 3)], null, null],
-    ["questions are not failures", [run("a", "question", 1), run("b", "question", 2), run("c", "question", 3)], null, null],
-    ["runs before the breaker last closed do not count", [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 3)], new Date(NOW.getTime() - 150_000), null],
+    [
+      "three alike within the window",
+      [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 3)],
+      null,
+      "phantom",
+    ],
+    [
+      "three, but different classes",
+      [run("a", "phantom", 1), run("b", "debris-empty", 2), run("c", "unknown", 3)],
+      null,
+      null,
+    ],
+    [
+      "one of the three outside the window",
+      [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 11)],
+      null,
+      null,
+    ],
+    [
+      "classes that are not failures",
+      [run("a", "merged", 1), run("b", "merged", 2), run("c", "merged", 3)],
+      null,
+      null,
+    ],
+    [
+      "questions are not failures",
+      [run("a", "question", 1), run("b", "question", 2), run("c", "question", 3)],
+      null,
+      null,
+    ],
+    [
+      "runs before the breaker last closed do not count",
+      [run("a", "phantom", 1), run("b", "phantom", 2), run("c", "phantom", 3)],
+      new Date(NOW.getTime() - 150_000),
+      null,
+    ],
   ])("%s", (_name, runs, closedAt, want) => {
     const t = tripOf(runs, cfg, NOW, closedAt);
     expect(t?.klass ?? null).toBe(want);

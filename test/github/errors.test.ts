@@ -5,12 +5,36 @@ const NOW = Date.parse("2026-06-01T12:00:00Z");
 describe("how long a rate limit asks to wait", () => {
   const answeredAt = new Date(NOW - 3_600_000).toUTCString();
   test.each<[string, number, string, Record<string, string>, number | undefined]>([
-    ["secondary limit with retry-after", 403, "You have exceeded a secondary rate limit.", { "retry-after": "60" }, 60_000],
+    [
+      "secondary limit with retry-after",
+      403,
+      "You have exceeded a secondary rate limit.",
+      { "retry-after": "60" },
+      60_000,
+    ],
     ["429 with retry-after", 429, "Too many requests", { "retry-after": "5" }, 5_000],
-    ["primary quota spent: until the reset", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 900) }, 900_000],
+    [
+      "primary quota spent: until the reset",
+      403,
+      "API rate limit exceeded",
+      { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 + 900) },
+      900_000,
+    ],
     // GitHub's clock an hour behind this machine's: the wait is measured on GitHub's clock.
-    ["the reset against the answer's own Date", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String((NOW - 3_600_000) / 1000 + 900), date: answeredAt }, 900_000],
-    ["a reset already past: no wait", 403, "API rate limit exceeded", { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 - 60) }, 0],
+    [
+      "the reset against the answer's own Date",
+      403,
+      "API rate limit exceeded",
+      { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String((NOW - 3_600_000) / 1000 + 900), date: answeredAt },
+      900_000,
+    ],
+    [
+      "a reset already past: no wait",
+      403,
+      "API rate limit exceeded",
+      { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW / 1000 - 60) },
+      0,
+    ],
     ["a rate limit without headers: a minute", 403, "You have exceeded a secondary rate limit", {}, 60_000],
     ["a permission error is no rate limit", 403, "Resource not accessible by integration", {}, undefined],
     ["a 502 is no rate limit", 502, "Bad Gateway", { "retry-after": "5" }, undefined],
@@ -20,14 +44,26 @@ describe("how long a rate limit asks to wait", () => {
 });
 
 describe("what a failure means for a retry", () => {
-  const err = (status: number | undefined, url = "https://api.github.com/repos/o/r/issues/1/comments", message = "m") => ({ status, message, request: { url }, response: { headers: {}, data: { message } } });
+  const err = (
+    status: number | undefined,
+    url = "https://api.github.com/repos/o/r/issues/1/comments",
+    message = "m",
+  ) => ({ status, message, request: { url }, response: { headers: {}, data: { message } } });
   test.each([
     ["502", err(502), { retryable: true, mayHaveSent: true, tokenFailure: false }],
     ["network error (no status)", err(undefined), { retryable: true, mayHaveSent: true, tokenFailure: false }],
     ["404", err(404), { retryable: false, mayHaveSent: false, tokenFailure: false }],
     ["422", err(422), { retryable: false, mayHaveSent: false, tokenFailure: false }],
-    ["token refused (suspended)", err(403, "https://api.github.com/app/installations/9/access_tokens"), { retryable: false, mayHaveSent: false, tokenFailure: true, operation: "mint installation token" }],
-    ["token endpoint 502 is GitHub's trouble, not the installation's", err(502, "https://api.github.com/app/installations/9/access_tokens"), { retryable: true, tokenFailure: false }],
+    [
+      "token refused (suspended)",
+      err(403, "https://api.github.com/app/installations/9/access_tokens"),
+      { retryable: false, mayHaveSent: false, tokenFailure: true, operation: "mint installation token" },
+    ],
+    [
+      "token endpoint 502 is GitHub's trouble, not the installation's",
+      err(502, "https://api.github.com/app/installations/9/access_tokens"),
+      { retryable: true, tokenFailure: false },
+    ],
   ])("%s", (_n, e, expected) => {
     expect(toGitHubError("create comment", e)).toMatchObject(expected);
   });

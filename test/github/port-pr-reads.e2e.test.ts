@@ -13,7 +13,11 @@ import { GitHubError, type GitHub } from "../../src/github/port.js";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { ResponseSchemas } from "../fake-github/response-schemas.js";
 
-const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
 type Client = InstanceType<typeof ProbotOctokit>;
 
 const REPO = "acme/widgets";
@@ -27,7 +31,10 @@ beforeEach(async () => {
   fake = await startFakeGitHub();
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, { installationId: INSTALLATION });
-  const octokit = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION }, baseUrl: fake.apiUrl }) as Client;
+  const octokit = new TestOctokit({
+    auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION },
+    baseUrl: fake.apiUrl,
+  }) as Client;
   gh = octokitGitHub(octokit);
 });
 
@@ -48,7 +55,12 @@ async function failure(p: Promise<unknown>): Promise<GitHubError> {
 /** An Actions job (its id is its check run's) on `sha`. */
 function actionsJob(sha: string, name = "test"): number {
   const wf = fake.state.addWorkflow(REPO, { path: `${name}.yml` });
-  const run = fake.state.addWorkflowRun(REPO, { workflowId: wf.id, headSha: sha, conclusion: "failure", jobs: [{ name, conclusion: "failure" }] });
+  const run = fake.state.addWorkflowRun(REPO, {
+    workflowId: wf.id,
+    headSha: sha,
+    conclusion: "failure",
+    jobs: [{ name, conclusion: "failure" }],
+  });
   return fake.state.jobsOf(fake.state.repo(REPO), run)[0]!.id;
 }
 
@@ -56,7 +68,9 @@ test("pullsForCommit: the pull requests a commit belongs to, open or closed; on 
   const first = fake.state.addBranch(REPO, "agent/issue-1", { aheadBy: 2 });
   const pr = fake.state.addPull(REPO, { head: "agent/issue-1", title: "One" });
   const older = fake.state.repo(REPO).commits.get(first)!.parents[0]!;
-  expect((await gh.pullsForCommit(r, first)).map((p) => [p.number, p.headSha, p.state])).toEqual([[pr.number, first, "open"]]);
+  expect((await gh.pullsForCommit(r, first)).map((p) => [p.number, p.headSha, p.state])).toEqual([
+    [pr.number, first, "open"],
+  ]);
   expect((await gh.pullsForCommit(r, older)).map((p) => p.number)).toEqual([pr.number]);
   expect(await gh.pullsForCommit(r, fake.state.repo(REPO).branches.get("main")!)).toEqual([]);
 
@@ -82,13 +96,19 @@ test("reviewComments: every page of a review's inline comments; an outdated one 
     body: "see inline",
     comments: [...comments, { path: "src/old.ts", line: null, originalLine: 7, body: "outdated" }],
   });
-  const other = fake.state.addReview(REPO, pr.number, { user: "carol", state: "COMMENTED", comments: [{ path: "README.md", line: 1, body: "typo" }] });
+  const other = fake.state.addReview(REPO, pr.number, {
+    user: "carol",
+    state: "COMMENTED",
+    comments: [{ path: "README.md", line: 1, body: "typo" }],
+  });
   const read = await gh.reviewComments(r, pr.number, review.id);
   expect(read).toHaveLength(105);
   expect(read[0]).toEqual({ path: "src/f0.ts", line: 1, body: "nit 0", author: "bob" });
   expect(read[104]).toEqual({ path: "src/old.ts", line: 7, body: "outdated", author: "bob" });
   expect(fake.requestsFor("pulls/list-comments-for-review")).toHaveLength(2);
-  expect(await gh.reviewComments(r, pr.number, other.id)).toEqual([{ path: "README.md", line: 1, body: "typo", author: "carol" }]);
+  expect(await gh.reviewComments(r, pr.number, other.id)).toEqual([
+    { path: "README.md", line: 1, body: "typo", author: "carol" },
+  ]);
   // a review of another pull request is not found through this one
   expect((await failure(gh.reviewComments(r, pr.number + 1000, review.id))).status).toBe(404);
 });
@@ -96,7 +116,12 @@ test("reviewComments: every page of a review's inline comments; an outdated one 
 test("checkRunsForRef: every page, not the first 100", async () => {
   const sha = fake.state.addBranch(REPO, "agent/issue-3", { aheadBy: 1 });
   for (let i = 0; i < 130; i++) {
-    fake.state.addCheckRun(REPO, { headSha: sha, name: `check ${i}`, status: "completed", conclusion: i === 120 ? "failure" : "success" });
+    fake.state.addCheckRun(REPO, {
+      headSha: sha,
+      name: `check ${i}`,
+      status: "completed",
+      conclusion: i === 120 ? "failure" : "success",
+    });
   }
   const runs = await gh.checkRunsForRef(r, sha);
   expect(runs).toHaveLength(130);
@@ -114,7 +139,9 @@ test("jobLogTail: the last lines of a job's log through GitHub's redirect; none 
   expect(await gh.jobLogTail(r, job, 1000)).toBe(lines.join("\n"));
   const logs = fake.requestsFor("actions/download-job-logs-for-workflow-run");
   expect(logs.map((q) => q.status)).toEqual([302, 302]);
-  expect(fake.requests.filter((q) => q.path.startsWith("/_fake/downloads/job-logs/")).map((q) => q.status)).toEqual([200, 200]);
+  expect(fake.requests.filter((q) => q.path.startsWith("/_fake/downloads/job-logs/")).map((q) => q.status)).toEqual([
+    200, 200,
+  ]);
 
   // a long log is cut to its end
   fake.state.setJobLog(REPO, job, `${"x".repeat(30_000)}\nlast line`);
@@ -129,7 +156,12 @@ test("jobLogTail: the last lines of a job's log through GitHub's redirect; none 
   expect(await gh.jobLogTail(r, mine.id, 10)).toBeNull();
   fake.state.setJobLog(REPO, job, null);
   expect(await gh.jobLogTail(r, job, 10)).toBeNull();
-  expect(fake.requestsFor("actions/download-job-logs-for-workflow-run").slice(-4).map((q) => q.status)).toEqual([404, 404, 404, 410]);
+  expect(
+    fake
+      .requestsFor("actions/download-job-logs-for-workflow-run")
+      .slice(-4)
+      .map((q) => q.status),
+  ).toEqual([404, 404, 404, 410]);
 });
 
 test("openPullsInto: every open pull request into the base, 100 a query, oldest first", async () => {
@@ -165,7 +197,8 @@ test("openPullsInto: every open pull request into the base, 100 a query, oldest 
 
 test("openPullsInto: mergeability, merge state, checks rollup and review decision come from the repository's state", async () => {
   fake.state.addBranch(REPO, "release");
-  const into = (head: string, opts: { draft?: boolean; conflicting?: boolean } = {}) => fake.state.addPull(REPO, { head, base: "release", ...opts });
+  const into = (head: string, opts: { draft?: boolean; conflicting?: boolean } = {}) =>
+    fake.state.addPull(REPO, { head, base: "release", ...opts });
   const clean = into("agent/clean");
   const dirty = into("agent/dirty", { conflicting: true });
   const draft = into("agent/draft", { draft: true });
@@ -177,7 +210,12 @@ test("openPullsInto: mergeability, merge state, checks rollup and review decisio
   const byHead = async () => new Map((await gh.openPullsInto(r, "release")).map((p) => [p.headRef, p]));
 
   let pulls = await byHead();
-  expect(pulls.get("agent/clean")).toMatchObject({ mergeable: "MERGEABLE", mergeState: "CLEAN", checks: "SUCCESS", reviewDecision: null });
+  expect(pulls.get("agent/clean")).toMatchObject({
+    mergeable: "MERGEABLE",
+    mergeState: "CLEAN",
+    checks: "SUCCESS",
+    reviewDecision: null,
+  });
   expect(pulls.get("agent/dirty")).toMatchObject({ mergeable: "CONFLICTING", mergeState: "DIRTY", checks: null });
   expect(pulls.get("agent/draft")).toMatchObject({ isDraft: true, mergeState: "DRAFT" });
   expect(pulls.get("agent/red")).toMatchObject({ mergeState: "UNSTABLE", checks: "FAILURE" });
@@ -204,7 +242,11 @@ test("openPullsInto: mergeability, merge state, checks rollup and review decisio
 
 test("a 502 from GitHub is an error from every read, never absence or a short list", async () => {
   const pr = fake.state.addPull(REPO, { head: "agent/issue-9" });
-  const review = fake.state.addReview(REPO, pr.number, { user: "bob", state: "COMMENTED", comments: [{ path: "a.ts", line: 1, body: "b" }] });
+  const review = fake.state.addReview(REPO, pr.number, {
+    user: "bob",
+    state: "COMMENTED",
+    comments: [{ path: "a.ts", line: 1, body: "b" }],
+  });
   const job = actionsJob(pr.headSha);
   fake.state.setJobLog(REPO, job, "boom\n");
   const reads: [string | RegExp, () => Promise<unknown>][] = [
@@ -225,7 +267,11 @@ test("a 502 from GitHub is an error from every read, never absence or a short li
 test("the fake's answers to these reads fit GitHub's description", async () => {
   const schemas = new ResponseSchemas();
   const pr = fake.state.addPull(REPO, { head: "agent/issue-10" });
-  const review = fake.state.addReview(REPO, pr.number, { user: "bob", state: "COMMENTED", comments: [{ path: "a.ts", line: 3, body: "b" }] });
+  const review = fake.state.addReview(REPO, pr.number, {
+    user: "bob",
+    state: "COMMENTED",
+    comments: [{ path: "a.ts", line: 3, body: "b" }],
+  });
   fake.state.addCheckRun(REPO, { headSha: pr.headSha, name: "ci" });
   await gh.pullsForCommit(r, pr.headSha);
   await gh.reviewComments(r, pr.number, review.id);

@@ -50,7 +50,13 @@ afterEach(() => {
 });
 
 test("issues, labels, comments and reactions", async () => {
-  fake.state.addIssue(REPO, { number: 1, title: "Add a widget", body: "please", labels: ["agent:queued"], user: "alice" });
+  fake.state.addIssue(REPO, {
+    number: 1,
+    title: "Add a widget",
+    body: "please",
+    labels: ["agent:queued"],
+    user: "alice",
+  });
   expect(await gh.getIssue(r, 1)).toEqual({
     number: 1,
     title: "Add a widget",
@@ -78,7 +84,12 @@ test("branches, compare and pull requests", async () => {
   expect(await gh.defaultBranch(r)).toBe("main");
   expect(await gh.getBranch(r, "agent/issue-2")).toEqual({ name: "agent/issue-2", sha: head });
   expect(await gh.getBranch(r, "agent/none")).toBeNull();
-  expect(await gh.compare(r, "main", "agent/issue-2")).toMatchObject({ status: "ahead", aheadBy: 2, behindBy: 0, headSha: head });
+  expect(await gh.compare(r, "main", "agent/issue-2")).toMatchObject({
+    status: "ahead",
+    aheadBy: 2,
+    behindBy: 0,
+    headSha: head,
+  });
   expect(await gh.compare(r, "main", "agent/none")).toBeNull();
   expect(await gh.pullsForBranch(r, "agent/issue-2")).toEqual([]);
   const pr = await gh.createPull(r, { title: "Widget", body: "Closes #1", head: "agent/issue-2", base: "main" });
@@ -95,16 +106,41 @@ test("branches, compare and pull requests", async () => {
 
 test("checks, workflows and permissions", async () => {
   const sha = fake.state.addBranch(REPO, "agent/issue-3", { aheadBy: 1 });
-  fake.state.addCheckRun(REPO, { headSha: sha, name: "test", status: "completed", conclusion: "failure", output: { title: "1 failed", summary: "s" } });
+  fake.state.addCheckRun(REPO, {
+    headSha: sha,
+    name: "test",
+    status: "completed",
+    conclusion: "failure",
+    output: { title: "1 failed", summary: "s" },
+  });
   const runs = await gh.checkRunsForRef(r, sha);
   expect(runs).toHaveLength(1);
-  expect(runs[0]).toMatchObject({ name: "test", headSha: sha, status: "completed", conclusion: "failure", output: { title: "1 failed", summary: "s" } });
-  await gh.createCheckRun(r, { name: "orchestra config", headSha: sha, status: "completed", conclusion: "failure", title: "Invalid config", summary: "limits.maxAttempts must be a positive integer" });
+  expect(runs[0]).toMatchObject({
+    name: "test",
+    headSha: sha,
+    status: "completed",
+    conclusion: "failure",
+    output: { title: "1 failed", summary: "s" },
+  });
+  await gh.createCheckRun(r, {
+    name: "orchestra config",
+    headSha: sha,
+    status: "completed",
+    conclusion: "failure",
+    title: "Invalid config",
+    summary: "limits.maxAttempts must be a positive integer",
+  });
   expect((await gh.checkRunsForRef(r, sha)).map((x) => x.name).sort()).toEqual(["orchestra config", "test"]);
   const wf = fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { task: { type: "string", required: true } } });
   await gh.dispatchWorkflow(r, "agent.yml", "main", { task: "7" });
   expect(fake.state.dispatches.map((d) => d.inputs)).toContainEqual({ task: "7" });
-  const run = fake.state.addWorkflowRun(REPO, { workflowId: wf.id, headSha: sha, status: "completed", conclusion: "failure", jobs: [{ name: "build", conclusion: "failure" }] });
+  const run = fake.state.addWorkflowRun(REPO, {
+    workflowId: wf.id,
+    headSha: sha,
+    status: "completed",
+    conclusion: "failure",
+    jobs: [{ name: "build", conclusion: "failure" }],
+  });
   await gh.rerunFailedJobs(r, run.id);
   expect(fake.state.reruns.length).toBeGreaterThan(0);
   fake.state.setPermission(REPO, "carol", "maintain");
@@ -146,14 +182,28 @@ test("a 502 from GitHub is an error, never absence", async () => {
 
 test("a delivery's handler reaches GitHub through the port, as the installation", async () => {
   fake.state.addIssue(REPO, { number: 50, title: "Queue me", labels: ["agent:queued"] });
-  const payload = fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: 50, label: "agent:queued", sender: "alice" });
-  const res = await sendWebhook(app.url + "/api/github/webhooks", { event: "issues", payload, secret: app.secret, deliveryId: "port-e2e-1" });
+  const payload = fakeWebhookPayload(fake, "issues", "labeled", {
+    repo: REPO,
+    issue: 50,
+    label: "agent:queued",
+    sender: "alice",
+  });
+  const res = await sendWebhook(app.url + "/api/github/webhooks", {
+    event: "issues",
+    payload,
+    secret: app.secret,
+    deliveryId: "port-e2e-1",
+  });
   expect(res.status).toBe(202);
   await eventually(() => (handled.includes("port-e2e-1") ? true : undefined), 10_000, "handler");
   expect(fake.state.labelsOf(REPO, 50)).toEqual(["agent:in-progress"]);
   expect(fake.state.commentsOn(REPO, 50).map((c) => c.body)).toEqual(["seen port-e2e-1"]);
   // The token exchange happened for the delivery's installation.
-  expect(fake.requests.some((q) => q.method === "POST" && q.path.includes(`/app/installations/${INSTALLATION}/access_tokens`))).toBe(true);
+  expect(
+    fake.requests.some(
+      (q) => q.method === "POST" && q.path.includes(`/app/installations/${INSTALLATION}/access_tokens`),
+    ),
+  ).toBe(true);
 });
 
 test("labels on an issue: read them, and an addition answers the labels after it", async () => {
@@ -165,9 +215,20 @@ test("labels on an issue: read them, and an addition answers the labels after it
 
 test("check runs are updated in place; dispatched workflow runs can be found again", async () => {
   const sha = fake.state.addBranch(REPO, "agent/issue-61", { aheadBy: 1 });
-  await gh.createCheckRun(r, { name: "Orchestra", headSha: sha, status: "in_progress", title: "Attempt 1", summary: "running" });
+  await gh.createCheckRun(r, {
+    name: "Orchestra",
+    headSha: sha,
+    status: "in_progress",
+    title: "Attempt 1",
+    summary: "running",
+  });
   const [created] = (await gh.checkRunsForRef(r, sha)).filter((c) => c.name === "Orchestra");
-  await gh.updateCheckRun(r, created!.id, { status: "completed", conclusion: "neutral", title: "In review", summary: "PR open" });
+  await gh.updateCheckRun(r, created!.id, {
+    status: "completed",
+    conclusion: "neutral",
+    title: "In review",
+    summary: "PR open",
+  });
   const after = (await gh.checkRunsForRef(r, sha)).filter((c) => c.name === "Orchestra");
   expect(after).toHaveLength(1);
   expect(after[0]).toMatchObject({ status: "completed", conclusion: "neutral", output: { title: "In review" } });
@@ -191,7 +252,14 @@ test("a write is never retried by the client: one request, one error", async () 
 });
 
 test("a secondary rate limit says until when; a suspended installation's token failure says so", async () => {
-  fake.inject({ method: "GET", path: "repos/get", status: 403, headers: { "retry-after": "30" }, body: { message: "You have exceeded a secondary rate limit." }, times: 1 });
+  fake.inject({
+    method: "GET",
+    path: "repos/get",
+    status: 403,
+    headers: { "retry-after": "30" },
+    body: { message: "You have exceeded a secondary rate limit." },
+    times: 1,
+  });
   const limited = (await gh.defaultBranch(r).catch((e: unknown) => e)) as GitHubError;
   expect(limited).toMatchObject({ status: 403, retryable: true, tokenFailure: false });
   expect(limited.retryAfterMs).toBe(30_000);
@@ -199,7 +267,14 @@ test("a secondary rate limit says until when; a suspended installation's token f
   fake.state.addRepo("suspended/app", { installationId: 4343 });
   fake.state.installations.get(4343)!.suspendedAt = new Date();
   const other = await app.orchestra.githubFor(4343);
-  const failed = (await other.defaultBranch({ owner: "suspended", repo: "app" }).catch((e: unknown) => e)) as GitHubError;
+  const failed = (await other
+    .defaultBranch({ owner: "suspended", repo: "app" })
+    .catch((e: unknown) => e)) as GitHubError;
   expect(failed).toBeInstanceOf(GitHubError);
-  expect(failed).toMatchObject({ status: 403, tokenFailure: true, operation: "mint installation token", mayHaveSent: false });
+  expect(failed).toMatchObject({
+    status: 403,
+    tokenFailure: true,
+    operation: "mint installation token",
+    mayHaveSent: false,
+  });
 });

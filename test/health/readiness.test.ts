@@ -49,7 +49,8 @@ describe("Readiness", () => {
 
   test("a failure is cached too: a flood against a dead database is one query per 5 s", async () => {
     const s = setup([new Error("connect ECONNREFUSED 127.0.0.1:5432")]);
-    for (let i = 0; i < 100; i++) expect(await s.readiness.check()).toMatchObject({ ready: false, reason: "database unreachable" });
+    for (let i = 0; i < 100; i++)
+      expect(await s.readiness.check()).toMatchObject({ ready: false, reason: "database unreachable" });
     expect(s.probes()).toBe(1);
   });
 
@@ -66,9 +67,21 @@ describe("judge", () => {
   const at = new Date(0);
   test.each([
     ["all applied", { pending: [] }, { ready: true, reason: null, error: null, pending: [] }],
-    ["pending migrations", { pending: ["0010_edges"] }, { ready: false, reason: "migrations not applied", error: null, pending: ["0010_edges"] }],
-    ["an error: its last line, URLs masked", { error: new Error("Invalid\nconnect to postgresql://u:hunter2@db/x failed") }, { ready: false, reason: "database unreachable", error: "connect to postgresql://u:***@db/x failed", pending: [] }],
-    ["a thrown string", { error: "boom" }, { ready: false, reason: "database unreachable", error: "boom", pending: [] }],
+    [
+      "pending migrations",
+      { pending: ["0010_edges"] },
+      { ready: false, reason: "migrations not applied", error: null, pending: ["0010_edges"] },
+    ],
+    [
+      "an error: its last line, URLs masked",
+      { error: new Error("Invalid\nconnect to postgresql://u:hunter2@db/x failed") },
+      { ready: false, reason: "database unreachable", error: "connect to postgresql://u:***@db/x failed", pending: [] },
+    ],
+    [
+      "a thrown string",
+      { error: "boom" },
+      { ready: false, reason: "database unreachable", error: "boom", pending: [] },
+    ],
   ])("%s", (_name, outcome, expected) => {
     expect(judge(outcome, at)).toEqual({ ...expected, checkedAt: at });
   });

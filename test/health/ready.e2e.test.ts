@@ -26,7 +26,10 @@ describe.each(providers)("/ready on %s", (provider) => {
 
   const ready = async (token?: string) => {
     const res = await fetch(app.url + "/ready", token ? { headers: { authorization: `Bearer ${token}` } } : {});
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> & { detail?: Record<string, unknown> } };
+    return {
+      status: res.status,
+      body: (await res.json()) as Record<string, unknown> & { detail?: Record<string, unknown> },
+    };
   };
 
   test("ready: the public answer has no detail; the admin answer says where and how fresh", async () => {
@@ -51,11 +54,18 @@ describe.each(providers)("/ready on %s", (provider) => {
 
     clock.advance(5_001);
     const pub = await ready();
-    expect(pub).toEqual({ status: 503, body: { status: "not ready", reason: "migrations not applied", database: provider } });
+    expect(pub).toEqual({
+      status: 503,
+      body: { status: "not ready", reason: "migrations not applied", database: provider },
+    });
     expect(JSON.stringify(pub.body)).not.toContain("0010_edges");
     const admin = await ready(app.adminToken);
     expect(admin.status).toBe(503);
-    expect(admin.body.detail).toMatchObject({ where: app.database.where, pending: ["0010_edges"], hint: expect.stringContaining("orchestra migrate") });
+    expect(admin.body.detail).toMatchObject({
+      where: app.database.where,
+      pending: ["0010_edges"],
+      hint: expect.stringContaining("orchestra migrate"),
+    });
   });
 
   if (provider === "postgresql") {
@@ -66,9 +76,15 @@ describe.each(providers)("/ready on %s", (provider) => {
       await admin.connect();
       try {
         await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-        await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = current_user`, [name]);
+        await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = current_user`,
+          [name],
+        );
         const pub = await ready();
-        expect(pub).toEqual({ status: 503, body: { status: "not ready", reason: "database unreachable", database: provider } });
+        expect(pub).toEqual({
+          status: 503,
+          body: { status: "not ready", reason: "database unreachable", database: provider },
+        });
         const detail = (await ready(app.adminToken)).body.detail!;
         expect(typeof detail["error"]).toBe("string");
         expect((detail["error"] as string).length).toBeGreaterThan(0);

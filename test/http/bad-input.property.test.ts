@@ -17,7 +17,9 @@ import { startChild } from "../support/processes.js";
 import { cutOff, HOOK, payloadText, readable, sign, webhookCases, workerCases } from "../support/bad-input.js";
 
 const RUNS = 1000;
-const key = generateKeyPairSync("rsa", { modulusLength: 1024 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+const key = generateKeyPairSync("rsa", { modulusLength: 1024 })
+  .privateKey.export({ type: "pkcs1", format: "pem" })
+  .toString();
 
 /**
  * Tables a refused request may legitimately touch or that the service's own
@@ -30,12 +32,18 @@ const UNCOMPARED = new Set(["Counter", "SweepReport", "Checkpoint"]);
 async function counts(database: Database): Promise<Record<string, number>> {
   const tables =
     database.provider === "sqlite"
-      ? await database.db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
-      : await database.db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`);
+      ? await database.db.$queryRawUnsafe<Array<{ name: string }>>(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+        )
+      : await database.db.$queryRawUnsafe<Array<{ name: string }>>(
+          `SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`,
+        );
   const out: Record<string, number> = {};
   for (const { name } of tables) {
     if (name === "_prisma_migrations" || UNCOMPARED.has(name)) continue;
-    const [row] = await database.db.$queryRawUnsafe<Array<{ n: number | bigint }>>(`SELECT COUNT(*) AS n FROM "${name}"`);
+    const [row] = await database.db.$queryRawUnsafe<Array<{ n: number | bigint }>>(
+      `SELECT COUNT(*) AS n FROM "${name}"`,
+    );
     out[name] = Number(row!.n);
   }
   return out;
@@ -79,7 +87,11 @@ describe.each(providers)("bad input on %s", (provider) => {
   });
 
   test(`${RUNS} bad requests: no 5xx but a deliberate 503, no crash, nothing stored`, async () => {
-    const reg = await fetch(`${url}/api/v1/workers`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify({ name: "fuzz" }) });
+    const reg = await fetch(`${url}/api/v1/workers`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "fuzz" }),
+    });
     expect(reg.status).toBe(201);
     const workerToken = ((await reg.json()) as { token: string }).token;
     const before = await counts(database);
@@ -95,7 +107,11 @@ describe.each(providers)("bad input on %s", (provider) => {
         }
         let res: Response;
         try {
-          res = await fetch(url + c.path, { method: c.method, headers: c.headers, ...(c.body ? { body: c.body } : {}) });
+          res = await fetch(url + c.path, {
+            method: c.method,
+            headers: c.headers,
+            ...(c.body ? { body: c.body } : {}),
+          });
         } catch (err) {
           if (c.mayReset) return;
           throw new Error(`${c.kind}: ${c.method} ${c.path}: no answer (${String((err as Error).cause ?? err)})`);
@@ -103,8 +119,13 @@ describe.each(providers)("bad input on %s", (provider) => {
         const text = await res.text();
         const where = `${c.kind}: ${c.method} ${c.path} answered ${res.status} ${text.slice(0, 200)}`;
         if (res.status >= 500 && res.status !== 503) throw new Error(where);
-        if (c.path === HOOK && !(res.status >= 400 && res.status < 500) && res.status !== 503) throw new Error(`a bad delivery was accepted: ${where}`);
-        if (res.status >= 400 && res.status < 500 && (c.path === HOOK || c.path.startsWith("/api/v1/runs/") || c.path === "/api/v1/claims")) {
+        if (c.path === HOOK && !(res.status >= 400 && res.status < 500) && res.status !== 503)
+          throw new Error(`a bad delivery was accepted: ${where}`);
+        if (
+          res.status >= 400 &&
+          res.status < 500 &&
+          (c.path === HOOK || c.path.startsWith("/api/v1/runs/") || c.path === "/api/v1/claims")
+        ) {
           const error = (JSON.parse(text) as { error?: unknown }).error;
           if (typeof error !== "string" || error.length === 0) throw new Error(`no reason given: ${where}`);
         }
@@ -118,11 +139,31 @@ describe.each(providers)("bad input on %s", (provider) => {
     expect(await counts(database)).toEqual(before);
     // Every kind of bad input was tried.
     expect(Object.keys(seen).sort()).toEqual(
-      ["cut off in transit", "mis-signed", "oversized", "signed, no x-github-delivery", "signed, no x-github-event", "signed, not a JSON object", "tampered after signing", "truncated after signing", "unsigned", "worker API"].sort(),
+      [
+        "cut off in transit",
+        "mis-signed",
+        "oversized",
+        "signed, no x-github-delivery",
+        "signed, no x-github-event",
+        "signed, not a JSON object",
+        "tampered after signing",
+        "truncated after signing",
+        "unsigned",
+        "worker API",
+      ].sort(),
     );
     // And the server still does its job: a good delivery is stored.
     const good = Buffer.from(payloadText);
-    const ok = await fetch(url + HOOK, { method: "POST", headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(secret, good) }, body: good });
+    const ok = await fetch(url + HOOK, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": sign(secret, good),
+      },
+      body: good,
+    });
     expect(ok.status).toBe(202);
     expect((await counts(database))["Delivery"]).toBe(before["Delivery"]! + 1);
   }, 180_000);

@@ -34,7 +34,11 @@ describe.each(providers)("paths on %s", (provider) => {
   beforeAll(async () => {
     db = await testDatabase(provider, { migrated: true });
     app = await startOrchestra({ db });
-    const res = await app.admin("/api/v1/workers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "paths" }) });
+    const res = await app.admin("/api/v1/workers", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "paths" }),
+    });
     expect(res.status).toBe(201);
     workerToken = ((await res.json()) as { token: string }).token;
   });
@@ -55,7 +59,12 @@ describe.each(providers)("paths on %s", (provider) => {
 
   test("the API has routes with parameters to check", () => {
     expect(withParams.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(["GET /api/v1/tasks/:id", "POST /api/v1/deliveries/:id/replay", "POST /api/v1/effects/:id/replay", "POST /api/v1/runs/:id/exit"]),
+      expect.arrayContaining([
+        "GET /api/v1/tasks/:id",
+        "POST /api/v1/deliveries/:id/replay",
+        "POST /api/v1/effects/:id/replay",
+        "POST /api/v1/runs/:id/exit",
+      ]),
     );
   });
 
@@ -67,15 +76,23 @@ describe.each(providers)("paths on %s", (provider) => {
     ["an encoded surrogate half", "%ED%A0%80"],
   ];
 
-  test.each(malformedEscapes)("%s → 400 naming the malformed path, as admin and as a worker", async (_name, segment) => {
-    for (const route of withParams) {
-      for (const token of [app.adminToken, workerToken]) {
-        const r = await call(route.method, fill(route.path, segment), token);
-        expect({ route: `${route.method} ${route.path}`, status: r.status }).toEqual({ route: `${route.method} ${route.path}`, status: 400 });
-        expect(r.body?.error).toMatch(/^malformed path: the [a-zA-Z]+ segment .* % escape that is not valid UTF-8; escape a literal % as %25$/);
+  test.each(malformedEscapes)(
+    "%s → 400 naming the malformed path, as admin and as a worker",
+    async (_name, segment) => {
+      for (const route of withParams) {
+        for (const token of [app.adminToken, workerToken]) {
+          const r = await call(route.method, fill(route.path, segment), token);
+          expect({ route: `${route.method} ${route.path}`, status: r.status }).toEqual({
+            route: `${route.method} ${route.path}`,
+            status: 400,
+          });
+          expect(r.body?.error).toMatch(
+            /^malformed path: the [a-zA-Z]+ segment .* % escape that is not valid UTF-8; escape a literal % as %25$/,
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   test.each([
     ["NUL", "abc%00def", "U+0000"],
@@ -95,7 +112,9 @@ describe.each(providers)("paths on %s", (provider) => {
     for (const path of ["/api/v1/tasks?repo=a%00b", "/api/v1/effects?task=%00", "/api/v1/audit?repo=%01"]) {
       const r = await call("GET", path, app.adminToken);
       expect(r.status).toBe(400);
-      expect(r.body?.error).toMatch(/^malformed query: the parameter "(repo|task)" contains the control character U\+000[01]$/);
+      expect(r.body?.error).toMatch(
+        /^malformed query: the parameter "(repo|task)" contains the control character U\+000[01]$/,
+      );
     }
   });
 
@@ -109,7 +128,10 @@ describe.each(providers)("paths on %s", (provider) => {
     for (const route of withParams.filter((r) => r.path.startsWith("/api/"))) {
       const token = route.path.startsWith("/api/v1/runs/") ? workerToken : app.adminToken;
       const r = await call(route.method, fill(route.path, segment), token);
-      expect({ route: `${route.method} ${route.path}`, status: r.status >= 400 && r.status < 500 }).toEqual({ route: `${route.method} ${route.path}`, status: true });
+      expect({ route: `${route.method} ${route.path}`, status: r.status >= 400 && r.status < 500 }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: true,
+      });
       expect(typeof r.body?.error).toBe("string");
     }
     const task = await call("GET", `/api/v1/tasks/${segment}`, app.adminToken);
@@ -117,7 +139,9 @@ describe.each(providers)("paths on %s", (provider) => {
     expect(task.body?.error).toBe(`no task ${decodeURIComponent(segment)}`);
     const effect = await call("POST", `/api/v1/effects/${segment}/replay`, app.adminToken);
     expect(effect.status).toBe(404);
-    expect(effect.body?.error).toBe(`no effect ${decodeURIComponent(segment)}; list them with orchestra effects --state parked`);
+    expect(effect.body?.error).toBe(
+      `no effect ${decodeURIComponent(segment)}; list them with orchestra effects --state parked`,
+    );
     const run = await call("POST", `/api/v1/runs/${segment}/exit`, workerToken);
     expect(run.status).toBe(404);
     expect(run.body?.error).toBe(`no run ${decodeURIComponent(segment)}`);

@@ -9,7 +9,7 @@ import type { CommandName as EventCommandName } from "../../src/machine/events.j
 // The parser's command names and the state machine's are the same set.
 const toEvent: EventCommandName = "" as CommandName;
 const fromEvent: CommandName = "" as EventCommandName;
-void toEvent, fromEvent;
+(void toEvent, fromEvent);
 
 const NOTE_COMMANDS = COMMANDS.filter((c) => c.takes === "note").map((c) => c.name);
 
@@ -40,12 +40,17 @@ describe("every command without arguments, in several casings and spacings", () 
 });
 
 describe("trailing text after a command without arguments is a note", () => {
-  test.each(NOTE_COMMANDS.flatMap((name) => [
-    [`orchestra ${name} please`, name, "please"],
-    [`/Orchestra ${name.toUpperCase()}   the flaky test is fixed now  `, name, "the flaky test is fixed now"],
-    [`orchestra ${name}, please`, name, "please"],
-    [`orchestra ${name} see \`foo.ts\` <!-- x --> line 3\r\nmore`, name, "see `foo.ts`  line 3"],
-  ] as const))("%j", (body, name, note) => {
+  test.each(
+    NOTE_COMMANDS.flatMap(
+      (name) =>
+        [
+          [`orchestra ${name} please`, name, "please"],
+          [`/Orchestra ${name.toUpperCase()}   the flaky test is fixed now  `, name, "the flaky test is fixed now"],
+          [`orchestra ${name}, please`, name, "please"],
+          [`orchestra ${name} see \`foo.ts\` <!-- x --> line 3\r\nmore`, name, "see `foo.ts`  line 3"],
+        ] as const,
+    ),
+  )("%j", (body, name, note) => {
     expect(parseComment(body)).toEqual({ kind: "command", command: name, note });
   });
 });

@@ -1,13 +1,26 @@
 import { deliveriesText, type DeliveriesAnswer } from "../../src/cli/deliveries.js";
 
-const base = { event: "issues", action: "labeled", nextAttemptAt: "2026-03-01T16:05:00.000Z", firstFailedAt: null, errors: [] };
+const base = {
+  event: "issues",
+  action: "labeled",
+  nextAttemptAt: "2026-03-01T16:05:00.000Z",
+  firstFailedAt: null,
+  errors: [],
+};
 
 describe("orchestra deliveries", () => {
   test("counts every state, retrying apart; a retrying one says since when and when next; a parked one how to replay it", () => {
     const body: DeliveriesAnswer = {
       summary: { pending: 0, retrying: 1, processing: 0, done: 3, ignored: 0, parked: 1 },
       deliveries: [
-        { ...base, deliveryId: "d-retry", state: "retrying", attempts: 40, firstFailedAt: "2026-03-01T10:00:00.000Z", errors: [{ class: "github-502", message: "read config: 502 Bad Gateway" }] },
+        {
+          ...base,
+          deliveryId: "d-retry",
+          state: "retrying",
+          attempts: 40,
+          firstFailedAt: "2026-03-01T10:00:00.000Z",
+          errors: [{ class: "github-502", message: "read config: 502 Bad Gateway" }],
+        },
         {
           ...base,
           deliveryId: "d-parked",
@@ -16,7 +29,11 @@ describe("orchestra deliveries", () => {
           firstFailedAt: "2026-03-01T09:00:00.000Z",
           errors: [
             { class: "github-404", message: "get collaborator permission: 404 Not Found" },
-            { class: "parked", message: "parked after a failure that retrying does not fix: 5 attempts over 30 s. Fix the cause, then run: orchestra replay d-parked" },
+            {
+              class: "parked",
+              message:
+                "parked after a failure that retrying does not fix: 5 attempts over 30 s. Fix the cause, then run: orchestra replay d-parked",
+            },
           ],
         },
         { ...base, deliveryId: "d-done", action: null, event: "push", state: "done", attempts: 1 },

@@ -32,14 +32,33 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
   const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
+    run(process.execPath, [bin, ...args], {
+      cwd: tmpdir(),
+      env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
+    });
 
   /** Sends the labeled event of a queued issue; answers the delivery id (the webhook is stored, not yet handled). */
   async function sendQueued(issue: number): Promise<string> {
-    rig.fake.state.addIssue(REPO, { number: issue, title: `Issue ${issue}`, body: "Do it", labels: ["agent:queued"], user: "alice" });
+    rig.fake.state.addIssue(REPO, {
+      number: issue,
+      title: `Issue ${issue}`,
+      body: "Do it",
+      labels: ["agent:queued"],
+      user: "alice",
+    });
     const deliveryId = randomUUID();
-    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: REPO, issue, label: "agent:queued", sender: "alice" });
-    const res = await sendWebhook(rig.app.url + "/api/github/webhooks", { event: "issues", payload, secret: rig.app.secret, deliveryId });
+    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", {
+      repo: REPO,
+      issue,
+      label: "agent:queued",
+      sender: "alice",
+    });
+    const res = await sendWebhook(rig.app.url + "/api/github/webhooks", {
+      event: "issues",
+      payload,
+      secret: rig.app.secret,
+      deliveryId,
+    });
     expect(res.status).toBe(202);
     return deliveryId;
   }
@@ -48,10 +67,14 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
 
   /** Waits until attempt `n` has been made and its outcome recorded (not in flight). */
   const attemptRecorded = (deliveryId: string, n: number) =>
-    eventually(async () => {
-      const r = await row(deliveryId);
-      return r.attempts >= n && r.state !== "processing" ? r : undefined;
-    }, 10_000, `attempt ${n} of ${deliveryId} recorded`);
+    eventually(
+      async () => {
+        const r = await row(deliveryId);
+        return r.attempts >= n && r.state !== "processing" ? r : undefined;
+      },
+      10_000,
+      `attempt ${n} of ${deliveryId} recorded`,
+    );
 
   /** Moves the simulated clock to the delivery's next attempt and has the processor look now. */
   async function toNextAttempt(deliveryId: string): Promise<void> {
@@ -60,7 +83,8 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     rig.app.orchestra.processor.poke();
   }
 
-  const summary = async () => ((await (await rig.app.admin("/api/v1/deliveries")).json()) as { summary: Record<string, number> }).summary;
+  const summary = async () =>
+    ((await (await rig.app.admin("/api/v1/deliveries")).json()) as { summary: Record<string, number> }).summary;
 
   test("a delivery failing on 502 retries for 6 h of simulated time, at most 10 min apart, and is handled once GitHub is back", async () => {
     rig = await startRig({ provider });
@@ -101,7 +125,11 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     expect(await summary()).toMatchObject({ retrying: 1, parked: 0, pending: 0 });
     const listed = await cli("deliveries", "--state", "retrying");
     expect(listed.stdout).toContain("retrying=1");
-    expect(listed.stdout).toMatch(new RegExp(`${id}  issues\\.labeled  retrying  attempts=${failedAt.length}  failing since ${new Date(failedAt[0]!).toISOString()}`));
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `${id}  issues\\.labeled  retrying  attempts=${failedAt.length}  failing since ${new Date(failedAt[0]!).toISOString()}`,
+      ),
+    );
 
     // GitHub is back: the next attempt handles it, and the task is queued.
     rig.fake.outage(null);
@@ -126,7 +154,11 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     expect(parkedAt - start).toBeGreaterThanOrEqual(HOUR);
     expect(parkedAt - start).toBeLessThan(HOUR + 10 * MIN + 5_000);
     expect(ring.at(-1)!.class).toBe("parked");
-    expect(ring.at(-1)!.message).toMatch(new RegExp(`^parked after GitHub server errors \\(5xx\\) for 1 h( \\d+ min)?: ${n} attempts, and the retry window is 1 h\\. Fix the cause, then run: orchestra replay ${id}$`));
+    expect(ring.at(-1)!.message).toMatch(
+      new RegExp(
+        `^parked after GitHub server errors \\(5xx\\) for 1 h( \\d+ min)?: ${n} attempts, and the retry window is 1 h\\. Fix the cause, then run: orchestra replay ${id}$`,
+      ),
+    );
     expect(await summary()).toMatchObject({ retrying: 0, parked: 1 });
     const listed = await cli("deliveries", "--state", "parked");
     expect(listed.stdout).toContain(`orchestra replay ${id}`);
@@ -135,7 +167,14 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
   test("a delivery hitting a secondary rate limit (403 + retry-after) waits as long as GitHub says, then is handled", async () => {
     rig = await startRig({ provider });
     const message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.";
-    rig.fake.inject({ method: "GET", path: "repos/get-collaborator-permission-level", status: 403, body: { message }, headers: { "retry-after": "120" }, times: 1 });
+    rig.fake.inject({
+      method: "GET",
+      path: "repos/get-collaborator-permission-level",
+      status: 403,
+      body: { message },
+      headers: { "retry-after": "120" },
+      times: 1,
+    });
     const id = await sendQueued(8);
     const r = await attemptRecorded(id, 1);
     expect(r.state).toBe("pending");
@@ -148,30 +187,47 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
     expect((await rig.task(8)).task).toMatchObject({ state: "queued" });
   });
 
-  test.each([404, 422])("a delivery failing on a deterministic %i is parked after 5 attempts within a minute", async (status) => {
-    rig = await startRig({ provider });
-    rig.fake.inject({ method: "GET", path: "repos/get-collaborator-permission-level", status, times: Infinity });
-    const start = rig.clock.now().getTime();
-    const id = await sendQueued(7);
-    let n = 1;
-    for (; (await attemptRecorded(id, n)).state === "pending"; n++) await toNextAttempt(id);
-    expect(n).toBe(5);
-    const r = await row(id);
-    expect(r.state).toBe("parked");
-    const ring = JSON.parse(r.errors) as Array<{ at: string; class: string; message: string; count?: number }>;
-    expect(ring[0]).toMatchObject({ class: `github-${status}`, count: 5 });
-    expect(Date.parse(ring.at(-1)!.at) - start).toBeLessThan(MIN);
-    expect(ring.at(-1)!.message).toMatch(new RegExp(`^parked after a failure that retrying does not fix .*: 5 attempts over \\d+ s\\. Fix the cause, then run: orchestra replay ${id}$`));
-    expect(rig.fake.requestsFor("repos/get-collaborator-permission-level")).toHaveLength(5);
-    expect(rig.app.logs.some((l) => String(l["msg"]).startsWith("inbox: delivery parked after 5 attempts") && String(l["msg"]).includes(`orchestra replay ${id}`))).toBe(true);
+  test.each([404, 422])(
+    "a delivery failing on a deterministic %i is parked after 5 attempts within a minute",
+    async (status) => {
+      rig = await startRig({ provider });
+      rig.fake.inject({ method: "GET", path: "repos/get-collaborator-permission-level", status, times: Infinity });
+      const start = rig.clock.now().getTime();
+      const id = await sendQueued(7);
+      let n = 1;
+      for (; (await attemptRecorded(id, n)).state === "pending"; n++) await toNextAttempt(id);
+      expect(n).toBe(5);
+      const r = await row(id);
+      expect(r.state).toBe("parked");
+      const ring = JSON.parse(r.errors) as Array<{ at: string; class: string; message: string; count?: number }>;
+      expect(ring[0]).toMatchObject({ class: `github-${status}`, count: 5 });
+      expect(Date.parse(ring.at(-1)!.at) - start).toBeLessThan(MIN);
+      expect(ring.at(-1)!.message).toMatch(
+        new RegExp(
+          `^parked after a failure that retrying does not fix .*: 5 attempts over \\d+ s\\. Fix the cause, then run: orchestra replay ${id}$`,
+        ),
+      );
+      expect(rig.fake.requestsFor("repos/get-collaborator-permission-level")).toHaveLength(5);
+      expect(
+        rig.app.logs.some(
+          (l) =>
+            String(l["msg"]).startsWith("inbox: delivery parked after 5 attempts") &&
+            String(l["msg"]).includes(`orchestra replay ${id}`),
+        ),
+      ).toBe(true);
 
-    // Replay, an hour later, gives a fresh budget and a fresh window.
-    rig.clock.advance(HOUR);
-    expect((await cli("replay", id)).stdout.trim()).toBe(`${id} queued again`);
-    const again = await eventually(async () => {
-      const x = await row(id);
-      return x.state === "pending" && x.attempts === 1 ? x : undefined;
-    }, 10_000, "the replayed attempt");
-    expect(again.firstFailedAt!.getTime()).toBeGreaterThanOrEqual(r.firstFailedAt!.getTime() + HOUR);
-  });
+      // Replay, an hour later, gives a fresh budget and a fresh window.
+      rig.clock.advance(HOUR);
+      expect((await cli("replay", id)).stdout.trim()).toBe(`${id} queued again`);
+      const again = await eventually(
+        async () => {
+          const x = await row(id);
+          return x.state === "pending" && x.attempts === 1 ? x : undefined;
+        },
+        10_000,
+        "the replayed attempt",
+      );
+      expect(again.firstFailedAt!.getTime()).toBeGreaterThanOrEqual(r.firstFailedAt!.getTime() + HOUR);
+    },
+  );
 });

@@ -40,16 +40,36 @@ describe.each(providers)("processor on %s", (provider) => {
         later.push(ctx.deliveryId);
       });
     };
-    app = await startOrchestra({ lifecycle: false, db, capabilities: [failing], retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 } });
+    app = await startOrchestra({
+      lifecycle: false,
+      db,
+      capabilities: [failing],
+      retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 },
+    });
     const id = randomUUID();
-    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "labeled", { installation: { id: 3 } }), secret: app.secret, deliveryId: id });
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: examplePayload("issues", "labeled", { installation: { id: 3 } }),
+      secret: app.secret,
+      deliveryId: id,
+    });
     expect(res.status).toBe(202);
 
-    const parked = await eventually(async () => {
-      const r = await app!.admin("/api/v1/deliveries?state=parked");
-      const body = (await r.json()) as { deliveries: Array<{ deliveryId: string; attempts: number; errors: Array<{ message: string; class: string; at: string }> }> };
-      return body.deliveries.find((d) => d.deliveryId === id);
-    }, 10_000, "delivery to be parked");
+    const parked = await eventually(
+      async () => {
+        const r = await app!.admin("/api/v1/deliveries?state=parked");
+        const body = (await r.json()) as {
+          deliveries: Array<{
+            deliveryId: string;
+            attempts: number;
+            errors: Array<{ message: string; class: string; at: string }>;
+          }>;
+        };
+        return body.deliveries.find((d) => d.deliveryId === id);
+      },
+      10_000,
+      "delivery to be parked",
+    );
     expect(parked.attempts).toBe(3);
     expect(parked.errors.map((e) => e.message)).toEqual([
       "GitHub answered 502 (attempt 1)",
@@ -65,8 +85,21 @@ describe.each(providers)("processor on %s", (provider) => {
     expect(attemptsAt[2]! - attemptsAt[1]!).toBeGreaterThanOrEqual(300 * 0.75 - 5);
     // Parked means parked: a delivery stored after it was parked is claimed and handled, and the parked one is not tried again.
     const after = randomUUID();
-    expect((await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "unlabeled", { installation: { id: 3 } }), secret: app.secret, deliveryId: after })).status).toBe(202);
-    await eventually(() => (later.includes(after) ? true : undefined), 10_000, "the delivery stored after the parked one handled");
+    expect(
+      (
+        await sendWebhook(app.url + HOOK, {
+          event: "issues",
+          payload: examplePayload("issues", "unlabeled", { installation: { id: 3 } }),
+          secret: app.secret,
+          deliveryId: after,
+        })
+      ).status,
+    ).toBe(202);
+    await eventually(
+      () => (later.includes(after) ? true : undefined),
+      10_000,
+      "the delivery stored after the parked one handled",
+    );
     expect(attemptsAt).toHaveLength(3);
     expect(app.logs.some((l) => String(l["msg"]).includes("delivery parked after 3 attempts"))).toBe(true);
 
@@ -81,7 +114,9 @@ describe.each(providers)("processor on %s", (provider) => {
   test("the operator API wants the admin token", async () => {
     app = await startOrchestra({ lifecycle: false, db });
     expect((await fetch(app.url + "/api/v1/deliveries")).status).toBe(401);
-    expect((await fetch(app.url + "/api/v1/deliveries", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+    expect((await fetch(app.url + "/api/v1/deliveries", { headers: { authorization: "Bearer wrong" } })).status).toBe(
+      401,
+    );
     expect((await app.admin("/api/v1/deliveries?state=bogus")).status).toBe(400);
     expect((await app.admin("/api/v1/deliveries/nope/replay", { method: "POST" })).status).toBe(409);
   });
@@ -107,7 +142,9 @@ describe.each(providers)("processor on %s", (provider) => {
       for (const issue of [1, 2, 3]) {
         const payload = examplePayload("issues", "labeled", { installation: { id: 3 }, issue: { number: issue } });
         // Sequential per key so arrival order is defined; keys interleave.
-        sends.push(sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: `k${issue}-${i}` }));
+        sends.push(
+          sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: `k${issue}-${i}` }),
+        );
         await sends[sends.length - 1];
       }
     }
@@ -115,7 +152,9 @@ describe.each(providers)("processor on %s", (provider) => {
     open();
     await eventually(() => (order.length === 15 ? true : undefined), 10_000, "all 15 handled");
     for (const issue of [1, 2, 3]) {
-      expect(order.filter((o) => o.startsWith(`${issue}:`))).toEqual([0, 1, 2, 3, 4].map((i) => `${issue}:k${issue}-${i}`));
+      expect(order.filter((o) => o.startsWith(`${issue}:`))).toEqual(
+        [0, 1, 2, 3, 4].map((i) => `${issue}:k${issue}-${i}`),
+      );
     }
     expect(maxParallel).toBeGreaterThan(1);
   });
@@ -131,7 +170,14 @@ if (providers.includes("postgresql")) {
       const inbox = new Inbox(a);
       const total = 300;
       for (let i = 0; i < total; i++) {
-        await inbox.record({ deliveryId: `d${i}`, event: "issues", action: "labeled", installationId: "1", taskKey: `1/o/r#${i % 40}`, payload: "{}" });
+        await inbox.record({
+          deliveryId: `d${i}`,
+          event: "issues",
+          action: "labeled",
+          installationId: "1",
+          taskKey: `1/o/r#${i % 40}`,
+          payload: "{}",
+        });
       }
       const handledBy = new Map<string, string[]>();
       const handler = (who: string) => async (d: ClaimedDelivery) => {
@@ -143,7 +189,11 @@ if (providers.includes("postgresql")) {
       const pb = new Processor(new Inbox(b), handler("b"), quiet, { concurrency: 6, pollMs: 10, owner: "replica-b" });
       pa.start();
       pb.start();
-      await eventually(async () => ((await a.db.delivery.count({ where: { state: "done" } })) === total ? true : undefined), 30_000, "all processed");
+      await eventually(
+        async () => ((await a.db.delivery.count({ where: { state: "done" } })) === total ? true : undefined),
+        30_000,
+        "all processed",
+      );
       await pa.stop();
       await pb.stop();
       expect(handledBy.size).toBe(total);

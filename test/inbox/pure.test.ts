@@ -9,12 +9,20 @@ describe("taskKeyOf", () => {
   test.each([
     ["issue event", { ...inst, ...repo, issue: { number: 5 } }, "7/acme/app#5"],
     ["pull request event", { ...inst, ...repo, pull_request: { number: 9 } }, "7/acme/app#9"],
-    ["issue comment on a PR uses the issue number", { ...inst, ...repo, issue: { number: 9 }, comment: {} }, "7/acme/app#9"],
+    [
+      "issue comment on a PR uses the issue number",
+      { ...inst, ...repo, issue: { number: 9 }, comment: {} },
+      "7/acme/app#9",
+    ],
     ["check run with a PR", { ...inst, ...repo, check_run: { pull_requests: [{ number: 3 }] } }, "7/acme/app#3"],
     ["check run without a PR", { ...inst, ...repo, check_run: { pull_requests: [] } }, "7/acme/app"],
     ["check suite with a PR", { ...inst, ...repo, check_suite: { pull_requests: [{ number: 4 }] } }, "7/acme/app#4"],
     ["workflow run with a PR", { ...inst, ...repo, workflow_run: { pull_requests: [{ number: 8 }] } }, "7/acme/app#8"],
-    ["sub-issue event keys by parent", { ...inst, ...repo, parent_issue: { number: 2 }, sub_issue: { number: 3 } }, "7/acme/app#2"],
+    [
+      "sub-issue event keys by parent",
+      { ...inst, ...repo, parent_issue: { number: 2 }, sub_issue: { number: 3 } },
+      "7/acme/app#2",
+    ],
     ["push is repository-wide", { ...inst, ...repo, ref: "refs/heads/main" }, "7/acme/app"],
     ["installation event", { ...inst, action: "created" }, "7"],
     ["no installation", { ...repo, issue: { number: 1 } }, "-/acme/app#1"],

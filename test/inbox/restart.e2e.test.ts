@@ -21,7 +21,9 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
   const dbFile = join(dir, "orchestra.db");
   const env = {
     APP_ID: "1",
-    PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+    PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 })
+      .privateKey.export({ type: "pkcs1", format: "pem" })
+      .toString(),
     WEBHOOK_SECRET: randomBytes(8).toString("hex"),
     ORCHESTRA_ADMIN_TOKEN: randomBytes(32).toString("hex"),
     DATABASE_URL: `file:${dbFile}`,
@@ -41,18 +43,33 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     first = a.proc;
     const ids = Array.from({ length: 12 }, (_, i) => `kill-${i}`);
     for (const [i, id] of ids.entries()) {
-      const payload = examplePayload("issues", "labeled", { installation: { id: 1 }, issue: { number: 100 + (i % 4) } });
-      const res = await sendWebhook(`http://127.0.0.1:${a.port}/api/github/webhooks`, { event: "issues", payload, secret: env.WEBHOOK_SECRET, deliveryId: id });
+      const payload = examplePayload("issues", "labeled", {
+        installation: { id: 1 },
+        issue: { number: 100 + (i % 4) },
+      });
+      const res = await sendWebhook(`http://127.0.0.1:${a.port}/api/github/webhooks`, {
+        event: "issues",
+        payload,
+        secret: env.WEBHOOK_SECRET,
+        deliveryId: id,
+      });
       expect(res.status).toBe(202);
     }
     // Let three finish, one at a time as each starts; the fourth is then mid-handler: kill -9.
     const open = () => {
       const l = lines();
-      return l.filter((x) => x.startsWith("start ")).map((x) => x.slice(6)).filter((id) => !l.includes(`finish ${id}`));
+      return l
+        .filter((x) => x.startsWith("start "))
+        .map((x) => x.slice(6))
+        .filter((id) => !l.includes(`finish ${id}`));
     };
     for (let n = 1; n <= 3; n++) {
       releaseOne(await eventually(() => open()[0], 15_000, `delivery ${n} started`));
-      await eventually(() => (lines().filter((x) => x.startsWith("finish")).length >= n ? true : undefined), 15_000, `delivery ${n} finished`);
+      await eventually(
+        () => (lines().filter((x) => x.startsWith("finish")).length >= n ? true : undefined),
+        15_000,
+        `delivery ${n} finished`,
+      );
     }
     const inFlight = await eventually(() => open()[0], 15_000, "a delivery in flight");
     first.kill("SIGKILL");
@@ -65,11 +82,21 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     second = b.proc;
     const sqlite = new Sqlite(dbFile, { readonly: true });
     try {
-      await eventually(() => {
-        const row = sqlite.prepare(`SELECT count(*) AS n FROM "Delivery" WHERE state = 'done'`).get() as { n: number };
-        return row.n === ids.length ? true : undefined;
-      }, 20_000, "all deliveries done after restart");
-      const rows = sqlite.prepare(`SELECT "deliveryId", attempts, state FROM "Delivery"`).all() as Array<{ deliveryId: string; attempts: number; state: string }>;
+      await eventually(
+        () => {
+          const row = sqlite.prepare(`SELECT count(*) AS n FROM "Delivery" WHERE state = 'done'`).get() as {
+            n: number;
+          };
+          return row.n === ids.length ? true : undefined;
+        },
+        20_000,
+        "all deliveries done after restart",
+      );
+      const rows = sqlite.prepare(`SELECT "deliveryId", attempts, state FROM "Delivery"`).all() as Array<{
+        deliveryId: string;
+        attempts: number;
+        state: string;
+      }>;
       expect(rows).toHaveLength(ids.length);
       const l = lines();
       for (const id of ids) {

@@ -9,7 +9,10 @@ import { Writable } from "node:stream";
 import { createLogger } from "../../src/log.js";
 import { takeOverRequests } from "../../src/ingest/front.js";
 
-async function withServer(level: string, fn: (url: string, logs: Array<Record<string, unknown>>, fallbackHits: string[]) => Promise<void>): Promise<void> {
+async function withServer(
+  level: string,
+  fn: (url: string, logs: Array<Record<string, unknown>>, fallbackHits: string[]) => Promise<void>,
+): Promise<void> {
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -48,7 +51,9 @@ test("handled requests are answered by the front door and logged once at debug",
     expect(await res.text()).toBe("mine");
     expect(fallbackHits).toEqual([]);
     const lines = logs.filter((l) => l["url"] === "/mine");
-    expect(lines).toEqual([expect.objectContaining({ level: 20, method: "GET", status: 200, delivery: "d-1", msg: "GET /mine 200" })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 20, method: "GET", status: 200, delivery: "d-1", msg: "GET /mine 200" }),
+    ]);
   });
 });
 

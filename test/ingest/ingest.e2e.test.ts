@@ -13,9 +13,10 @@ const HOOK = "/api/github/webhooks";
 
 /** A capability that records every issues.labeled delivery it handles. */
 function recorder(seen: string[]): Capability {
-  return ({ events }) => events.on("issues.labeled", async (ctx) => {
-    seen.push(ctx.deliveryId);
-  });
+  return ({ events }) =>
+    events.on("issues.labeled", async (ctx) => {
+      seen.push(ctx.deliveryId);
+    });
 }
 
 describe.each(providers)("ingest on %s", (provider) => {
@@ -38,14 +39,21 @@ describe.each(providers)("ingest on %s", (provider) => {
 
   test("a signed delivery is stored, acknowledged 202, then processed", async () => {
     const id = randomUUID();
-    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: labeled(),
+      secret: app.secret,
+      deliveryId: id,
+    });
     expect(res.status).toBe(202);
     expect(await res.json()).toEqual({ delivery: id, stored: true, duplicate: false });
     const row = await app.database.db.delivery.findUnique({ where: { deliveryId: id } });
     expect(row).toMatchObject({ event: "issues", action: "labeled", installationId: "11" });
     expect(row!.taskKey).toMatch(/^11\/.+#\d+$/);
     await eventually(() => (seen.includes(id) ? true : undefined), 5000, "handler to run");
-    await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined));
+    await eventually(async () =>
+      (await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined,
+    );
   });
 
   test("a bad signature is rejected with 401 and nothing is stored", async () => {
@@ -68,7 +76,12 @@ describe.each(providers)("ingest on %s", (provider) => {
     const body = JSON.stringify(labeled());
     const res = await fetch(app.url + HOOK, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(app.secret, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": sign(app.secret, body),
+      },
       body: body.replace('"labeled"', '"unlabeled"'),
     });
     expect(res.status).toBe(401);
@@ -90,7 +103,12 @@ describe.each(providers)("ingest on %s", (provider) => {
     const body = "not json";
     const res = await fetch(app.url + HOOK, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "issues", "x-github-delivery": randomUUID(), "x-hub-signature-256": sign(app.secret, body) },
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issues",
+        "x-github-delivery": randomUUID(),
+        "x-hub-signature-256": sign(app.secret, body),
+      },
       body,
     });
     expect(res.status).toBe(400);
@@ -101,14 +119,21 @@ describe.each(providers)("ingest on %s", (provider) => {
     const id = randomUUID();
     const payload = labeled();
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id })),
+      Array.from({ length: 10 }, () =>
+        sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id }),
+      ),
     );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.every((s) => s === 200 || s === 202)).toBe(true);
     expect(statuses.filter((s) => s === 202)).toHaveLength(1);
     expect(await stored()).toBe(1);
     // One row, processed to the end: once it is done nothing can process it again.
-    await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined), 10_000, `${id} done`);
+    await eventually(
+      async () =>
+        (await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined,
+      10_000,
+      `${id} done`,
+    );
     expect(seen).toEqual([id]);
     // The same delivery again later is still a no-op.
     const again = await sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: id });
@@ -118,12 +143,34 @@ describe.each(providers)("ingest on %s", (provider) => {
   });
 
   test("unknown events and actions are stored and ignored, never a crash", async () => {
-    const a = await sendWebhook(app.url + HOOK, { event: "star", payload: examplePayload("star", "created", { installation: { id: 11 } }), secret: app.secret, deliveryId: "star-1" });
-    const b = await sendWebhook(app.url + HOOK, { event: "made_up_event", payload: { action: "frobnicated", installation: { id: 11 } }, secret: app.secret, deliveryId: "odd-1" });
-    const c = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "opened", { installation: { id: 11 } }), secret: app.secret, deliveryId: "opened-1" });
+    const a = await sendWebhook(app.url + HOOK, {
+      event: "star",
+      payload: examplePayload("star", "created", { installation: { id: 11 } }),
+      secret: app.secret,
+      deliveryId: "star-1",
+    });
+    const b = await sendWebhook(app.url + HOOK, {
+      event: "made_up_event",
+      payload: { action: "frobnicated", installation: { id: 11 } },
+      secret: app.secret,
+      deliveryId: "odd-1",
+    });
+    const c = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: examplePayload("issues", "opened", { installation: { id: 11 } }),
+      secret: app.secret,
+      deliveryId: "opened-1",
+    });
     expect([a.status, b.status, c.status]).toEqual([202, 202, 202]);
     for (const id of ["star-1", "odd-1", "opened-1"]) {
-      await eventually(async () => ((await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "ignored" ? true : undefined), 5000, `${id} ignored`);
+      await eventually(
+        async () =>
+          (await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "ignored"
+            ? true
+            : undefined,
+        5000,
+        `${id} ignored`,
+      );
     }
     expect(seen).toEqual([]);
   });
@@ -131,25 +178,44 @@ describe.each(providers)("ingest on %s", (provider) => {
   test("when the database cannot store the delivery the answer is 503, and a redelivery later is stored", async () => {
     await db.sql(`ALTER TABLE "Delivery" RENAME TO "Delivery_offline"`);
     const id = randomUUID();
-    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: labeled(),
+      secret: app.secret,
+      deliveryId: id,
+    });
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ error: "delivery not stored: database unavailable; redeliver it later" });
     await db.sql(`ALTER TABLE "Delivery_offline" RENAME TO "Delivery"`);
     expect(await stored()).toBe(0);
-    const again = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    const again = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: labeled(),
+      secret: app.secret,
+      deliveryId: id,
+    });
     expect(again.status).toBe(202);
     expect(await stored()).toBe(1);
   });
 
   test("logs: one info line per processed delivery, requests only at debug", async () => {
     const id = randomUUID();
-    const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: labeled(), secret: app.secret, deliveryId: id });
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: labeled(),
+      secret: app.secret,
+      deliveryId: id,
+    });
     expect(res.status).toBe(202);
     expect((await app.admin("/api/v1/deliveries?limit=1")).status).toBe(200);
-    const processed = await eventually(() => {
-      const lines = app.logs.filter((l) => l["msg"] === "delivery processed" && l["delivery"] === id);
-      return lines.length > 0 ? lines : undefined;
-    }, 5000, "the processed line");
+    const processed = await eventually(
+      () => {
+        const lines = app.logs.filter((l) => l["msg"] === "delivery processed" && l["delivery"] === id);
+        return lines.length > 0 ? lines : undefined;
+      },
+      5000,
+      "the processed line",
+    );
     expect(processed).toHaveLength(1);
     expect(processed[0]).toMatchObject({ level: 30, event: "issues.labeled", result: "done", attempt: 1 });
     // The logger runs at info: no line at all for the webhook POST or the API call.
@@ -185,7 +251,12 @@ if (providers.includes("postgresql")) {
         await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
         await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [name]);
         await admin.end();
-        const res = await sendWebhook(app.url + HOOK, { event: "issues", payload: examplePayload("issues", "labeled", { installation: { id: 1 } }), secret: app.secret, deliveryId: randomUUID() });
+        const res = await sendWebhook(app.url + HOOK, {
+          event: "issues",
+          payload: examplePayload("issues", "labeled", { installation: { id: 1 } }),
+          secret: app.secret,
+          deliveryId: randomUUID(),
+        });
         expect(res.status).toBe(503);
         expect((await fetch(app.url + "/ready")).status).toBe(503);
       } finally {

@@ -60,7 +60,11 @@ function postLarge(port: number, size: number, chunk: Buffer, chunked = false): 
     });
     req.on("response", (res) => {
       res.resume();
-      done({ status: res.statusCode ?? null, retryAfter: res.headers["retry-after"] as string | undefined, error: null });
+      done({
+        status: res.statusCode ?? null,
+        retryAfter: res.headers["retry-after"] as string | undefined,
+        error: null,
+      });
     });
     req.on("error", (err) => done({ status: null, retryAfter: undefined, error: err.message }));
     let sent = 0;
@@ -103,7 +107,9 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     dir = mkdtempSync(join(tmpdir(), "orchestra-memory-"));
     env = {
       APP_ID: "1",
-      PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString(),
+      PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 })
+        .privateKey.export({ type: "pkcs1", format: "pem" })
+        .toString(),
       WEBHOOK_SECRET: randomBytes(8).toString("hex"),
       ORCHESTRA_ADMIN_TOKEN: randomBytes(32).toString("hex"),
       DATABASE_URL: `file:${join(dir, "orchestra.db")}`,
@@ -135,7 +141,9 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
       "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
     });
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ error: `payload of ${26 * MB} bytes is larger than GitHub's ${25 * MB}-byte webhook cap` });
+    expect(JSON.parse(res.body)).toEqual({
+      error: `payload of ${26 * MB} bytes is larger than GitHub's ${25 * MB}-byte webhook cap`,
+    });
   });
 
   test("a chunked body without a declared length is refused with 413 once it passes 25 MB", async () => {
@@ -150,7 +158,12 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     const chunk = Buffer.alloc(MB, 0x20);
     const large = Array.from({ length: 24 }, () => postLarge(port, 20 * MB, chunk));
     const payload = examplePayload("issues", "labeled", { installation: { id: 1 } });
-    const signed = await sendWebhook(`http://127.0.0.1:${port}${HOOK}`, { event: "issues", payload, secret: env["WEBHOOK_SECRET"]!, deliveryId: "signed-in-the-burst" });
+    const signed = await sendWebhook(`http://127.0.0.1:${port}${HOOK}`, {
+      event: "issues",
+      payload,
+      secret: env["WEBHOOK_SECRET"]!,
+      deliveryId: "signed-in-the-burst",
+    });
     const outcomes = await Promise.all(large);
     // VmHWM is the peak since the process started: an upper bound on the peak during the burst.
     const rise = statusMb(pid, "VmHWM") - before;
@@ -172,11 +185,21 @@ describe("webhook memory bounds (App as a child process, SQLite)", () => {
     // With the default 64 MB budget at most three 20 MB bodies are held at once.
     expect(outcomes.filter((o) => o.status === 401).length).toBeGreaterThanOrEqual(3);
     expect(rise).toBeLessThanOrEqual(250);
-    process.stdout.write(`RSS before ${before.toFixed(0)} MB, peak rise ${rise.toFixed(0)} MB; ${refused.length} of 24 refused with 503\n`);
+    process.stdout.write(
+      `RSS before ${before.toFixed(0)} MB, peak rise ${rise.toFixed(0)} MB; ${refused.length} of 24 refused with 503\n`,
+    );
 
     // Nothing is left taken: once the burst is over, a full-size unsigned body is read again (401, not 503).
     const after = await postLarge(port, 20 * MB, chunk);
     expect(after.status).toBe(401);
-    await eventually(() => (existsSync(env["CHILD_JOURNAL"]!) && readFileSync(env["CHILD_JOURNAL"]!, "utf8").includes("finish signed-in-the-burst") ? true : undefined), 10_000, "signed delivery processed");
+    await eventually(
+      () =>
+        existsSync(env["CHILD_JOURNAL"]!) &&
+        readFileSync(env["CHILD_JOURNAL"]!, "utf8").includes("finish signed-in-the-burst")
+          ? true
+          : undefined,
+      10_000,
+      "signed delivery processed",
+    );
   });
 });

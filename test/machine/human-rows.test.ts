@@ -13,12 +13,28 @@ import { decide } from "../../src/machine/table.js";
 function ctx(state: State): Context {
   const task = state === "none" ? null : exampleTask(state);
   const run = state === "claimed" ? exampleRun("live") : null;
-  return { subject: { installationId: 1, repo: "acme/app", issue: 12 }, task, run, runs: run ? [run] : [], config: DEFAULT_CONFIG, hasReceipt: false, dryRun: false, now: NOW };
+  return {
+    subject: { installationId: 1, repo: "acme/app", issue: 12 },
+    task,
+    run,
+    runs: run ? [run] : [],
+    config: DEFAULT_CONFIG,
+    hasReceipt: false,
+    dryRun: false,
+    now: NOW,
+  };
 }
 
-const cmd = (command: CommandName, extra: Partial<Extract<TaskEvent, { kind: "command" }>> = {}): TaskEvent => ({ kind: "command", command, author: "alice", commentId: 42, ...extra });
+const cmd = (command: CommandName, extra: Partial<Extract<TaskEvent, { kind: "command" }>> = {}): TaskEvent => ({
+  kind: "command",
+  command,
+  author: "alice",
+  commentId: 42,
+  ...extra,
+});
 const outcome = (d: Decision) => (d.outcome === "applied" ? d.to : d.outcome === "refused" ? "✗" : "·");
-const reactions = (d: Decision) => d.effects.filter((e) => e.kind === "reaction").map((e) => (e.payload as { content: string }).content);
+const reactions = (d: Decision) =>
+  d.effects.filter((e) => e.kind === "reaction").map((e) => (e.payload as { content: string }).content);
 
 /** Columns: none queued claimed review done blocked failed cancelled. */
 const EXPECTED: Record<Exclude<CommandName, "verify">, string> = {
@@ -32,7 +48,10 @@ const EXPECTED: Record<Exclude<CommandName, "verify">, string> = {
 
 describe.each(Object.entries(EXPECTED))("orchestra %s", (command, row) => {
   test.each(STATES.map((s, i) => [s, i]))("in %s", (state, i) => {
-    const d = decide(ctx(state as State), cmd(command as CommandName, command === "help" ? { help: "the commands" } : {}));
+    const d = decide(
+      ctx(state as State),
+      cmd(command as CommandName, command === "help" ? { help: "the commands" } : {}),
+    );
     const want = row.split(" ")[i as number];
     expect(outcome(d)).toBe(want);
     if (want === "✗") {
@@ -50,12 +69,20 @@ describe("orchestra verify", () => {
     const d = decide(ctx("review"), cmd("verify", { phase: "phase-2", headSha: "h".repeat(40) }));
     expect(d.outcome).toBe("unchanged");
     const signOff = d.outcome === "unchanged" ? d.decisions?.[0] : undefined;
-    expect(signOff).toMatchObject({ kind: "verify", subject: "verify:phase-2", headSha: "h".repeat(40), source: "comment:42", supersedes: { subject: "verify:phase-2" } });
+    expect(signOff).toMatchObject({
+      kind: "verify",
+      subject: "verify:phase-2",
+      headSha: "h".repeat(40),
+      source: "comment:42",
+      supersedes: { subject: "verify:phase-2" },
+    });
   });
   test("a parse problem is refused with the problem in the reply", () => {
     const d = decide(ctx("review"), cmd("verify", { problem: "write `orchestra verify <phase-id>`" }));
     expect(outcome(d)).toBe("✗");
-    expect((d.effects.find((e) => e.kind === "comment")?.payload as { body: string }).body).toContain("orchestra verify <phase-id>");
+    expect((d.effects.find((e) => e.kind === "comment")?.payload as { body: string }).body).toContain(
+      "orchestra verify <phase-id>",
+    );
   });
   test("on an issue that is not a task it is refused", () => {
     expect(outcome(decide(ctx("none"), cmd("verify", { phase: "p1" })))).toBe("✗");

@@ -16,10 +16,26 @@ import { untrustedReplyKey, utcDay } from "../../src/machine/rows/labels.js";
 function ctx(state: State, now = NOW): Context {
   const task = state === "none" ? null : exampleTask(state);
   const run = state === "claimed" ? exampleRun("live") : null;
-  return { subject: { installationId: 1, repo: "acme/app", issue: 12 }, task, run, runs: run ? [run] : [], config: DEFAULT_CONFIG, hasReceipt: false, dryRun: false, now };
+  return {
+    subject: { installationId: 1, repo: "acme/app", issue: 12 },
+    task,
+    run,
+    runs: run ? [run] : [],
+    config: DEFAULT_CONFIG,
+    hasReceipt: false,
+    dryRun: false,
+    now,
+  };
 }
 
-const untrusted = (label: string, change: "added" | "removed", deliveryId = "d1"): TaskEvent => ({ kind: "label-untrusted", actor: "renovate[bot]", why: "renovate[bot] is a bot and not in trust.bots", label, change, deliveryId });
+const untrusted = (label: string, change: "added" | "removed", deliveryId = "d1"): TaskEvent => ({
+  kind: "label-untrusted",
+  actor: "renovate[bot]",
+  why: "renovate[bot] is a bot and not in trust.bots",
+  label,
+  change,
+  deliveryId,
+});
 
 /** `+` put back, `-` taken off, `·` nothing to do. */
 function token(d: Decision, label: string): string {
@@ -104,8 +120,13 @@ describe("the reply key: one per person, issue and calendar day in UTC", () => {
   });
 
   test("an untrusted queue label shares the budget: removed each time, one reply a day", () => {
-    const q = (deliveryId: string, now: Date) => decide(ctx("none", now), { kind: "queue-label-untrusted", actor: "renovate[bot]", why: "a bot", deliveryId });
-    const [a, b, c] = [q("d1", NOW), q("d2", new Date(NOW.getTime() + 3_600_000)), q("d3", new Date(NOW.getTime() + 86_400_000))];
+    const q = (deliveryId: string, now: Date) =>
+      decide(ctx("none", now), { kind: "queue-label-untrusted", actor: "renovate[bot]", why: "a bot", deliveryId });
+    const [a, b, c] = [
+      q("d1", NOW),
+      q("d2", new Date(NOW.getTime() + 3_600_000)),
+      q("d3", new Date(NOW.getTime() + 86_400_000)),
+    ];
     const keys = (d: Decision, kind: string) => d.effects.filter((e) => e.kind === kind).map((e) => e.key);
     expect(new Set([...keys(a, "remove-label"), ...keys(b, "remove-label"), ...keys(c, "remove-label")]).size).toBe(3);
     expect(keys(a, "comment")).toEqual(keys(b, "comment"));

@@ -32,7 +32,9 @@ describe("judge", () => {
     expect((await judge(actor, config.config, lookup)).trusted).toBe(trusted);
   });
   test("a failed permission lookup is an error, not distrust", async () => {
-    await expect(judge({ login: "x", type: "User" }, config.config, () => Promise.reject(new Error("502")))).rejects.toThrow("502");
+    await expect(
+      judge({ login: "x", type: "User" }, config.config, () => Promise.reject(new Error("502"))),
+    ).rejects.toThrow("502");
   });
 });
 
@@ -40,7 +42,13 @@ describe("parseRepoConfig", () => {
   test("no file anywhere → the documented defaults", () => {
     expect(parseRepoConfig(null)).toEqual({ ok: true, config: DEFAULT_CONFIG });
     expect(DEFAULT_CONFIG).toEqual({
-      labels: { queued: "agent:queued", inProgress: "agent:in-progress", review: "agent:review", blocked: "agent:blocked", failed: "agent:failed" },
+      labels: {
+        queued: "agent:queued",
+        inProgress: "agent:in-progress",
+        review: "agent:review",
+        blocked: "agent:blocked",
+        failed: "agent:failed",
+      },
       trust: { minPermission: "write", users: [], bots: [] },
       limits: {
         maxAttempts: 3,

@@ -19,13 +19,35 @@ function config(doc: unknown = {}): RepoConfig {
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
 const MIN = 60_000;
 
-function ctx(state: State, over: { task?: Partial<TaskView>; run?: Partial<RunView> & { state?: RunState }; runs?: RunView[]; config?: RepoConfig } = {}): Context {
+function ctx(
+  state: State,
+  over: {
+    task?: Partial<TaskView>;
+    run?: Partial<RunView> & { state?: RunState };
+    runs?: RunView[];
+    config?: RepoConfig;
+  } = {},
+): Context {
   const task = state === "none" ? null : exampleTask(state, over.task);
-  const run = over.run ? { ...exampleRun(over.run.state ?? "live"), ...over.run } : state === "claimed" ? exampleRun("live") : null;
-  return { subject: { installationId: 1, repo: "acme/app", issue: 12 }, task, run, runs: over.runs ?? (run ? [run] : []), config: over.config ?? DEFAULT_CONFIG, hasReceipt: false, dryRun: false, now: NOW };
+  const run = over.run
+    ? { ...exampleRun(over.run.state ?? "live"), ...over.run }
+    : state === "claimed"
+      ? exampleRun("live")
+      : null;
+  return {
+    subject: { installationId: 1, repo: "acme/app", issue: 12 },
+    task,
+    run,
+    runs: over.runs ?? (run ? [run] : []),
+    config: over.config ?? DEFAULT_CONFIG,
+    hasReceipt: false,
+    dryRun: false,
+    now: NOW,
+  };
 }
 
-const outcome = (d: Decision) => (d.outcome === "applied" ? `→${d.to}` : d.outcome === "refused" ? `✗${d.reason}` : "·");
+const outcome = (d: Decision) =>
+  d.outcome === "applied" ? `→${d.to}` : d.outcome === "refused" ? `✗${d.reason}` : "·";
 
 describe("heartbeats and stalls (limits.stallSeconds 1800)", () => {
   test.each([
@@ -41,35 +63,102 @@ describe("heartbeats and stalls (limits.stallSeconds 1800)", () => {
     const e: TaskEvent = { kind: "heartbeat", runId: "r1", leaseEpoch: "e1", ...(progress ? { progress } : {}) };
     const d = decide(ctx("claimed", { run: { state: "live", ...run } }), e);
     expect(outcome(d)).toBe(want);
-    if (d.outcome === "applied") expect(d.run?.patch.progressAt).toEqual(progress && progress !== had ? NOW : undefined);
+    if (d.outcome === "applied")
+      expect(d.run?.patch.progressAt).toEqual(progress && progress !== had ? NOW : undefined);
   });
   test("a renewal lasts leaseSeconds; a dispatched run's lasts dispatch.leaseSeconds", () => {
     const worker = decide(ctx("claimed"), { kind: "heartbeat", runId: "r1", leaseEpoch: "e1", progress: "p" });
-    const dispatch = decide(ctx("claimed", { run: { mode: "dispatch" }, config: config({ dispatch: { workflow: "agent.yml" } }) }), { kind: "heartbeat", runId: "r1", leaseEpoch: "e1" });
+    const dispatch = decide(
+      ctx("claimed", { run: { mode: "dispatch" }, config: config({ dispatch: { workflow: "agent.yml" } }) }),
+      { kind: "heartbeat", runId: "r1", leaseEpoch: "e1" },
+    );
     expect(worker.outcome === "applied" && worker.task.leaseExpiresAt).toEqual(new Date(NOW.getTime() + 300_000));
-    expect(dispatch.outcome === "applied" && dispatch.task.leaseExpiresAt).toEqual(new Date(NOW.getTime() + 21_600_000));
+    expect(dispatch.outcome === "applied" && dispatch.task.leaseExpiresAt).toEqual(
+      new Date(NOW.getTime() + 21_600_000),
+    );
   });
   test("lease-stalled ends the run like an expired lease, marked stalled, classified after the grace", () => {
-    const d = decide(ctx("claimed", { run: { progressAt: ago(31 * MIN) } }), { kind: "lease-stalled", runId: "r1", leaseEpoch: "e1" });
-    expect(d.outcome === "applied" && d.run?.patch).toMatchObject({ state: "expired", stalled: true, classifyAfter: new Date(NOW.getTime() + 120_000) });
-    const fresh = decide(ctx("claimed", { run: { progressAt: ago(MIN) } }), { kind: "lease-stalled", runId: "r1", leaseEpoch: "e1" });
+    const d = decide(ctx("claimed", { run: { progressAt: ago(31 * MIN) } }), {
+      kind: "lease-stalled",
+      runId: "r1",
+      leaseEpoch: "e1",
+    });
+    expect(d.outcome === "applied" && d.run?.patch).toMatchObject({
+      state: "expired",
+      stalled: true,
+      classifyAfter: new Date(NOW.getTime() + 120_000),
+    });
+    const fresh = decide(ctx("claimed", { run: { progressAt: ago(MIN) } }), {
+      kind: "lease-stalled",
+      runId: "r1",
+      leaseEpoch: "e1",
+    });
     expect(outcome(fresh)).toBe("·");
   });
 });
 
 describe("late exits", () => {
-  const exit = (pr: null | { number: number; headSha: string; merged: false }): TaskEvent => ({ kind: "run-exited", runId: "r1", leaseEpoch: "e1", report: { leaseEpoch: "e1", exitCode: 0 }, pr });
+  const exit = (pr: null | { number: number; headSha: string; merged: false }): TaskEvent => ({
+    kind: "run-exited",
+    runId: "r1",
+    leaseEpoch: "e1",
+    report: { leaseEpoch: "e1", exitCode: 0 },
+    pr,
+  });
   const PR = { number: 7, headSha: "h".repeat(40), merged: false as const };
   const successor = { ...exampleRun("live"), id: "r2", startedAt: NOW };
   const expiredRun = { state: "expired" as const, endReason: "lease expired without an exit" };
   test.each([
     ["live lease, with a PR", "claimed", { run: { state: "live" as const } }, PR, "→review"],
-    ["expired, in the grace, with a PR", "claimed", { task: { leaseEpoch: null, leaseExpiresAt: null }, run: expiredRun }, PR, "→review"],
-    ["expired, in the grace, without a PR: owed a class as an exit", "claimed", { task: { leaseEpoch: null, leaseExpiresAt: null }, run: expiredRun }, null, "→claimed"],
-    ["expired and already classified, the task claimed by a successor", "claimed", { task: { runId: "r2" }, run: { ...expiredRun, class: "debris-empty" } }, PR, "✗superseded"],
-    ["classified and re-queued, nobody claimed since, with a PR", "queued", { task: { runId: null }, run: { ...expiredRun, class: "debris-empty" } }, PR, "→review"],
-    ["classified and re-queued, nobody claimed since, without a PR", "queued", { task: { runId: null }, run: { ...expiredRun, class: "debris-empty" } }, null, "·"],
-    ["re-queued and a successor started since", "queued", { task: { runId: null }, run: { ...expiredRun, class: "debris-empty" }, runs: [{ ...exampleRun("expired"), class: "debris-empty" }, { ...successor, state: "aborted" as const }] }, PR, "✗superseded"],
+    [
+      "expired, in the grace, with a PR",
+      "claimed",
+      { task: { leaseEpoch: null, leaseExpiresAt: null }, run: expiredRun },
+      PR,
+      "→review",
+    ],
+    [
+      "expired, in the grace, without a PR: owed a class as an exit",
+      "claimed",
+      { task: { leaseEpoch: null, leaseExpiresAt: null }, run: expiredRun },
+      null,
+      "→claimed",
+    ],
+    [
+      "expired and already classified, the task claimed by a successor",
+      "claimed",
+      { task: { runId: "r2" }, run: { ...expiredRun, class: "debris-empty" } },
+      PR,
+      "✗superseded",
+    ],
+    [
+      "classified and re-queued, nobody claimed since, with a PR",
+      "queued",
+      { task: { runId: null }, run: { ...expiredRun, class: "debris-empty" } },
+      PR,
+      "→review",
+    ],
+    [
+      "classified and re-queued, nobody claimed since, without a PR",
+      "queued",
+      { task: { runId: null }, run: { ...expiredRun, class: "debris-empty" } },
+      null,
+      "·",
+    ],
+    [
+      "re-queued and a successor started since",
+      "queued",
+      {
+        task: { runId: null },
+        run: { ...expiredRun, class: "debris-empty" },
+        runs: [
+          { ...exampleRun("expired"), class: "debris-empty" },
+          { ...successor, state: "aborted" as const },
+        ],
+      },
+      PR,
+      "✗superseded",
+    ],
     ["the task is done", "done", { task: { runId: null }, run: { ...expiredRun, class: "merged" } }, PR, "✗superseded"],
     ["a revoked run (its issue closed)", "cancelled", { run: { state: "revoked" as const } }, PR, "✗revoked"],
   ])("%s", (_name, state, over, pr, want) => {
@@ -81,16 +170,47 @@ describe("run-level infrastructure deaths are re-queued without using up an atte
   const classified = (infra: boolean, recovery: "delete-branch-requeue" | "hold-resume"): TaskEvent => ({
     kind: "run-classified",
     runId: "r1",
-    verdict: { class: recovery === "hold-resume" ? "debris-half-done" : "debris-empty", recovery, evidence: { why: "w", ...(infra ? { infraDeath: "provider-unavailable" } : {}) } },
+    verdict: {
+      class: recovery === "hold-resume" ? "debris-half-done" : "debris-empty",
+      recovery,
+      evidence: { why: "w", ...(infra ? { infraDeath: "provider-unavailable" } : {}) },
+    },
   });
   test.each([
-    ["an infrastructure death, budget left", true, 0, 1, "delete-branch-requeue", "→queued", { attempt: 0, freeRequeues: 1 }],
-    ["an infrastructure death on the last attempt is still free", true, 2, 3, "delete-branch-requeue", "→queued", { attempt: 2, freeRequeues: 3 }],
+    [
+      "an infrastructure death, budget left",
+      true,
+      0,
+      1,
+      "delete-branch-requeue",
+      "→queued",
+      { attempt: 0, freeRequeues: 1 },
+    ],
+    [
+      "an infrastructure death on the last attempt is still free",
+      true,
+      2,
+      3,
+      "delete-branch-requeue",
+      "→queued",
+      { attempt: 2, freeRequeues: 3 },
+    ],
     ["the budget of free re-queues spent: charged", true, 3, 3, "delete-branch-requeue", "→failed", {}],
     ["an ordinary failure on the last attempt", false, 0, 3, "delete-branch-requeue", "→failed", {}],
-    ["half-done work of an infrastructure death resumes free", true, 0, 3, "hold-resume", "→queued", { attempt: 2, freeRequeues: 1 }],
+    [
+      "half-done work of an infrastructure death resumes free",
+      true,
+      0,
+      3,
+      "hold-resume",
+      "→queued",
+      { attempt: 2, freeRequeues: 1 },
+    ],
   ])("%s", (_name, infra, freeRequeues, attempt, recovery, want, patch) => {
-    const d = decide(ctx("claimed", { task: { attempt, freeRequeues }, run: { state: "exited" } }), classified(infra as boolean, recovery as "hold-resume"));
+    const d = decide(
+      ctx("claimed", { task: { attempt, freeRequeues }, run: { state: "exited" } }),
+      classified(infra as boolean, recovery as "hold-resume"),
+    );
     expect(outcome(d)).toBe(want);
     if (d.outcome === "applied") expect(d.task).toMatchObject(patch);
   });
@@ -116,7 +236,10 @@ describe("claims refused by a task's own gates", () => {
 
 describe("blockers", () => {
   test.each([
-    [["acme/app#9", "acme/app#3", "acme/app#9"], ["acme/app#3", "acme/app#9"]],
+    [
+      ["acme/app#9", "acme/app#3", "acme/app#9"],
+      ["acme/app#3", "acme/app#9"],
+    ],
     [[], null],
   ])("%j are recorded as %j, with when they were read", (blockers, want) => {
     const d = decide(ctx("queued", { task: { blockedBy: ["acme/app#1"] } }), { kind: "blockers-read", blockers });

@@ -13,7 +13,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     for (let i = 0; i < 5; i++) hours.count("write");
     clock.ms += 3_000; // 09:00:01, a new hour
     hours.count("read");
-    const stored = async () => Object.fromEntries((await each.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } })).map((r) => [r.name, r.value]));
+    const stored = async () =>
+      Object.fromEntries(
+        (await each.database.db.counter.findMany({ where: { name: { startsWith: CALLS_PREFIX } } })).map((r) => [
+          r.name,
+          r.value,
+        ]),
+      );
     expect(await stored()).toEqual({ "github.calls.2026-12-01T08.read": 1 });
     const series = await hours.lastHours(3);
     expect(series.map((h) => [h.hour.toISOString(), h.reads, h.writes])).toEqual([
@@ -35,8 +41,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       },
     };
     const errors: unknown[] = [];
-    const hours = new CallHours({ database: flaky, clock, onError: (err) => errors.push(err) }, { flushMs: 60_000, keepHours: 2 });
-    const rows = async () => (await each.database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
+    const hours = new CallHours(
+      { database: flaky, clock, onError: (err) => errors.push(err) },
+      { flushMs: 60_000, keepHours: 2 },
+    );
+    const rows = async () =>
+      (await each.database.db.counter.findMany({ orderBy: { name: "asc" } })).map((r) => [r.name, r.value]);
     unreachable = true;
     hours.count("write");
     hours.count("write");

@@ -12,7 +12,12 @@ describe("table gauges", () => {
   });
 
   test("only ignored.* counters are ignored inputs, labelled by their reason", () => {
-    expect(ignoredRows([{ name: "ignored.own-echo", value: 3 }, { name: "other", value: 9 }])).toEqual([{ labels: { reason: "own-echo" }, value: 3 }]);
+    expect(
+      ignoredRows([
+        { name: "ignored.own-echo", value: 3 },
+        { name: "other", value: 9 },
+      ]),
+    ).toEqual([{ labels: { reason: "own-echo" }, value: 3 }]);
   });
 
   // A database stand-in that counts reads and answers what the test sets.
@@ -29,7 +34,12 @@ describe("table gauges", () => {
       },
       counter: { findMany: async () => [] },
       task: { groupBy: async () => [{ state: "queued", repo: "a/b", _count: { _all: 2 } }] },
-      run: { groupBy: async (q: { by: string[] }) => (q.by[0] === "class" ? [{ class: "infra", _count: { _all: 1 } }] : [{ recovery: "retry", _count: { _all: 1 } }]) },
+      run: {
+        groupBy: async (q: { by: string[] }) =>
+          q.by[0] === "class"
+            ? [{ class: "infra", _count: { _all: 1 } }]
+            : [{ recovery: "retry", _count: { _all: 1 } }],
+      },
       effect: { groupBy: async () => [{ state: "done", kind: "label", _count: { _all: 5 } }] },
     };
     return { db: db as unknown as Db, reads: () => reads };

@@ -19,7 +19,8 @@ function value(text: string, line: string): number {
   if (text === "+Inf") return Infinity;
   if (text === "-Inf") return -Infinity;
   if (text === "NaN") return NaN;
-  if (!/^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(text)) throw new Error(`not a sample value: ${JSON.stringify(line)}`);
+  if (!/^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(text))
+    throw new Error(`not a sample value: ${JSON.stringify(line)}`);
   return Number(text);
 }
 
@@ -54,7 +55,8 @@ export function parseExposition(text: string): { types: Map<string, string>; sam
     const name = s[1]!;
     const family = [name, name.replace(/_(bucket|sum|count)$/, "")].find((n) => types.has(n));
     if (!family) throw new Error(`sample of an undeclared family: ${JSON.stringify(line)}`);
-    if (family !== name && !["histogram", "summary"].includes(types.get(family)!)) throw new Error(`suffixed sample of a ${types.get(family)}: ${JSON.stringify(line)}`);
+    if (family !== name && !["histogram", "summary"].includes(types.get(family)!))
+      throw new Error(`suffixed sample of a ${types.get(family)}: ${JSON.stringify(line)}`);
     samples.push({ name, labels: labels(s[2], line), value: value(s[3]!, line) });
   }
   return { types, samples };
@@ -69,5 +71,7 @@ export function valueOf(samples: Sample[], name: string, match: Record<string, s
 
 /** The sum of the samples named `name` whose labels include `match`. */
 export function sumOf(samples: Sample[], name: string, match: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0);
 }

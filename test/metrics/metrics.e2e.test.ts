@@ -54,13 +54,23 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(valueOf(m2, "orchestra_tasks", { state: "claimed", repo: REPO })).toBe(1);
     expect(valueOf(m2, "orchestra_tasks", { state: "queued", repo: REPO })).toBe(0);
     const installation = String(INSTALLATION);
-    expect(valueOf(m2, "orchestra_github_calls_total", { installation, kind: "write" })).toBeGreaterThan(valueOf(m1, "orchestra_github_calls_total", { installation, kind: "write" }));
+    expect(valueOf(m2, "orchestra_github_calls_total", { installation, kind: "write" })).toBeGreaterThan(
+      valueOf(m1, "orchestra_github_calls_total", { installation, kind: "write" }),
+    );
     expect(valueOf(m2, "orchestra_github_rate_limit_remaining", { installation })).toBe(4999);
 
     const { id: runId, leaseEpoch } = claim.body.run;
     const head = rig.fake.state.addBranch(REPO, "agent/issue-1", { aheadBy: 2 });
-    const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-1", title: "Thing 1", body: "Closes #1", user: "agent-bot" });
-    expect((await w.exit(runId, { leaseEpoch, exitCode: 0, branch: "agent/issue-1", headSha: head, testsPassed: true })).status).toBe(200);
+    const pr = rig.fake.state.addPull(REPO, {
+      head: "agent/issue-1",
+      title: "Thing 1",
+      body: "Closes #1",
+      user: "agent-bot",
+    });
+    expect(
+      (await w.exit(runId, { leaseEpoch, exitCode: 0, branch: "agent/issue-1", headSha: head, testsPassed: true }))
+        .status,
+    ).toBe(200);
     const opened = await rig.deliver("pull_request", "opened", { pull: pr.number, sender: "agent-bot" });
     // GitHub sends the same delivery again: stored once, counted as a duplicate.
     await rig.deliver("pull_request", "opened", { pull: pr.number, sender: "agent-bot" }, {}, opened);
@@ -74,7 +84,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(valueOf(m3, "orchestra_tasks", { state: "done", repo: REPO })).toBe(1);
     expect(sumOf(m3, "orchestra_tasks")).toBe(1);
     expect(valueOf(m3, "orchestra_delivery_processing_seconds_count")).toBe(4);
-    expect(sumOf(m3, "orchestra_effects", { state: "done" })).toBeGreaterThan(sumOf(m1, "orchestra_effects", { state: "done" }));
+    expect(sumOf(m3, "orchestra_effects", { state: "done" })).toBeGreaterThan(
+      sumOf(m1, "orchestra_effects", { state: "done" }),
+    );
     expect(sumOf(m3, "orchestra_effects", { state: "pending" })).toBe(0);
   });
 
@@ -119,9 +131,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // The rig's sweep interval is an hour: ten of them pass without a sweep.
     rig.clock.advance(10 * 3_600_000 + 60_000);
     const pub = await ready();
-    expect(pub).toEqual({ status: 200, body: { status: "degraded", database: provider, mode: "app", stale: ["sweep"] } });
+    expect(pub).toEqual({
+      status: 200,
+      body: { status: "degraded", database: provider, mode: "app", stale: ["sweep"] },
+    });
     const admin = await ready(rig.app.adminToken);
-    expect(admin.body.detail.staleSweeps).toEqual([{ sweep: "sweep", lastSuccessAt: expect.any(String), thresholdMs: 36_000_000 }]);
+    expect(admin.body.detail.staleSweeps).toEqual([
+      { sweep: "sweep", lastSuccessAt: expect.any(String), thresholdMs: 36_000_000 },
+    ]);
     await rig.sweep();
     expect(await ready()).toEqual({ status: 200, body: { status: "ready", database: provider, mode: "app" } });
   });

@@ -13,11 +13,19 @@ describe("sweep staleness", () => {
   test("a success within the threshold is fresh; one just past it is stale and named", () => {
     const last = at(1_000);
     expect(staleSweep("sweep", last, start, 60_000, at(1_000 + 600_000))).toBeNull();
-    expect(staleSweep("sweep", last, start, 60_000, at(1_000 + 600_001))).toEqual({ sweep: "sweep", lastSuccessAt: last.toISOString(), thresholdMs: 600_000 });
+    expect(staleSweep("sweep", last, start, 60_000, at(1_000 + 600_001))).toEqual({
+      sweep: "sweep",
+      lastSuccessAt: last.toISOString(),
+      thresholdMs: 600_000,
+    });
   });
 
   test("before any success the service's start is the reference", () => {
     expect(staleSweep("sweep", undefined, start, 5_000, at(299_000))).toBeNull();
-    expect(staleSweep("sweep", undefined, start, 5_000, at(300_001))).toEqual({ sweep: "sweep", lastSuccessAt: null, thresholdMs: 300_000 });
+    expect(staleSweep("sweep", undefined, start, 5_000, at(300_001))).toEqual({
+      sweep: "sweep",
+      lastSuccessAt: null,
+      thresholdMs: 300_000,
+    });
   });
 });

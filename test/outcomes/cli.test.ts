@@ -19,7 +19,13 @@ const publishable: Facts = {
   checks: [{ name: "ci", headSha: "c0ffee1", status: "completed", conclusion: "success" }],
 };
 const phantom: Facts = { trigger: "exit", run: { exitCode: 0 }, pr: null, branch: null, checks: [] };
-const conflict: Facts = { trigger: "base-moved", run: { exitCode: null }, pr: { number: 7, state: "open", headSha: "c0ffee1", mergeable: "CONFLICTING" }, branch: null, checks: [] };
+const conflict: Facts = {
+  trigger: "base-moved",
+  run: { exitCode: null },
+  pr: { number: 7, state: "open", headSha: "c0ffee1", mergeable: "CONFLICTING" },
+  branch: null,
+  checks: [],
+};
 
 const json = (v: unknown) => JSON.stringify(v);
 
@@ -58,7 +64,12 @@ describe("classifyCommand", () => {
     ["whitespace only", " \n\t\n", { batch: true }, /^orchestra: classify: no input on stdin; it reads a JSON array/],
     ["not JSON", "{ trigger: exit", {}, /^orchestra: classify: stdin is not JSON \(.+\)$/],
     ["not JSON in batch mode", "[{},", { batch: true }, /^orchestra: classify: stdin is not JSON/],
-    ["--batch given an object", json(phantom), { batch: true }, /^orchestra: classify --batch: expected a JSON array of facts documents, got an object/],
+    [
+      "--batch given an object",
+      json(phantom),
+      { batch: true },
+      /^orchestra: classify --batch: expected a JSON array of facts documents, got an object/,
+    ],
     ["--batch given a number", "42", { batch: true }, /got a number/],
     ["an array without --batch", json([phantom]), {}, /use --batch/],
   ])("%s → exit 2, one line on stderr, nothing on stdout", (_name, input, flags, line) => {
@@ -69,13 +80,41 @@ describe("classifyCommand", () => {
   });
 
   test.each([
-    ["exitCode as a string", { ...phantom, run: { exitCode: "1" } }, "orchestra: facts: run.exitCode: expected number, received string"],
-    ["unknown trigger", { ...phantom, trigger: "crashed" }, 'orchestra: facts: trigger: expected one of "exit"|"lease-expired"|"check-failed"|"base-moved"'],
-    ["missing checks", { trigger: "exit", run: { exitCode: 0 }, pr: null, branch: null }, "orchestra: facts: checks: missing (expected array)"],
-    ["missing pr (null is allowed there)", { trigger: "exit", run: { exitCode: 0 }, branch: null, checks: [] }, "orchestra: facts: pr: missing (expected object or null)"],
-    ["a field that is not in the document", { ...phantom, run: { exitCode: 0, exit_code: 0 } }, "orchestra: facts: run.exit_code: not a field of the facts document"],
-    ["negative aheadBy", { ...publishable, branch: { name: "b", aheadBy: -1, headSha: "x" } }, expect.stringMatching(/^orchestra: facts: branch\.aheadBy: .*>=\s?0/)],
-    ["a bad check, by index", { ...publishable, checks: [publishable.checks[0], { name: "ci", headSha: "x", status: "completed" }] }, "orchestra: facts: checks[1].conclusion: missing (expected string or null)"],
+    [
+      "exitCode as a string",
+      { ...phantom, run: { exitCode: "1" } },
+      "orchestra: facts: run.exitCode: expected number, received string",
+    ],
+    [
+      "unknown trigger",
+      { ...phantom, trigger: "crashed" },
+      'orchestra: facts: trigger: expected one of "exit"|"lease-expired"|"check-failed"|"base-moved"',
+    ],
+    [
+      "missing checks",
+      { trigger: "exit", run: { exitCode: 0 }, pr: null, branch: null },
+      "orchestra: facts: checks: missing (expected array)",
+    ],
+    [
+      "missing pr (null is allowed there)",
+      { trigger: "exit", run: { exitCode: 0 }, branch: null, checks: [] },
+      "orchestra: facts: pr: missing (expected object or null)",
+    ],
+    [
+      "a field that is not in the document",
+      { ...phantom, run: { exitCode: 0, exit_code: 0 } },
+      "orchestra: facts: run.exit_code: not a field of the facts document",
+    ],
+    [
+      "negative aheadBy",
+      { ...publishable, branch: { name: "b", aheadBy: -1, headSha: "x" } },
+      expect.stringMatching(/^orchestra: facts: branch\.aheadBy: .*>=\s?0/),
+    ],
+    [
+      "a bad check, by index",
+      { ...publishable, checks: [publishable.checks[0], { name: "ci", headSha: "x", status: "completed" }] },
+      "orchestra: facts: checks[1].conclusion: missing (expected string or null)",
+    ],
     ["not an object at all", "yes", "orchestra: facts: (document): expected object, received string"],
   ])("schema: %s → exit 2, the field named", (_name, doc, line) => {
     const out = classifyCommand(json(doc));
@@ -85,9 +124,13 @@ describe("classifyCommand", () => {
   });
 
   test("schema: every bad field gets its own line", () => {
-    const out = classifyCommand(json({ trigger: "exit", run: { exitCode: "0", dirty: "yes" }, pr: null, branch: null, checks: [] }));
+    const out = classifyCommand(
+      json({ trigger: "exit", run: { exitCode: "0", dirty: "yes" }, pr: null, branch: null, checks: [] }),
+    );
     expect(out.code).toBe(2);
-    expect(out.stderr).toBe("orchestra: facts: run.exitCode: expected number, received string\norchestra: facts: run.dirty: expected boolean, received string\n");
+    expect(out.stderr).toBe(
+      "orchestra: facts: run.exitCode: expected number, received string\norchestra: facts: run.dirty: expected boolean, received string\n",
+    );
   });
 
   test("--batch: problems carry the array index, and no answers are printed", () => {
@@ -115,7 +158,12 @@ describe("classifyArgs", () => {
 
 describe("orchestra classify (the built command)", () => {
   const run = (args: string[], input: string) =>
-    spawnSync(process.execPath, [join(root, "bin/orchestra.js"), ...args], { cwd: root, input, encoding: "utf8", timeout: 20_000 });
+    spawnSync(process.execPath, [join(root, "bin/orchestra.js"), ...args], {
+      cwd: root,
+      input,
+      encoding: "utf8",
+      timeout: 20_000,
+    });
 
   test("a facts document on stdin → the verdict as JSON, exit 0", () => {
     const child = run(["classify"], json(conflict));

@@ -58,7 +58,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 2 });
     rig.fake.state.addCheckRun(REPO, { headSha: head, name: "test", status: "completed", conclusion: "success" });
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, testsPassed: true, dirty: false });
-    expect(exit.body).toMatchObject({ class: "debris-publishable", recovery: "publish", evidence: { claimHeld: false } });
+    expect(exit.body).toMatchObject({
+      class: "debris-publishable",
+      recovery: "publish",
+      evidence: { claimHeld: false },
+    });
     // Classified, re-verified before opening, and then the Orchestra check run on the new PR looks for itself.
     expect(rig.fake.requestsFor("checks/list-for-ref")).toHaveLength(3);
     const pulls = [...rig.fake.state.repo(REPO).pulls.values()];
@@ -75,10 +79,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("debris B whose checks turn red before publishing: no PR; the work is kept and resumed", async () => {
     const run = await start(33);
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const check = rig.fake.state.addCheckRun(REPO, { headSha: head, name: "test", status: "completed", conclusion: "success" });
+    const check = rig.fake.state.addCheckRun(REPO, {
+      headSha: head,
+      name: "test",
+      status: "completed",
+      conclusion: "success",
+    });
     let reads = 0;
     rig.fake.beforeHandle((op) => {
-      if (op === "checks/list-for-ref" && ++reads === 2) rig.fake.state.updateCheckRun(REPO, check.id, { conclusion: "failure" });
+      if (op === "checks/list-for-ref" && ++reads === 2)
+        rig.fake.state.updateCheckRun(REPO, check.id, { conclusion: "failure" });
     });
     // The exit answers with the class recorded at commit; publishing follows from the outbox.
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
@@ -102,7 +112,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const e1 = await w.exit(run1.id, { leaseEpoch: run1.leaseEpoch, exitCode: 1, dirty: true });
     expect(e1.body).toMatchObject({ class: "debris-half-done", recovery: "hold-resume" });
     const run2 = (await w.claim()).body.run;
-    expect(run2.continuation).toMatchObject({ kind: "resume", branch: run1.branch, previous: { attempt: 1, class: "debris-half-done" } });
+    expect(run2.continuation).toMatchObject({
+      kind: "resume",
+      branch: run1.branch,
+      previous: { attempt: 1, class: "debris-half-done" },
+    });
     const e2 = await w.exit(run2.id, { leaseEpoch: run2.leaseEpoch, exitCode: 0, testsPassed: false });
     expect(e2.body).toMatchObject({ class: "debris-half-done", recovery: "hold-resume" });
     for (let i = 0; i < 5; i++) {
@@ -176,7 +190,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("turn cap: one escalation comment per run and class, with the last tool calls, however often the sweep runs", async () => {
     const run = await start(37);
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 1, turnCapHit: true, lastToolCalls: ["read_file", "edit", "run_tests", "edit", "run_tests"] });
+    const exit = await w.exit(run.id, {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: 1,
+      turnCapHit: true,
+      lastToolCalls: ["read_file", "edit", "run_tests", "edit", "run_tests"],
+    });
     expect(exit.body).toMatchObject({ class: "turn-cap-spinning", recovery: "escalate" });
     for (let i = 0; i < 5; i++) await rig.sweep();
     const comments = rig.fake.state.commentsOn(REPO, 37);
@@ -189,12 +208,18 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("a worker's question blocks the task with the question recorded and asked once", async () => {
     const run = await start(38);
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, question: "Should the API stay backwards compatible?" });
+    const exit = await w.exit(run.id, {
+      leaseEpoch: run.leaseEpoch,
+      exitCode: 0,
+      question: "Should the API stay backwards compatible?",
+    });
     expect(exit.body).toMatchObject({ class: "question", recovery: "block-question" });
     await rig.sweep();
     const t = await rig.task(38);
     expect(t.task.state).toBe("blocked");
-    expect(t.decisions).toEqual([expect.objectContaining({ kind: "question", body: "Should the API stay backwards compatible?" })]);
+    expect(t.decisions).toEqual([
+      expect.objectContaining({ kind: "question", body: "Should the API stay backwards compatible?" }),
+    ]);
     expect(rig.fake.state.commentsOn(REPO, 38)).toHaveLength(1);
   });
 
@@ -230,7 +255,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const swept = await rig.sweep();
     expect(swept).toMatchObject({ classified: 20 });
     await rig.sweep();
-    const writes = rig.fake.requests.slice(from).filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql");
+    const writes = rig.fake.requests
+      .slice(from)
+      .filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql");
     expect(writes.length).toBe(30 * 3); // per task: delete the branch, add agent:queued, remove agent:in-progress
     // Paced: the writes take at least 89 spacings, and no 400 ms holds more than 11 of them
     // (arrival times jitter by a request's latency; the slots themselves are 40 ms apart).
@@ -240,7 +267,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(branches.every((b) => !branchExists(b))).toBe(true);
     const tasks = await rig.app.database.db.task.findMany({ where: { issue: { gte: 40, lt: 70 } } });
     expect(tasks.every((t) => t.state === "queued" && t.attempt === 1)).toBe(true);
-    expect(Array.from({ length: 30 }, (_, k) => rig.labels(40 + k)).every((l) => l.length === 1 && l[0] === "agent:queued")).toBe(true);
+    expect(
+      Array.from({ length: 30 }, (_, k) => rig.labels(40 + k)).every((l) => l.length === 1 && l[0] === "agent:queued"),
+    ).toBe(true);
   });
 
   test("a claim answers at commit; a label write GitHub refuses is retried until the label is right", async () => {
@@ -254,7 +283,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const t = await rig.task(80);
     expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
     expect(rig.labels(80)).toEqual(["agent:in-progress"]);
-    const label = t.effects.find((e: { kind: string; payload: { label: string } }) => e.kind === "label" && e.payload.label === "agent:in-progress");
+    const label = t.effects.find(
+      (e: { kind: string; payload: { label: string } }) =>
+        e.kind === "label" && e.payload.label === "agent:in-progress",
+    );
     expect(label).toMatchObject({ state: "done", attempts: 3 });
     expect(label.errors[0]).toMatchObject({ class: "github-502" });
     // Label writes are not answered for: the lost answers produced no second label.

@@ -23,8 +23,23 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const w = await rig.worker(`w${issue}`);
     const { run } = (await w.claim()).body;
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, { head: run.branch, title: `Issue ${issue}`, body: `Closes #${issue}`, user: "agent-bot" });
-    expect((await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, branch: run.branch, headSha: head, testsPassed: true })).status).toBe(200);
+    const pr = rig.fake.state.addPull(REPO, {
+      head: run.branch,
+      title: `Issue ${issue}`,
+      body: `Closes #${issue}`,
+      user: "agent-bot",
+    });
+    expect(
+      (
+        await w.exit(run.id, {
+          leaseEpoch: run.leaseEpoch,
+          exitCode: 0,
+          branch: run.branch,
+          headSha: head,
+          testsPassed: true,
+        })
+      ).status,
+    ).toBe(200);
     rig.fake.state.mergePull(REPO, pr.number, { by: "alice" });
     beforeWebhook?.(run.branch);
     await rig.deliver("pull_request", "closed", { pull: pr.number, sender: "alice" });
@@ -49,7 +64,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const moved = await mergedTask(3, (branch) => rig.fake.state.addCommits(REPO, branch, 1));
     expect(branches().has(moved.branch)).toBe(true);
     expect(deletes()).toHaveLength(1);
-    expect(await effectOf(moved.taskId)).toMatchObject({ state: "dropped", note: expect.stringMatching(/branch kept: it moved to .* holds commits no pull request has/) });
+    expect(await effectOf(moved.taskId)).toMatchObject({
+      state: "dropped",
+      note: expect.stringMatching(/branch kept: it moved to .* holds commits no pull request has/),
+    });
   });
 
   test("a repository that deletes merged branches itself is left to it", async () => {
@@ -76,7 +94,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     const res = await rig.app.admin(`/api/v1/branches?repo=${REPO}`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { prefix: string; stale: number; branches: Array<{ name: string; task: string | null; pullRequests: number; stale: boolean; why: string }> };
+    const body = (await res.json()) as {
+      prefix: string;
+      stale: number;
+      branches: Array<{ name: string; task: string | null; pullRequests: number; stale: boolean; why: string }>;
+    };
     expect(body.prefix).toBe("agent/");
     const byName = new Map(body.branches.map((b) => [b.name, b]));
     expect([...byName.keys()].sort()).toEqual(["agent/abandoned", "agent/fresh", run.branch, "agent/with-pr"].sort());

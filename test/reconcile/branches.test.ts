@@ -2,7 +2,12 @@ import { branchVerdict } from "../../src/reconcile/branches.js";
 
 const NOW = new Date("2026-12-01T00:00:00Z");
 const daysAgo = (d: number) => new Date(NOW.getTime() - d * 86_400_000);
-const b = (pullRequests: number, committedAt: Date | null) => ({ name: "agent/x", sha: "a".repeat(40), committedAt, pullRequests });
+const b = (pullRequests: number, committedAt: Date | null) => ({
+  name: "agent/x",
+  sha: "a".repeat(40),
+  committedAt,
+  pullRequests,
+});
 
 describe("branchVerdict: stale only with no task, no pull request and no recent commit", () => {
   test.each([

@@ -30,8 +30,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** An issue labelled for the queue on GitHub whose `issues.labeled` delivery failed (never reached the App). */
   function missedQueueLabel(issue: number, opts: { deliveredAt?: Date } = {}): string {
-    rig.fake.state.addIssue(REPO, { number: issue, title: `Issue ${issue}`, body: `Do thing ${issue}`, labels: ["agent:queued"], user: "alice" });
-    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: REPO, issue, label: "agent:queued", sender: "alice" });
+    rig.fake.state.addIssue(REPO, {
+      number: issue,
+      title: `Issue ${issue}`,
+      body: `Do thing ${issue}`,
+      labels: ["agent:queued"],
+      user: "alice",
+    });
+    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", {
+      repo: REPO,
+      issue,
+      label: "agent:queued",
+      sender: "alice",
+    });
     return rig.fake.state.hookDeliveries.record({ event: "issues", status: 502, payload, ...opts }).guid;
   }
 
@@ -44,15 +55,22 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   }
 
   async function lastReport(): Promise<{ counts: Record<string, number>; detail: any }> {
-    const row = await rig.app.database.db.sweepReport.findFirst({ where: { kind: "deliveries" }, orderBy: { seq: "desc" } });
+    const row = await rig.app.database.db.sweepReport.findFirst({
+      where: { kind: "deliveries" },
+      orderBy: { seq: "desc" },
+    });
     return { counts: JSON.parse(row!.counts), detail: row!.detail ? JSON.parse(row!.detail) : null };
   }
 
   async function processed(guid: string): Promise<void> {
-    await eventually(async () => {
-      const row = await rig.app.database.db.delivery.findUnique({ where: { deliveryId: guid } });
-      return row && (row.state === "done" || row.state === "ignored") ? true : undefined;
-    }, 10_000, `delivery ${guid} processed`);
+    await eventually(
+      async () => {
+        const row = await rig.app.database.db.delivery.findUnique({ where: { deliveryId: guid } });
+        return row && (row.state === "done" || row.state === "ignored") ? true : undefined;
+      },
+      10_000,
+      `delivery ${guid} processed`,
+    );
     await rig.settle();
   }
 
@@ -71,7 +89,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await tasks()).toBe(1);
     expect((await rig.task(1)).task).toMatchObject({ state: "queued", issue: 1 });
     // GitHub logged the redelivery as a second attempt of the same guid, answered by the real endpoint.
-    expect(rig.fake.state.hookDeliveries.of(guid).map((a) => [a.status, a.redelivery])).toEqual([[502, false], [202, true]]);
+    expect(rig.fake.state.hookDeliveries.of(guid).map((a) => [a.status, a.redelivery])).toEqual([
+      [502, false],
+      [202, true],
+    ]);
     // It was asked as the App (JWT), never with an installation token.
     const listing = rig.fake.requestsFor("apps/list-webhook-deliveries");
     expect(listing.every((r) => /^bearer ey/i.test(r.headers["authorization"] ?? ""))).toBe(true);
@@ -121,7 +142,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await start();
     // The App stored this one, but GitHub gave up waiting for the answer and logged a failure.
     rig.fake.state.addIssue(REPO, { number: 3, title: "Issue 3", body: "x", labels: ["agent:queued"], user: "alice" });
-    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: REPO, issue: 3, label: "agent:queued", sender: "alice" });
+    const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", {
+      repo: REPO,
+      issue: 3,
+      label: "agent:queued",
+      sender: "alice",
+    });
     const stored = await rig.deliverPayload("issues", payload);
     rig.fake.state.hookDeliveries.record({ event: "issues", guid: stored, status: 504, payload });
     const old = missedQueueLabel(4, { deliveredAt: new Date(rig.clock.now().getTime() - 4 * DAY) });
@@ -146,7 +172,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(failed.report.counts).toMatchObject({ read: 0, redelivered: 0, errors: 1 });
     expect(asked()).toBe(0);
     expect(await checkpoint()).toEqual(before);
-    expect(rig.app.logs.some((l) => l["msg"] === "deliveries: GitHub's delivery log could not be read; nothing changed, the next sweep retries")).toBe(true);
+    expect(
+      rig.app.logs.some(
+        (l) =>
+          l["msg"] === "deliveries: GitHub's delivery log could not be read; nothing changed, the next sweep retries",
+      ),
+    ).toBe(true);
 
     const next = await sweepLater();
     expect(next.report.counts).toMatchObject({ missing: 1, redelivered: 1, errors: 0 });
@@ -159,11 +190,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const guid = missedQueueLabel(6);
     const swept = await sweepLater();
     expect(swept.report.counts).toMatchObject({ missing: 1, redelivered: 0, wouldRedeliver: 1 });
-    expect(swept.report.detail).toMatchObject({ dryRun: true, wouldRedeliver: [{ guid, event: "issues.labeled", installationId: INSTALLATION }] });
+    expect(swept.report.detail).toMatchObject({
+      dryRun: true,
+      wouldRedeliver: [{ guid, event: "issues.labeled", installationId: INSTALLATION }],
+    });
     expect(asked()).toBe(0);
     expect(await rig.app.database.db.redelivery.count()).toBe(0);
     expect(await tasks()).toBe(0);
-    expect(rig.app.logs.some((l) => l["msg"] === "deliveries: dry run, would ask GitHub to redeliver missed deliveries")).toBe(true);
+    expect(
+      rig.app.logs.some((l) => l["msg"] === "deliveries: dry run, would ask GitHub to redeliver missed deliveries"),
+    ).toBe(true);
   });
 
   test("GitHub calls per sweep over a log of 250 deliveries: 3 pages of 100 plus one request per missed delivery", async () => {
@@ -173,7 +209,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const missed: string[] = [];
     for (let i = 0; i < 250; i++) {
       if ([10, 120, 200, 249].includes(i)) missed.push(missedQueueLabel(10 + missed.length));
-      else rig.fake.state.hookDeliveries.push({ event: "issues", action: "opened", installationId: INSTALLATION, status: 202 });
+      else
+        rig.fake.state.hookDeliveries.push({
+          event: "issues",
+          action: "opened",
+          installationId: INSTALLATION,
+          status: 202,
+        });
     }
     const deliveries = rig.app.orchestra.deliveries;
     rig.clock.advance(60_000);
@@ -182,7 +224,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const first = await deliveries.sweep();
     const calls = rig.fake.requests.slice(from);
     const listing = calls.filter((r) => r.operationId === "apps/list-webhook-deliveries").length;
-    console.log(`deliveries sweep over 250 deliveries (4 missed): ${calls.length} GitHub calls (${listing} listing pages, ${calls.length - listing} redeliveries)`);
+    console.log(
+      `deliveries sweep over 250 deliveries (4 missed): ${calls.length} GitHub calls (${listing} listing pages, ${calls.length - listing} redeliveries)`,
+    );
     expect(first).toMatchObject({ read: 250, missing: 4, redelivered: 4 });
     expect(listing).toBe(3);
     expect(calls.length).toBe(3 + 4);
@@ -221,13 +265,33 @@ test("the fake's delivery log: GitHub's shapes, cursor paging, JWT only, redeliv
   try {
     fake.setWebhookTarget(`http://127.0.0.1:${(target.address() as { port: number }).port}/hook`, "s3cret");
     fake.state.addInstallation(5, "acme");
-    for (let i = 0; i < 5; i++) fake.state.hookDeliveries.push({ event: "issues", status: 200, payload: { action: "opened", installation: { id: 5 } } });
-    const failed = fake.state.hookDeliveries.record({ event: "issues", status: 0, payload: { action: "labeled", installation: { id: 5 }, repository: { id: 9 } } });
-    const app = new TestOctokit({ auth: { appId: fake.appId, privateKey: fake.privateKey }, baseUrl: fake.apiUrl }) as InstanceType<typeof ProbotOctokit>;
+    for (let i = 0; i < 5; i++)
+      fake.state.hookDeliveries.push({
+        event: "issues",
+        status: 200,
+        payload: { action: "opened", installation: { id: 5 } },
+      });
+    const failed = fake.state.hookDeliveries.record({
+      event: "issues",
+      status: 0,
+      payload: { action: "labeled", installation: { id: 5 }, repository: { id: 9 } },
+    });
+    const app = new TestOctokit({
+      auth: { appId: fake.appId, privateKey: fake.privateKey },
+      baseUrl: fake.apiUrl,
+    }) as InstanceType<typeof ProbotOctokit>;
 
     const page1 = await app.rest.apps.listWebhookDeliveries({ per_page: 4 });
     expect(page1.data.map((d) => d.id)).toEqual([failed.id, failed.id - 1, failed.id - 2, failed.id - 3]);
-    expect(page1.data[0]).toMatchObject({ guid: failed.guid, status_code: 0, status: "failed to connect", action: "labeled", installation_id: 5, repository_id: 9, redelivery: false });
+    expect(page1.data[0]).toMatchObject({
+      guid: failed.guid,
+      status_code: 0,
+      status: "failed to connect",
+      action: "labeled",
+      installation_id: 5,
+      repository_id: 9,
+      redelivery: false,
+    });
     const cursor = new URL(/<([^>]+)>; rel="next"/.exec(page1.headers.link!)![1]!).searchParams.get("cursor")!;
     const page2 = await app.rest.apps.listWebhookDeliveries({ per_page: 4, cursor });
     expect(page2.data).toHaveLength(2);
@@ -239,11 +303,16 @@ test("the fake's delivery log: GitHub's shapes, cursor paging, JWT only, redeliv
     expect(received).toHaveLength(1);
     expect(received[0]!.headers["x-github-delivery"]).toBe(failed.guid);
     expect(received[0]!.headers["x-hub-signature-256"]).toBe(signatureOf("s3cret", received[0]!.body));
-    expect(fake.state.hookDeliveries.of(failed.guid).map((a) => [a.status, a.redelivery])).toEqual([[0, false], [202, true]]);
+    expect(fake.state.hookDeliveries.of(failed.guid).map((a) => [a.status, a.redelivery])).toEqual([
+      [0, false],
+      [202, true],
+    ]);
 
     // An installation token is not the App: GitHub refuses it here.
     const token = fake.state.issueToken(5).token;
-    const asInstallation = await fetch(`${fake.apiUrl}/app/hook/deliveries`, { headers: { authorization: `token ${token}`, accept: "application/vnd.github+json", "user-agent": "test" } });
+    const asInstallation = await fetch(`${fake.apiUrl}/app/hook/deliveries`, {
+      headers: { authorization: `token ${token}`, accept: "application/vnd.github+json", "user-agent": "test" },
+    });
     expect(asInstallation.status).toBe(401);
 
     const schemas = new ResponseSchemas();

@@ -29,7 +29,16 @@ class Log implements AppHooks {
 
   add(d: Partial<HookDelivery> & { statusCode: number }): HookDelivery {
     const id = ++this.seq;
-    const item: HookDelivery = { guid: `g${id}`, deliveredAt: this.clock.now(), redelivery: false, event: "issues", action: "labeled", installationId: 1, ...d, id };
+    const item: HookDelivery = {
+      guid: `g${id}`,
+      deliveredAt: this.clock.now(),
+      redelivery: false,
+      event: "issues",
+      action: "labeled",
+      installationId: 1,
+      ...d,
+      id,
+    };
     this.items.push(item);
     return item;
   }
@@ -74,7 +83,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   const sweeper = (limits: Partial<DeliveriesLimits> = {}, dryRun = false) =>
     new MissedDeliveries({ db: database.db, hooks: log, clock, log: pino({ level: "silent" }), dryRun, limits });
-  const inbox = (guid: string) => database.db.delivery.create({ data: { deliveryId: guid, event: "issues", taskKey: "1/acme/app#1", payload: "{}" } });
+  const inbox = (guid: string) =>
+    database.db.delivery.create({
+      data: { deliveryId: guid, event: "issues", taskKey: "1/acme/app#1", payload: "{}" },
+    });
   const checkpoint = async () => (await database.db.checkpoint.findUnique({ where: { name: CHECKPOINT } }))?.value;
 
   test("pages past the bound are read from the saved cursor next time; new deliveries after that", async () => {
@@ -86,7 +98,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(log.pages).toEqual([null, String(items[14]!.id)]);
     expect(first).toMatchObject({ read: 20, missing: 2, redelivered: 2 });
     expect(log.asked).toEqual([items[17]!.id, items[24]!.id]);
-    expect(JSON.parse((await checkpoint())!)).toMatchObject({ newest: items[24]!.id, backlog: { cursor: String(items[4]!.id), floor: null } });
+    expect(JSON.parse((await checkpoint())!)).toMatchObject({
+      newest: items[24]!.id,
+      backlog: { cursor: String(items[4]!.id), floor: null },
+    });
 
     const fresh = log.add({ statusCode: 502 });
     log.pages = [];
@@ -141,12 +156,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a redelivery that may have been sent waits an hour; a rate limit stops the sweep and is asked again next time", async () => {
     const [a, b, c] = [log.add({ statusCode: 502 }), log.add({ statusCode: 502 }), log.add({ statusCode: 502 })];
     log.failRedeliver = (id) =>
-      id === a!.id ? new GitHubError("redeliver webhook delivery", 502, "Bad Gateway", true, { mayHaveSent: true })
-      : id === b!.id ? new GitHubError("redeliver webhook delivery", 403, "secondary rate limit", true, { retryAfterMs: MINUTE })
-      : null;
+      id === a!.id
+        ? new GitHubError("redeliver webhook delivery", 502, "Bad Gateway", true, { mayHaveSent: true })
+        : id === b!.id
+          ? new GitHubError("redeliver webhook delivery", 403, "secondary rate limit", true, { retryAfterMs: MINUTE })
+          : null;
     const s = sweeper();
     expect(await s.sweep()).toMatchObject({ redelivered: 0, errors: 2, deferred: 1 });
-    expect(await database.db.redelivery.findUnique({ where: { guid: a!.guid } })).toMatchObject({ lastError: expect.stringContaining("502") });
+    expect(await database.db.redelivery.findUnique({ where: { guid: a!.guid } })).toMatchObject({
+      lastError: expect.stringContaining("502"),
+    });
     log.failRedeliver = null;
     clock.at += MINUTE;
     expect(await s.sweep()).toMatchObject({ redelivered: 2, skipped: 1 });
@@ -162,7 +181,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     clock.at += MINUTE;
     expect(await s.sweep()).toMatchObject({ read: 0, missing: 10 }); // still full: nothing read
     expect(log.pages).toHaveLength(1);
-    log.failPage = (cursor) => (cursor ? new GitHubError("list webhook deliveries", 422, "Invalid cursor", false) : null);
+    log.failPage = (cursor) =>
+      cursor ? new GitHubError("list webhook deliveries", 422, "Invalid cursor", false) : null;
     clock.at += MINUTE;
     expect(await sweeper({ redeliveries: 0 }).sweep()).toMatchObject({ errors: 1 });
     expect(JSON.parse((await checkpoint())!)).toEqual({ ...saved, backlog: null });
@@ -206,10 +226,27 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 });
 
 test("the adapter reads GitHub's items and Link cursors strictly", () => {
-  expect(nextCursor('<https://api.github.com/app/hook/deliveries?per_page=100&cursor=v1_42>; rel="next"')).toBe("v1_42");
+  expect(nextCursor('<https://api.github.com/app/hook/deliveries?per_page=100&cursor=v1_42>; rel="next"')).toBe(
+    "v1_42",
+  );
   expect(nextCursor(undefined)).toBeNull();
   expect(() => nextCursor('<https://api.github.com/app/hook/deliveries?page=2>; rel="next"')).toThrow(GitHubError);
-  const raw = { id: 1, guid: "g", delivered_at: "2026-01-01T00:00:00Z", redelivery: false, status_code: 502, event: "issues", action: "labeled", installation_id: 7 };
-  expect(toHookDelivery(raw)).toMatchObject({ id: 1, guid: "g", statusCode: 502, installationId: 7, action: "labeled" });
+  const raw = {
+    id: 1,
+    guid: "g",
+    delivered_at: "2026-01-01T00:00:00Z",
+    redelivery: false,
+    status_code: 502,
+    event: "issues",
+    action: "labeled",
+    installation_id: 7,
+  };
+  expect(toHookDelivery(raw)).toMatchObject({
+    id: 1,
+    guid: "g",
+    statusCode: 502,
+    installationId: 7,
+    action: "labeled",
+  });
   expect(() => toHookDelivery({ ...raw, status_code: undefined })).toThrow(GitHubError);
 });

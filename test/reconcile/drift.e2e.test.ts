@@ -105,12 +105,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     await rig.queue(30);
     const from = rig.fake.requests.length;
-    await rig.deliverPayload("installation", fakeWebhookPayload(rig.fake, "installation", "deleted", { repo: REPO, sender: "alice" }, { action: "deleted" }));
+    await rig.deliverPayload(
+      "installation",
+      fakeWebhookPayload(rig.fake, "installation", "deleted", { repo: REPO, sender: "alice" }, { action: "deleted" }),
+    );
     expect((await rig.task(30)).task.state).toBe("cancelled");
     await reconcile();
     await reconcile();
     // Calls as the App itself (its installations, its delivery log) go on; the installation is not called.
-    const calls = rig.fake.requests.slice(from).filter((r) => !r.path.includes("/access_tokens") && !r.path.startsWith("/app/"));
+    const calls = rig.fake.requests
+      .slice(from)
+      .filter((r) => !r.path.includes("/access_tokens") && !r.path.startsWith("/app/"));
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([]);
     expect(INSTALLATION).toBeGreaterThan(0);
   });
@@ -128,7 +133,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const calls = rig.fake.requests.slice(from).filter((r) => !r.path.includes("/access_tokens"));
     const queries = graphqlCalls(from);
     const writes = calls.filter((r) => r.method !== "GET" && !r.path.endsWith("graphql"));
-    console.log(`reconcile of 500 labelled issues: ${queries} GraphQL queries, ${calls.length - queries - writes.length} REST reads, ${writes.length} writes`);
+    console.log(
+      `reconcile of 500 labelled issues: ${queries} GraphQL queries, ${calls.length - queries - writes.length} REST reads, ${writes.length} writes`,
+    );
     expect(queries).toBe(5);
     const again = rig.fake.requests.length;
     await reconcile();

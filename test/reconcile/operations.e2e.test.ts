@@ -25,7 +25,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       reports: Array<{ kind: string; at: string; counts: Record<string, number>; detail: unknown }>;
     };
   }
-  const writes = (from: number) => rig.fake.requests.slice(from).filter((r) => r.method !== "GET" && !r.path.endsWith("graphql") && !r.path.includes("/access_tokens") && !r.path.startsWith("/app/"));
+  const writes = (from: number) =>
+    rig.fake.requests
+      .slice(from)
+      .filter(
+        (r) =>
+          r.method !== "GET" &&
+          !r.path.endsWith("graphql") &&
+          !r.path.includes("/access_tokens") &&
+          !r.path.startsWith("/app/"),
+      );
 
   test("dry run changes nothing on GitHub, run after run, and reports the plan", async () => {
     rig = await startRig({ provider, env: { ORCHESTRA_DRY_RUN: "true" } });
@@ -53,7 +62,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(planned.map((e) => e.kind)).toContain("label");
 
     // Later runs write nothing either, and do not pile up the same plan again.
-    const planSize = async () => ((await (await rig.app.admin("/api/v1/effects?state=dry-run")).json()) as { effects: unknown[] }).effects.length;
+    const planSize = async () =>
+      ((await (await rig.app.admin("/api/v1/effects?state=dry-run")).json()) as { effects: unknown[] }).effects.length;
     await reconcile();
     await reconcile();
     expect(await planSize()).toBe(planned.length);
@@ -78,7 +88,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const after = await sweeps();
     expect(after.failing).toEqual({});
     expect(after.reports.filter((r) => r.kind === "reconcile-escalated")).toHaveLength(1);
-    expect(after.reports.filter((r) => r.kind === "reconcile-recovered").map((r) => r.detail)).toEqual([{ scope: REPO, since: failing.failing[REPO]!.since }]);
+    expect(after.reports.filter((r) => r.kind === "reconcile-recovered").map((r) => r.detail)).toEqual([
+      { scope: REPO, since: failing.failing[REPO]!.since },
+    ]);
     expect((await sweeps("?kind=reconcile&limit=2")).reports).toHaveLength(2);
     expect((await rig.app.admin("/api/v1/sweeps?kind=nope")).status).toBe(400);
   });

@@ -43,17 +43,54 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const now = Date.now();
     const at = (days: number) => new Date(now - days * DAY);
     const { db } = database;
-    for (const [id, state, days] of [["old-done", "done", 9], ["old-ignored", "ignored", 9], ["young", "done", 2], ["parked", "parked", 90]] as const) {
-      await db.delivery.create({ data: { deliveryId: id, event: "issues", taskKey: "1/acme/app#1", payload: "{}", state, receivedAt: at(days), nextAttemptAt: at(days) } });
+    for (const [id, state, days] of [
+      ["old-done", "done", 9],
+      ["old-ignored", "ignored", 9],
+      ["young", "done", 2],
+      ["parked", "parked", 90],
+    ] as const) {
+      await db.delivery.create({
+        data: {
+          deliveryId: id,
+          event: "issues",
+          taskKey: "1/acme/app#1",
+          payload: "{}",
+          state,
+          receivedAt: at(days),
+          nextAttemptAt: at(days),
+        },
+      });
     }
-    for (const [id, state, days] of [["old-done", "done", 20], ["parked", "parked", 90], ["pending", "pending", 90]] as const) {
-      await db.effect.create({ data: { id, key: id, installationId: 1, repo: "acme/app", kind: "comment", payload: "{}", state, nextAttemptAt: at(days), createdAt: at(days), doneAt: state === "done" ? at(days) : null } });
+    for (const [id, state, days] of [
+      ["old-done", "done", 20],
+      ["parked", "parked", 90],
+      ["pending", "pending", 90],
+    ] as const) {
+      await db.effect.create({
+        data: {
+          id,
+          key: id,
+          installationId: 1,
+          repo: "acme/app",
+          kind: "comment",
+          payload: "{}",
+          state,
+          nextAttemptAt: at(days),
+          createdAt: at(days),
+          doneAt: state === "done" ? at(days) : null,
+        },
+      });
     }
     await db.idempotentResponse.create({ data: { key: "k", status: 200, body: "{}", createdAt: at(2) } });
     await db.auditEntry.create({ data: { at: at(40), repo: "acme/app", actor: "mallory", input: "x", why: "y" } });
   }
 
-  const rows = async () => [await database.db.delivery.count(), await database.db.effect.count(), await database.db.idempotentResponse.count(), await database.db.auditEntry.count()];
+  const rows = async () => [
+    await database.db.delivery.count(),
+    await database.db.effect.count(),
+    await database.db.idempotentResponse.count(),
+    await database.db.auditEntry.count(),
+  ];
 
   test("prune --dry-run --json prints the counts and deletes nothing; prune then deletes them", async () => {
     await seed();
@@ -69,12 +106,25 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       retention: { deliveriesDays: 7, effectsDays: 14, idempotencyHours: 24, auditDays: 30 },
       database: { provider },
     });
-    expect(Object.keys(answer["cutoffs"] as object)).toEqual(["deliveries", "effects", "idempotency", "sweepReports", "audit"]);
+    expect(Object.keys(answer["cutoffs"] as object)).toEqual([
+      "deliveries",
+      "effects",
+      "idempotency",
+      "sweepReports",
+      "audit",
+    ]);
     expect(await rows()).toEqual([4, 3, 1, 1]);
 
     // The settings are read from the environment.
-    const longer = await cli(["prune", "--dry-run", "--json"], { DATABASE_URL: tdb.url, ORCHESTRA_RETENTION_DELIVERIES_DAYS: "10", ORCHESTRA_RETENTION_AUDIT_DAYS: "60" });
-    expect(JSON.parse(longer.stdout)).toMatchObject({ counts: { deliveries: 0, effects: 1, idempotency: 1, audit: 0 }, total: 2 });
+    const longer = await cli(["prune", "--dry-run", "--json"], {
+      DATABASE_URL: tdb.url,
+      ORCHESTRA_RETENTION_DELIVERIES_DAYS: "10",
+      ORCHESTRA_RETENTION_AUDIT_DAYS: "60",
+    });
+    expect(JSON.parse(longer.stdout)).toMatchObject({
+      counts: { deliveries: 0, effects: 1, idempotency: 1, audit: 0 },
+      total: 2,
+    });
 
     const real = await cli(["prune"], { DATABASE_URL: tdb.url });
     expect(real.stderr).toBe("");
@@ -83,17 +133,27 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(real.stdout).toMatch(/deliveries \(done, ignored\) +2 +older than /);
     expect(real.stdout).toContain("kept: parked deliveries and effects");
     expect(await rows()).toEqual([2, 2, 0, 0]);
-    expect((await database.db.delivery.findMany({ orderBy: { seq: "asc" } })).map((d) => d.deliveryId)).toEqual(["young", "parked"]);
-    expect((await database.db.effect.findMany({ orderBy: { seq: "asc" } })).map((e) => e.id)).toEqual(["parked", "pending"]);
+    expect((await database.db.delivery.findMany({ orderBy: { seq: "asc" } })).map((d) => d.deliveryId)).toEqual([
+      "young",
+      "parked",
+    ]);
+    expect((await database.db.effect.findMany({ orderBy: { seq: "asc" } })).map((e) => e.id)).toEqual([
+      "parked",
+      "pending",
+    ]);
   });
 });
 
 describe("orchestra prune errors", () => {
   test("an unreachable PostgreSQL server: exit 1, says where and what to check, no password", async () => {
-    const r = await cli(["prune", "--dry-run"], { DATABASE_URL: "postgresql://orchestra:hunter2@127.0.0.1:9/orchestra" });
+    const r = await cli(["prune", "--dry-run"], {
+      DATABASE_URL: "postgresql://orchestra:hunter2@127.0.0.1:9/orchestra",
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^orchestra: database unreachable at postgresql:\/\/orchestra:\*\*\*@127\.0\.0\.1:9\/orchestra \(.+\); check DATABASE_URL and that the database server is running, then run orchestra prune again\n$/);
+    expect(r.stderr).toMatch(
+      /^orchestra: database unreachable at postgresql:\/\/orchestra:\*\*\*@127\.0\.0\.1:9\/orchestra \(.+\); check DATABASE_URL and that the database server is running, then run orchestra prune again\n$/,
+    );
     expect(r.stderr).not.toContain("hunter2");
   });
 
@@ -102,7 +162,9 @@ describe("orchestra prune errors", () => {
     try {
       const r = await cli(["prune"], { DATABASE_URL: `file:${join(dir, "missing.db")}` });
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`orchestra: no database at ${join(dir, "missing.db")}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory\n`);
+      expect(r.stderr).toBe(
+        `orchestra: no database at ${join(dir, "missing.db")}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory\n`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -111,7 +173,9 @@ describe("orchestra prune errors", () => {
   test("a setting below its minimum: exit 2, the setting named", async () => {
     const r = await cli(["prune", "--dry-run"], { ORCHESTRA_RETENTION_DELIVERIES_DAYS: "2" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orchestra: ORCHESTRA_RETENTION_DELIVERIES_DAYS must be at least 4 days: GitHub redelivers/);
+    expect(r.stderr).toMatch(
+      /^orchestra: ORCHESTRA_RETENTION_DELIVERIES_DAYS must be at least 4 days: GitHub redelivers/,
+    );
   });
 
   test.each([

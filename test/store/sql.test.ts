@@ -15,7 +15,9 @@ test("absent dates stay absent", () => {
 });
 
 test("placeholders are numbered for PostgreSQL in order", () => {
-  expect(numbered(`UPDATE "T" SET "a" = ?, "b" = ? WHERE "id" = ?`)).toBe(`UPDATE "T" SET "a" = $1, "b" = $2 WHERE "id" = $3`);
+  expect(numbered(`UPDATE "T" SET "a" = ?, "b" = ? WHERE "id" = ?`)).toBe(
+    `UPDATE "T" SET "a" = $1, "b" = $2 WHERE "id" = $3`,
+  );
 });
 
 test.each([

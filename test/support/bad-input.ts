@@ -16,7 +16,8 @@ export const MAX_WEBHOOK = 25 * 1024 * 1024;
 /** The worker API's body limit (src/http/body.ts). */
 export const MAX_API_BODY = 256 * 1024;
 
-const hmac = (alg: "sha256" | "sha1", secret: string, body: Buffer) => createHmac(alg, secret).update(body).digest("hex");
+const hmac = (alg: "sha256" | "sha1", secret: string, body: Buffer) =>
+  createHmac(alg, secret).update(body).digest("hex");
 export const sign = (secret: string, body: Buffer) => `sha256=${hmac("sha256", secret, body)}`;
 
 export const payloadText = JSON.stringify(examplePayload("issues", "labeled", { installation: { id: 1 } }));
@@ -25,15 +26,33 @@ oversizedWebhook[0] = 0x7b;
 const oversizedApi = Buffer.from(JSON.stringify({ leaseEpoch: "1", exitCode: 0, question: "q".repeat(MAX_API_BODY) }));
 
 /** Bodies of every shape: real payloads cut or spliced, random JSON and text, raw bytes, odd corners of JSON. */
-const anyBody: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.constant(payloadText),
-  fc.json(),
-  fc.string({ maxLength: 300 }),
-  fc.tuple(fc.nat(), fc.string({ maxLength: 50 })).map(([i, s]) => payloadText.slice(0, i % payloadText.length) + s + payloadText.slice(i % payloadText.length)),
-  fc.nat().map((i) => payloadText.slice(0, i % payloadText.length)),
-  fc.constantFrom("", "{", "[", "null", "0", '"x"', "[]", "\uFEFF{}", '{"a":"\\u0000"}', '{"action":{}}', "{".repeat(5000), "[".repeat(20000) + "]".repeat(20000), '{"__proto__":{"x":1}}'),
-  fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b)),
-).map((b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)));
+const anyBody: fc.Arbitrary<Buffer> = fc
+  .oneof(
+    fc.constant(payloadText),
+    fc.json(),
+    fc.string({ maxLength: 300 }),
+    fc
+      .tuple(fc.nat(), fc.string({ maxLength: 50 }))
+      .map(([i, s]) => payloadText.slice(0, i % payloadText.length) + s + payloadText.slice(i % payloadText.length)),
+    fc.nat().map((i) => payloadText.slice(0, i % payloadText.length)),
+    fc.constantFrom(
+      "",
+      "{",
+      "[",
+      "null",
+      "0",
+      '"x"',
+      "[]",
+      "\uFEFF{}",
+      '{"a":"\\u0000"}',
+      '{"action":{}}',
+      "{".repeat(5000),
+      "[".repeat(20000) + "]".repeat(20000),
+      '{"__proto__":{"x":1}}',
+    ),
+    fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b)),
+  )
+  .map((b) => (Buffer.isBuffer(b) ? b : Buffer.from(b)));
 
 /** A body that is not a JSON object: a correctly signed one must still be refused. */
 const notAnObject = anyBody.filter((b) => {
@@ -65,10 +84,20 @@ export function webhookCases(secret: string): fc.Arbitrary<Case> {
     ...(signature === null ? {} : { "x-hub-signature-256": signature }),
     ...extra,
   });
-  const post = (kind: string, body: Buffer, h: Record<string, string>, more: Partial<Case> = {}): Case => ({ kind, method: "POST", path: HOOK, headers: h, body, ...more });
+  const post = (kind: string, body: Buffer, h: Record<string, string>, more: Partial<Case> = {}): Case => ({
+    kind,
+    method: "POST",
+    path: HOOK,
+    headers: h,
+    body,
+    ...more,
+  });
   const wrongSignature = (body: Buffer) =>
     fc.oneof(
-      fc.string({ minLength: 4, maxLength: 20 }).filter((s) => s !== secret).map((s) => sign(s, body)),
+      fc
+        .string({ minLength: 4, maxLength: 20 })
+        .filter((s) => s !== secret)
+        .map((s) => sign(s, body)),
       fc.stringMatching(/^[0-9a-f]{64}$/).map((h) => `sha256=${h}`),
       fc.constant(`sha1=${hmac("sha1", secret, body)}`),
       fc.constant(sign(secret, body).toUpperCase()),
@@ -82,17 +111,25 @@ export function webhookCases(secret: string): fc.Arbitrary<Case> {
     { weight: 6, arbitrary: anyBody.chain((b) => wrongSignature(b).map((s) => post("mis-signed", b, headers(b, s)))) },
     {
       weight: 4,
-      arbitrary: anyBody.filter((b) => b.length > 1).chain((b) => fc.integer({ min: 0, max: b.length - 1 }).map((n) => post("truncated after signing", b.subarray(0, n), headers(b, sign(secret, b))))),
+      arbitrary: anyBody
+        .filter((b) => b.length > 1)
+        .chain((b) =>
+          fc
+            .integer({ min: 0, max: b.length - 1 })
+            .map((n) => post("truncated after signing", b.subarray(0, n), headers(b, sign(secret, b)))),
+        ),
     },
     {
       weight: 3,
-      arbitrary: anyBody.filter((b) => b.length > 0).chain((b) =>
-        fc.tuple(fc.integer({ min: 0, max: b.length - 1 }), fc.integer({ min: 1, max: 255 })).map(([i, x]) => {
-          const t = Buffer.from(b);
-          t[i] = t[i]! ^ x;
-          return post("tampered after signing", t, headers(b, sign(secret, b)));
-        }),
-      ),
+      arbitrary: anyBody
+        .filter((b) => b.length > 0)
+        .chain((b) =>
+          fc.tuple(fc.integer({ min: 0, max: b.length - 1 }), fc.integer({ min: 1, max: 255 })).map(([i, x]) => {
+            const t = Buffer.from(b);
+            t[i] = t[i]! ^ x;
+            return post("tampered after signing", t, headers(b, sign(secret, b)));
+          }),
+        ),
     },
     { weight: 4, arbitrary: notAnObject.map((b) => post("signed, not a JSON object", b, headers(b, sign(secret, b)))) },
     {
@@ -110,7 +147,19 @@ export function webhookCases(secret: string): fc.Arbitrary<Case> {
         return post("cut off in transit", b, headers(b, sign(secret, b)), { cutAt: cut });
       }),
     },
-    { weight: 1, arbitrary: fc.boolean().map((signed) => post("oversized", oversizedWebhook, headers(oversizedWebhook, signed ? sign(secret, oversizedWebhook) : "sha256=00"), { mayReset: true })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .boolean()
+        .map((signed) =>
+          post(
+            "oversized",
+            oversizedWebhook,
+            headers(oversizedWebhook, signed ? sign(secret, oversizedWebhook) : "sha256=00"),
+            { mayReset: true },
+          ),
+        ),
+    },
   );
 }
 
@@ -118,7 +167,10 @@ export function workerCases(workerToken: string): fc.Arbitrary<Case> {
   // Not "." or ".." (nor %2E%2E): a client resolves those away before sending, so they never reach a route.
   const runId = fc.oneof(
     fc.constant(randomUUID()),
-    fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s !== "." && s !== "..").map(encodeURIComponent),
+    fc
+      .string({ minLength: 1, maxLength: 40 })
+      .filter((s) => s !== "." && s !== "..")
+      .map(encodeURIComponent),
     fc.constantFrom("%zz", "%E0%A4%A", "%00", "%", "me", "%2F"),
   );
   const path = runId.chain((id) =>
@@ -146,7 +198,16 @@ export function workerCases(workerToken: string): fc.Arbitrary<Case> {
     { weight: 2, arbitrary: fc.constant(oversizedApi) },
     {
       weight: 3,
-      arbitrary: fc.record({ leaseEpoch: fc.oneof(fc.string(), fc.integer(), fc.constant(null)), exitCode: fc.oneof(fc.integer(), fc.string(), fc.double()), question: fc.string() }, { requiredKeys: [] }).map((o) => Buffer.from(JSON.stringify(o))),
+      arbitrary: fc
+        .record(
+          {
+            leaseEpoch: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+            exitCode: fc.oneof(fc.integer(), fc.string(), fc.double()),
+            question: fc.string(),
+          },
+          { requiredKeys: [] },
+        )
+        .map((o) => Buffer.from(JSON.stringify(o))),
     },
   );
   return fc
@@ -157,15 +218,16 @@ export function workerCases(workerToken: string): fc.Arbitrary<Case> {
       body,
       contentType: fc.constantFrom("application/json", "text/plain", "application/x-www-form-urlencoded", null),
     })
-    .map(
-      (r): Case => ({
-        kind: "worker API",
-        method: r.method,
-        path: r.path,
-        headers: { ...(r.auth === null ? {} : { authorization: r.auth }), ...(r.contentType === null ? {} : { "content-type": r.contentType }) },
-        body: r.method === "GET" ? null : r.body,
-      }),
-    );
+    .map((r): Case => ({
+      kind: "worker API",
+      method: r.method,
+      path: r.path,
+      headers: {
+        ...(r.auth === null ? {} : { authorization: r.auth }),
+        ...(r.contentType === null ? {} : { "content-type": r.contentType }),
+      },
+      body: r.method === "GET" ? null : r.body,
+    }));
 }
 
 /**
@@ -178,7 +240,14 @@ export function cutOff(port: number, c: Case): Promise<void> {
     s.on("error", () => {});
     s.on("close", () => resolve());
     s.on("connect", () => {
-      const head = [`${c.method} ${c.path} HTTP/1.1`, "host: 127.0.0.1", `content-length: ${c.body!.length}`, ...Object.entries(c.headers).map(([k, v]) => `${k}: ${v}`), "", ""].join("\r\n");
+      const head = [
+        `${c.method} ${c.path} HTTP/1.1`,
+        "host: 127.0.0.1",
+        `content-length: ${c.body!.length}`,
+        ...Object.entries(c.headers).map(([k, v]) => `${k}: ${v}`),
+        "",
+        "",
+      ].join("\r\n");
       s.write(Buffer.concat([Buffer.from(head), c.body!.subarray(0, c.cutAt)]), () => s.destroy());
     });
   });
@@ -186,6 +255,10 @@ export function cutOff(port: number, c: Case): Promise<void> {
 
 /** A case as a failure report shows it: what was sent, the body cut to its first bytes. */
 export function readable(c: Case): Case {
-  const body = c.body === null ? "no body" : `${c.body.length} bytes: ${JSON.stringify(c.body.subarray(0, 120).toString("utf8"))}`;
-  return Object.assign(c, { [fc.toStringMethod]: () => `${c.kind}: ${c.method} ${c.path} ${JSON.stringify(c.headers)} ${body}${c.cutAt !== undefined ? ` cut at ${c.cutAt}` : ""}` });
+  const body =
+    c.body === null ? "no body" : `${c.body.length} bytes: ${JSON.stringify(c.body.subarray(0, 120).toString("utf8"))}`;
+  return Object.assign(c, {
+    [fc.toStringMethod]: () =>
+      `${c.kind}: ${c.method} ${c.path} ${JSON.stringify(c.headers)} ${body}${c.cutAt !== undefined ? ` cut at ${c.cutAt}` : ""}`,
+  });
 }

@@ -9,7 +9,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 
-const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable"];
+const CANDIDATES = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+];
 
 export function chromiumPath(): string | null {
   const named = process.env["ORCHESTRA_TEST_CHROMIUM"];
@@ -21,7 +26,10 @@ export const browserRequired = (): boolean => Boolean(process.env["ORCHESTRA_REQ
 
 export async function launchBrowser(): Promise<Browser> {
   const executablePath = chromiumPath();
-  if (!executablePath) throw new Error("no Chromium found: install Debian's chromium (apt-get install chromium) or set ORCHESTRA_TEST_CHROMIUM to a Chromium executable");
+  if (!executablePath)
+    throw new Error(
+      "no Chromium found: install Debian's chromium (apt-get install chromium) or set ORCHESTRA_TEST_CHROMIUM to a Chromium executable",
+    );
   // The browser only looks at the App; it runs on the machine's own clock. A suite run under a preloaded clock
   // (libfaketime's LD_PRELOAD, to run it at 23:59 UTC) would otherwise hang Chromium's start.
   const { LD_PRELOAD: _preload, ...env } = process.env;

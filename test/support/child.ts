@@ -25,7 +25,11 @@ const release = process.env["CHILD_RELEASE"];
 function released(id: string): Promise<void> {
   if (!release) return Promise.resolve();
   const file = release;
-  const ok = () => existsSync(file) && readFileSync(file, "utf8").split("\n").some((l) => l === id || l === "*");
+  const ok = () =>
+    existsSync(file) &&
+    readFileSync(file, "utf8")
+      .split("\n")
+      .some((l) => l === id || l === "*");
   return new Promise((resolve) => {
     if (ok()) return resolve();
     const watcher = watch(dirname(file), () => {

@@ -21,11 +21,19 @@ export function childEnv(env: Record<string, string> = {}): Record<string, strin
 }
 
 /** Runs `orchestra …` (from an empty directory: no .env is read); never rejects, answers the exit code. */
-export function runCli(env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv(env), timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { cwd: tmpdir(), env: childEnv(env), timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -35,7 +43,8 @@ export function runCli(env: Record<string, string>, args: string[]): Promise<{ c
  * each call (tests start their App inside the test).
  */
 export function cliAgainst(app: () => { url: string; adminToken: string }, extra: Record<string, string> = {}) {
-  const cli = (...args: string[]) => runCli({ ORCHESTRA_URL: app().url, ORCHESTRA_ADMIN_TOKEN: app().adminToken, ...extra }, args);
+  const cli = (...args: string[]) =>
+    runCli({ ORCHESTRA_URL: app().url, ORCHESTRA_ADMIN_TOKEN: app().adminToken, ...extra }, args);
   const ok = async (...args: string[]) => {
     const r = await cli(...args);
     expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });

@@ -52,7 +52,8 @@ export class RigClock {
 
   /** Moves the clock `ms` forward. */
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0) throw new Error(`the rig's clock only moves forward; asked to move it by ${ms} ms`);
+    if (!Number.isFinite(ms) || ms < 0)
+      throw new Error(`the rig's clock only moves forward; asked to move it by ${ms} ms`);
     this.#advanced += ms;
   }
 

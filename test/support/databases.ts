@@ -35,7 +35,11 @@ function withDatabase(url: string, name: string): string {
 /** The migrations a template holds, by content: a changed migration makes a new template. */
 const migrationsKey = (provider: Provider) =>
   createHash("sha256")
-    .update(listMigrations(provider).map((m) => `${m.name}:${m.checksum}`).join("\n"))
+    .update(
+      listMigrations(provider)
+        .map((m) => `${m.name}:${m.checksum}`)
+        .join("\n"),
+    )
     .digest("hex")
     .slice(0, 16);
 
@@ -139,7 +143,9 @@ export async function testDatabase(provider: Provider, opts: { migrated?: boolea
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((err: unknown) => {
           // FORCE ends an autovacuum worker in the database only for a role with pg_signal_backend.
           if (/must be a member of the role whose process is being terminated/.test(String(err))) {
-            throw new Error(`could not drop ${name}: ${String(err)}; grant pg_signal_backend to the test role (.ci/pg-setup.sh does)`);
+            throw new Error(
+              `could not drop ${name}: ${String(err)}; grant pg_signal_backend to the test role (.ci/pg-setup.sh does)`,
+            );
           }
           throw err;
         });

@@ -27,43 +27,73 @@ describe("issueDependenciesPayload", () => {
     const removed: Removed = issueDependenciesPayload("blocked_by_removed", { blocking_issue: { state: "closed" } });
     // @ts-expect-error a blocked_by_removed payload is not a blocked_by_added one
     const wrong: Added = issueDependenciesPayload("blocked_by_removed");
-    expect([added.action, removed.action, wrong.action]).toEqual(["blocked_by_added", "blocked_by_removed", "blocked_by_removed"]);
+    expect([added.action, removed.action, wrong.action]).toEqual([
+      "blocked_by_added",
+      "blocked_by_removed",
+      "blocked_by_removed",
+    ]);
   });
 
   it.each([
-    ["blocked_by_added", "open", { blocked_by: 1, blocking: 0, total_blocked_by: 1, total_blocking: 0 }, { blocked_by: 0, blocking: 1, total_blocked_by: 0, total_blocking: 1 }],
-    ["blocked_by_added", "closed", { blocked_by: 0, blocking: 0, total_blocked_by: 1, total_blocking: 0 }, { blocked_by: 0, blocking: 1, total_blocked_by: 0, total_blocking: 1 }],
-    ["blocked_by_removed", "open", { blocked_by: 0, blocking: 0, total_blocked_by: 0, total_blocking: 0 }, { blocked_by: 0, blocking: 0, total_blocked_by: 0, total_blocking: 0 }],
-  ] as const)("%s, blocker %s: realistic, schema-valid, summaries that count the edge", (action, state, blockedSummary, blockingSummary) => {
-    const p = issueDependenciesPayload(action, { blocking_issue: { state }, installation: { id: 9 } });
-    expect(p).toMatchObject({
-      action,
-      blocked_issue_id: p.blocked_issue.id,
-      blocking_issue_id: p.blocking_issue.id,
-      blocked_issue: { number: 1, repository_url: "https://api.github.com/repos/Codertocat/Hello-World", issue_dependencies_summary: blockedSummary },
-      blocking_issue: {
-        number: 2,
-        state,
-        url: "https://api.github.com/repos/Codertocat/Hello-World/issues/2",
-        html_url: "https://github.com/Codertocat/Hello-World/issues/2",
-        issue_dependencies_summary: blockingSummary,
-      },
-      blocking_issue_repo: { full_name: "Codertocat/Hello-World" },
-      repository: { full_name: "Codertocat/Hello-World" },
-      organization: { login: expect.any(String) },
-      sender: { login: expect.any(String) },
-      installation: { id: 9 },
-    });
-    expect(p.blocked_issue_id).not.toBe(p.blocking_issue_id);
-    expect(schemas.checkComponent(`webhook-issue-dependencies-${action.replace(/_/g, "-")}`, p)).toBeNull();
-  });
+    [
+      "blocked_by_added",
+      "open",
+      { blocked_by: 1, blocking: 0, total_blocked_by: 1, total_blocking: 0 },
+      { blocked_by: 0, blocking: 1, total_blocked_by: 0, total_blocking: 1 },
+    ],
+    [
+      "blocked_by_added",
+      "closed",
+      { blocked_by: 0, blocking: 0, total_blocked_by: 1, total_blocking: 0 },
+      { blocked_by: 0, blocking: 1, total_blocked_by: 0, total_blocking: 1 },
+    ],
+    [
+      "blocked_by_removed",
+      "open",
+      { blocked_by: 0, blocking: 0, total_blocked_by: 0, total_blocking: 0 },
+      { blocked_by: 0, blocking: 0, total_blocked_by: 0, total_blocking: 0 },
+    ],
+  ] as const)(
+    "%s, blocker %s: realistic, schema-valid, summaries that count the edge",
+    (action, state, blockedSummary, blockingSummary) => {
+      const p = issueDependenciesPayload(action, { blocking_issue: { state }, installation: { id: 9 } });
+      expect(p).toMatchObject({
+        action,
+        blocked_issue_id: p.blocked_issue.id,
+        blocking_issue_id: p.blocking_issue.id,
+        blocked_issue: {
+          number: 1,
+          repository_url: "https://api.github.com/repos/Codertocat/Hello-World",
+          issue_dependencies_summary: blockedSummary,
+        },
+        blocking_issue: {
+          number: 2,
+          state,
+          url: "https://api.github.com/repos/Codertocat/Hello-World/issues/2",
+          html_url: "https://github.com/Codertocat/Hello-World/issues/2",
+          issue_dependencies_summary: blockingSummary,
+        },
+        blocking_issue_repo: { full_name: "Codertocat/Hello-World" },
+        repository: { full_name: "Codertocat/Hello-World" },
+        organization: { login: expect.any(String) },
+        sender: { login: expect.any(String) },
+        installation: { id: 9 },
+      });
+      expect(p.blocked_issue_id).not.toBe(p.blocking_issue_id);
+      expect(schemas.checkComponent(`webhook-issue-dependencies-${action.replace(/_/g, "-")}`, p)).toBeNull();
+    },
+  );
 
   it("takes a blocker from another repository through overrides", () => {
     const p = issueDependenciesPayload("blocked_by_added", {
       blocking_issue: { id: 77, number: 5, repository_url: "https://api.github.com/repos/Codertocat/Other" },
       blocking_issue_repo: { name: "Other", full_name: "Codertocat/Other" },
     });
-    expect(p).toMatchObject({ blocking_issue_id: 77, blocking_issue: { id: 77, number: 5 }, blocking_issue_repo: { full_name: "Codertocat/Other" } });
+    expect(p).toMatchObject({
+      blocking_issue_id: 77,
+      blocking_issue: { id: 77, number: 5 },
+      blocking_issue_repo: { full_name: "Codertocat/Other" },
+    });
     expect(p.repository.full_name).toBe("Codertocat/Hello-World");
   });
 
@@ -104,7 +134,13 @@ describe("fakeIssueDependenciesPayload", () => {
       const blocker = fake.state.addIssue("acme/gadgets", { title: "Blocker" });
 
       fake.state.block("acme/widgets", issue.number, "acme/gadgets", blocker.number);
-      const refs = { repo: "acme/widgets", issue: issue.number, blockerRepo: "acme/gadgets", blocker: blocker.number, sender: "alice" };
+      const refs = {
+        repo: "acme/widgets",
+        issue: issue.number,
+        blockerRepo: "acme/gadgets",
+        blocker: blocker.number,
+        sender: "alice",
+      };
       const added = fakeIssueDependenciesPayload(fake, "blocked_by_added", refs);
       expect(added).toMatchObject({
         action: "blocked_by_added",
@@ -122,10 +158,15 @@ describe("fakeIssueDependenciesPayload", () => {
 
       fake.state.unblock("acme/widgets", issue.number, "acme/gadgets", blocker.number);
       const removed = fakeIssueDependenciesPayload(fake, "blocked_by_removed", refs);
-      expect(removed.blocked_issue).toMatchObject({ issue_dependencies_summary: { blocked_by: 0, total_blocked_by: 0 } });
+      expect(removed.blocked_issue).toMatchObject({
+        issue_dependencies_summary: { blocked_by: 0, total_blocked_by: 0 },
+      });
       expect(schemas.checkComponent("webhook-issue-dependencies-blocked-by-removed", removed)).toBeNull();
 
-      for (const [payload, deliveryId] of [[added, "dep-1"], [removed, "dep-2"]] as const) {
+      for (const [payload, deliveryId] of [
+        [added, "dep-1"],
+        [removed, "dep-2"],
+      ] as const) {
         const res = await sendWebhook(url, { event: "issue_dependencies", payload, secret: SECRET, deliveryId });
         expect(res.status).toBe(200);
       }

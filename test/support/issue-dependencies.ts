@@ -14,10 +14,13 @@ import { deepMerge, installationRef, listExamples, type DeepPartial, type Payloa
 
 export type BlockedByAction = "blocked_by_added" | "blocked_by_removed";
 
-export type IssueDependenciesPayload<A extends BlockedByAction = BlockedByAction> = EmitterWebhookEvent<`issue_dependencies.${A}`>["payload"];
+export type IssueDependenciesPayload<A extends BlockedByAction = BlockedByAction> =
+  EmitterWebhookEvent<`issue_dependencies.${A}`>["payload"];
 
 /** Deep-merged over the defaults; `blocked_issue_id` / `blocking_issue_id` follow the issues' ids unless given. */
-export type IssueDependenciesOverrides<A extends BlockedByAction = BlockedByAction> = DeepPartial<IssueDependenciesPayload<A>>;
+export type IssueDependenciesOverrides<A extends BlockedByAction = BlockedByAction> = DeepPartial<
+  IssueDependenciesPayload<A>
+>;
 
 type Json = Record<string, unknown>;
 
@@ -31,8 +34,15 @@ function issuesOpenedExample(): Payload {
 function renumbered(issue: Json, number: number, id: number): Json {
   const from = new RegExp(`/issues/${String(issue.number)}(?=$|[/{#?])`);
   const out: Json = {};
-  for (const [k, v] of Object.entries(issue)) out[k] = typeof v === "string" && k.endsWith("url") ? v.replace(from, `/issues/${number}`) : v;
-  return { ...out, number, id, node_id: Buffer.from(`05:Issue${id}`).toString("base64"), title: `Blocking issue ${number}` };
+  for (const [k, v] of Object.entries(issue))
+    out[k] = typeof v === "string" && k.endsWith("url") ? v.replace(from, `/issues/${number}`) : v;
+  return {
+    ...out,
+    number,
+    id,
+    node_id: Buffer.from(`05:Issue${id}`).toString("base64"),
+    title: `Blocking issue ${number}`,
+  };
 }
 
 function summary(blockedBy: number, totalBlockedBy: number, blocking: number, totalBlocking: number): Json {
@@ -52,12 +62,21 @@ export function issueDependenciesPayload<A extends BlockedByAction>(
   const example = issuesOpenedExample();
   const exampleIssue = example.issue as Json;
   let blocked = deepMerge(exampleIssue, o.blocked_issue as Json | undefined);
-  let blocking = deepMerge(renumbered(exampleIssue, Number(blocked.number) + 1, Number(blocked.id) + 1), o.blocking_issue as Json | undefined);
+  let blocking = deepMerge(
+    renumbered(exampleIssue, Number(blocked.number) + 1, Number(blocked.id) + 1),
+    o.blocking_issue as Json | undefined,
+  );
   // the edge itself, after the change; other edges only when overridden
   const linked = action === "blocked_by_added" ? 1 : 0;
   const open = (i: Json) => (i.state === "closed" ? 0 : 1);
-  blocked = deepMerge({ ...blocked, issue_dependencies_summary: summary(linked * open(blocking), linked, 0, 0) }, o.blocked_issue as Json | undefined);
-  blocking = deepMerge({ ...blocking, issue_dependencies_summary: summary(0, 0, linked * open(blocked), linked) }, o.blocking_issue as Json | undefined);
+  blocked = deepMerge(
+    { ...blocked, issue_dependencies_summary: summary(linked * open(blocking), linked, 0, 0) },
+    o.blocked_issue as Json | undefined,
+  );
+  blocking = deepMerge(
+    { ...blocking, issue_dependencies_summary: summary(0, 0, linked * open(blocked), linked) },
+    o.blocking_issue as Json | undefined,
+  );
   const repository = deepMerge(example.repository as Json, o.repository as Json | undefined);
   const inst = o.installation as { id?: unknown } | undefined;
   const payload: Json = {

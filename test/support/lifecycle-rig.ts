@@ -20,7 +20,12 @@ export const INSTALLATION = 77;
 export interface WorkerClient {
   id: string;
   token: string;
-  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   claim(): Promise<{ status: number; body: any }>;
   heartbeat(runId: string, leaseEpoch: string): Promise<{ status: number; body: any }>;
   exit(runId: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
@@ -33,7 +38,13 @@ export interface Rig {
   /** The App's and the fake GitHub's clock: starts at 12:00 UTC, moves forward only. */
   clock: RigClock;
   /** Sends a webhook built from the fake's state and waits until it is processed. */
-  deliver(event: string, action: string, refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">, overrides?: Record<string, unknown>, deliveryId?: string): Promise<string>;
+  deliver(
+    event: string,
+    action: string,
+    refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">,
+    overrides?: Record<string, unknown>,
+    deliveryId?: string,
+  ): Promise<string>;
   deliverPayload(event: string, payload: Record<string, unknown>, deliveryId?: string): Promise<string>;
   /** Creates an issue carrying the queue label and delivers the labeled event from `sender`. */
   queue(number: number, sender?: string): Promise<void>;
@@ -55,12 +66,33 @@ export interface Rig {
  * then another example of the same event, whose shape is the same, carries
  * the action instead.
  */
-function payloadFor(fake: FakeGitHub, event: string, action: string, refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">, overrides: Record<string, unknown>) {
+function payloadFor(
+  fake: FakeGitHub,
+  event: string,
+  action: string,
+  refs: Omit<Parameters<typeof fakeWebhookPayload>[3], "repo">,
+  overrides: Record<string, unknown>,
+) {
   const hasExample = listExamples(event).some((e) => e["action"] === action);
-  return fakeWebhookPayload(fake, event, hasExample ? action : undefined, { repo: REPO, ...refs }, { ...overrides, action });
+  return fakeWebhookPayload(
+    fake,
+    event,
+    hasExample ? action : undefined,
+    { repo: REPO, ...refs },
+    { ...overrides, action },
+  );
 }
 
-export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: FakeGitHub; /** A restarted App keeps the clock it had. */ clock?: RigClock; effects?: ExecutorOptions & { spacingMs?: number; start?: boolean }; env?: Record<string, string> } = {}): Promise<Rig> {
+export async function startRig(
+  opts: {
+    provider?: Provider;
+    db?: TestDb;
+    fake?: FakeGitHub;
+    /** A restarted App keeps the clock it had. */ clock?: RigClock;
+    effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
+    env?: Record<string, string>;
+  } = {},
+): Promise<Rig> {
   const fake = opts.fake ?? (await startFakeGitHub());
   if (!opts.fake) {
     fake.state.addInstallation(INSTALLATION, "acme");
@@ -70,16 +102,29 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
   }
   const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite", { migrated: true }));
   const clock = opts.clock ?? new RigClock();
-  const app = await startOrchestra({ db, github: fake, clock, sweepMs: 3_600_000, ...(opts.effects ? { effects: opts.effects } : {}), ...(opts.env ? { env: opts.env } : {}) });
+  const app = await startOrchestra({
+    db,
+    github: fake,
+    clock,
+    sweepMs: 3_600_000,
+    ...(opts.effects ? { effects: opts.effects } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
   /** Waits until the effects due within 5 s are performed (15 s at most unless told). */
-  const settle = (timeoutMs?: number) => app.orchestra.executor.idle({ horizonMs: 5_000, ...(timeoutMs ? { timeoutMs } : {}) });
+  const settle = (timeoutMs?: number) =>
+    app.orchestra.executor.idle({ horizonMs: 5_000, ...(timeoutMs ? { timeoutMs } : {}) });
   // Tests start from a quiet App: the sweep it runs at start-up has finished.
   await app.orchestra.sweepSettled();
 
-  async function deliverPayload(event: string, payload: Record<string, unknown>, deliveryId: string = randomUUID()): Promise<string> {
+  async function deliverPayload(
+    event: string,
+    payload: Record<string, unknown>,
+    deliveryId: string = randomUUID(),
+  ): Promise<string> {
     const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
-    if (res.status !== 202 && res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    if (res.status !== 202 && res.status !== 200)
+      throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     await eventually(
       async () => {
         const row = await app.database.db.delivery.findUnique({ where: { deliveryId } });
@@ -97,7 +142,11 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
   }
 
   async function worker(name = "w", repos?: string[]): Promise<WorkerClient> {
-    const res = await app.admin("/api/v1/workers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, ...(repos ? { repos } : {}) }) });
+    const res = await app.admin("/api/v1/workers", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name, ...(repos ? { repos } : {}) }),
+    });
     if (res.status !== 201) throw new Error(`register answered ${res.status}`);
     const { id, token } = (await res.json()) as { id: string; token: string };
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -126,11 +175,21 @@ export async function startRig(opts: { provider?: Provider; db?: TestDb; fake?: 
     db,
     app,
     clock,
-    deliver: (event, action, refs, overrides = {}, deliveryId) => deliverPayload(event, payloadFor(fake, event, action, refs, overrides), deliveryId),
+    deliver: (event, action, refs, overrides = {}, deliveryId) =>
+      deliverPayload(event, payloadFor(fake, event, action, refs, overrides), deliveryId),
     deliverPayload,
     async queue(number, sender = "alice") {
-      fake.state.addIssue(REPO, { number, title: `Issue ${number}`, body: `Do thing ${number}`, labels: ["agent:queued"], user: sender });
-      await deliverPayload("issues", fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: number, label: "agent:queued", sender }));
+      fake.state.addIssue(REPO, {
+        number,
+        title: `Issue ${number}`,
+        body: `Do thing ${number}`,
+        labels: ["agent:queued"],
+        user: sender,
+      });
+      await deliverPayload(
+        "issues",
+        fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: number, label: "agent:queued", sender }),
+      );
     },
     worker,
     // Set before the first delivery: the App caches a repository's config for a minute.

@@ -22,7 +22,12 @@ import { RigClock } from "./clock.js";
  * a test waits milliseconds where production waits seconds. Pacing itself is
  * tested on its own (test/effects) and measured by bench/claims.
  */
-export const TEST_EFFECTS: ExecutorOptions & { spacingMs: number } = { spacingMs: 0, pollMs: 50, pokeGapMs: 5, backoff: { baseMs: 20, capMs: 200 } };
+export const TEST_EFFECTS: ExecutorOptions & { spacingMs: number } = {
+  spacingMs: 0,
+  pollMs: 50,
+  pokeGapMs: 5,
+  backoff: { baseMs: 20, capMs: 200 },
+};
 
 /** Octokit with retries and throttling off (function form: the object form has no effect). */
 export const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
@@ -74,7 +79,9 @@ export async function startOrchestra(opts: {
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
-  fallbackKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ type: "pkcs1", format: "pem" }).toString();
+  fallbackKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 })
+    .privateKey.export({ type: "pkcs1", format: "pem" })
+    .toString();
   const makeEnv = async () =>
     parseEnv({
       APP_ID: String(opts.github?.appId ?? 1),
@@ -138,7 +145,8 @@ export async function startOrchestra(opts: {
       database,
       clock,
       logs,
-      admin: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
+      admin: (path, init = {}) =>
+        fetch(url + path, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers ?? {}) } }),
       async stop() {
         await orchestra.stop();
         await database.close();
@@ -148,7 +156,11 @@ export async function startOrchestra(opts: {
 }
 
 /** Polls until `check` returns a value other than undefined, or fails after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 10_000, what = "condition"): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  ms = 10_000,
+  what = "condition",
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await check();

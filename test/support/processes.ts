@@ -6,7 +6,10 @@ export const childJs = join(import.meta.dirname, "..", "..", "dist/test/support/
 
 export function startChild(env: Record<string, string>): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [childJs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [childJs], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     proc.stdout!.on("data", (b: Buffer) => {

@@ -40,7 +40,10 @@ describe("webhook helpers", () => {
   });
 
   it("deep-merges objects and replaces arrays", () => {
-    expect(deepMerge({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: undefined })).toEqual({ a: { b: 1, c: [3] }, d: 1 });
+    expect(deepMerge({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: undefined })).toEqual({
+      a: { b: 1, c: [3] },
+      d: 1,
+    });
   });
 
   it("signs deliveries so the receiver verifies them", async () => {
@@ -61,7 +64,12 @@ describe("webhook helpers", () => {
       fake.state.addInstallation(9, "acme");
       fake.state.addRepo("acme/widgets", { installationId: 9 });
       const issue = fake.state.addIssue("acme/widgets", { title: "Queue me", user: "alice" });
-      const p = fakeWebhookPayload(fake, "issues", "labeled", { repo: "acme/widgets", issue: issue.number, label: "agent:queued", sender: "alice" });
+      const p = fakeWebhookPayload(fake, "issues", "labeled", {
+        repo: "acme/widgets",
+        issue: issue.number,
+        label: "agent:queued",
+        sender: "alice",
+      });
       expect(p).toMatchObject({
         action: "labeled",
         installation: { id: 9 },

@@ -33,7 +33,11 @@ function loadExamples(): ExampleGroup[] {
 export function listExamples(event: string, action?: string): Payload[] {
   const group = loadExamples().find((g) => g.name === event);
   if (!group) {
-    throw new Error(`no webhook examples for event "${event}"; known: ${loadExamples().map((g) => g.name).join(", ")}`);
+    throw new Error(
+      `no webhook examples for event "${event}"; known: ${loadExamples()
+        .map((g) => g.name)
+        .join(", ")}`,
+    );
   }
   const list = action === undefined ? group.examples : group.examples.filter((e) => e.action === action);
   if (!list.length) {
@@ -101,7 +105,12 @@ export function signatureOf(secret: string, body: string): string {
 }
 
 /** The headers GitHub's webhook deliveries carry. */
-export function webhookHeaders(event: string, body: string, secret: string, deliveryId: string = randomUUID()): Record<string, string> {
+export function webhookHeaders(
+  event: string,
+  body: string,
+  secret: string,
+  deliveryId: string = randomUUID(),
+): Record<string, string> {
   let installationId: unknown;
   try {
     installationId = (JSON.parse(body) as { installation?: { id?: unknown } }).installation?.id;

@@ -68,17 +68,36 @@ if (providers.includes("postgresql")) {
       children.push(two.proc);
       const urls = [`http://127.0.0.1:${one.port}`, `http://127.0.0.1:${two.port}`];
       const register = async (name: string) => {
-        const r = await fetch(`${urls[0]}/api/v1/workers`, { method: "POST", headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name }) });
+        const r = await fetch(`${urls[0]}/api/v1/workers`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${admin}` },
+          body: JSON.stringify({ name }),
+        });
         return ((await r.json()) as { token: string }).token;
       };
       const tokens = [await register("a"), await register("b")];
-      const claim = (i: 0 | 1) => fetch(`${urls[i]}/api/v1/claims`, { method: "POST", headers: { authorization: `Bearer ${tokens[i]}` }, body: "{}" });
+      const claim = (i: 0 | 1) =>
+        fetch(`${urls[i]}/api/v1/claims`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${tokens[i]}` },
+          body: "{}",
+        });
       const wins = [0, 0];
       for (let n = 1; n <= ROUNDS; n++) {
         fake.state.addIssue(REPO, { number: n, labels: ["agent:queued"], user: "alice" });
-        const payload = fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: n, label: "agent:queued", sender: "alice" });
+        const payload = fakeWebhookPayload(fake, "issues", "labeled", {
+          repo: REPO,
+          issue: n,
+          label: "agent:queued",
+          sender: "alice",
+        });
         // Alternate which replica receives the webhook; wait until the task exists.
-        const res = await sendWebhook(`${urls[n % 2]}/api/github/webhooks`, { event: "issues", payload, secret, deliveryId: `race-${n}` });
+        const res = await sendWebhook(`${urls[n % 2]}/api/github/webhooks`, {
+          event: "issues",
+          payload,
+          secret,
+          deliveryId: `race-${n}`,
+        });
         expect(res.status).toBe(202);
         await waitForTask(db.url, n);
         const [ra, rb] = await Promise.all([claim(0), claim(1)]);

@@ -28,7 +28,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const repo = rig.fake.state.repo(REPO);
     const run = repo.workflowRuns.get(runId)!;
     // GitHub publishes no in_progress example; the completed one has the same shape.
-    return fakeWebhookPayload(rig.fake, "workflow_run", "completed", { repo: REPO, sender: "alice" }, { action, workflow_run: rig.fake.json.workflowRun(repo, run) });
+    return fakeWebhookPayload(
+      rig.fake,
+      "workflow_run",
+      "completed",
+      { repo: REPO, sender: "alice" },
+      { action, workflow_run: rig.fake.json.workflowRun(repo, run) },
+    );
   }
 
   test("dispatch happy path: queue → workflow_dispatch with the run's inputs → progress renews the lease → success with a PR → review", async () => {
@@ -41,7 +47,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const t = await rig.task(20);
     expect(t.task.state).toBe("claimed");
     const run = t.runs[0];
-    expect(d.inputs).toEqual({ task: t.task.id, run: run.id, attempt: "1", lease_epoch: run.leaseEpoch, branch: "agent/issue-20", continuation: "" });
+    expect(d.inputs).toEqual({
+      task: t.task.id,
+      run: run.id,
+      attempt: "1",
+      lease_epoch: run.leaseEpoch,
+      branch: "agent/issue-20",
+      continuation: "",
+    });
     expect(run.mode).toBe("dispatch");
     expect(rig.labels(20)).toEqual(["agent:in-progress"]);
     // Workers never get dispatch-mode tasks.
@@ -91,7 +104,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       await rig.sweep();
     }
     const t = await rig.task(22);
-    expect(t.runs.map((r: { evidence: { infraDeath?: string } }) => r.evidence?.infraDeath)).toEqual(["workflow-cancelled", "workflow-startup-failure", undefined]);
+    expect(t.runs.map((r: { evidence: { infraDeath?: string } }) => r.evidence?.infraDeath)).toEqual([
+      "workflow-cancelled",
+      "workflow-startup-failure",
+      undefined,
+    ]);
     // The third dispatch is attempt 1 again: nothing was charged.
     expect(rig.fake.state.dispatches.map((d) => d.inputs["attempt"])).toEqual(["1", "1", "1"]);
   });
@@ -100,7 +117,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     rig.config("dispatch:\n  workflow: agent.yml\n");
     rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS } });
-    const pause = (body: object) => rig.app.admin("/api/v1/pause", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const pause = (body: object) =>
+      rig.app.admin("/api/v1/pause", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     await pause({ repo: REPO, reason: "CI migration" });
     await rig.queue(23);
     await rig.sweep();
@@ -116,12 +138,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.config("dispatch:\n  workflow: agent.yml\n");
     rig.fake.state.addWorkflow(REPO, { path: "agent.yml", dispatchable: false });
     await rig.queue(22);
-    const attempts = () => rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
+    const attempts = () =>
+      rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
     expect(attempts()).toBe(1);
     let t = await rig.task(22);
     expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
     expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
-    expect(t.task.waitingFor).toMatchObject({ gate: "backoff", detail: expect.stringContaining("workflow_dispatch"), until: expect.any(String) });
+    expect(t.task.waitingFor).toMatchObject({
+      gate: "backoff",
+      detail: expect.stringContaining("workflow_dispatch"),
+      until: expect.any(String),
+    });
     expect(t.runs[0]).toMatchObject({ state: "aborted" });
     expect(t.runs[0].errors[0].class).toBe("preparation");
     expect(rig.labels(22)).toEqual(["agent:queued"]);
@@ -161,8 +188,22 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.addWorkflow(flows, { path: "agent.yml", inputs: { ...INPUTS } });
     rig.fake.state.addIssue(flows, { number: 1, title: "Flow", labels: ["agent:queued"], user: "alice" });
     // GitHub is down when the label arrives: the task is queued, its dispatch refused and backed off.
-    rig.fake.inject({ method: "POST", path: "actions/create-workflow-dispatch", status: 422, body: { message: "Unexpected inputs provided" }, times: 1 });
-    await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo: flows, issue: 1, label: "agent:queued", sender: "alice" }));
+    rig.fake.inject({
+      method: "POST",
+      path: "actions/create-workflow-dispatch",
+      status: 422,
+      body: { message: "Unexpected inputs provided" },
+      times: 1,
+    });
+    await rig.deliverPayload(
+      "issues",
+      fakeWebhookPayload(rig.fake, "issues", "labeled", {
+        repo: flows,
+        issue: 1,
+        label: "agent:queued",
+        sender: "alice",
+      }),
+    );
     expect(rig.fake.state.dispatches).toHaveLength(0);
     rig.clock.advance(61_000);
     const swept = await rig.sweep();

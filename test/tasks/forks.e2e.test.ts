@@ -21,7 +21,14 @@ function forkPull(rig: Rig, issue: number, number: number): { branch: string; he
   rig.fake.state.setPermission(REPO, "mallory", "read");
   rig.fake.state.addFork(REPO, "mallory");
   const head = rig.fake.state.addBranch(FORK, branch, { aheadBy: 2, author: "mallory" });
-  rig.fake.state.addPull(REPO, { head: branch, headRepo: FORK, number, title: `Fix #${issue}`, body: `Closes #${issue}`, user: "mallory" });
+  rig.fake.state.addPull(REPO, {
+    head: branch,
+    headRepo: FORK,
+    number,
+    title: `Fix #${issue}`,
+    body: `Closes #${issue}`,
+    user: "mallory",
+  });
   return { branch, head };
 }
 
@@ -54,7 +61,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const exit = await w.exit(runId, { leaseEpoch, exitCode: 0, branch });
     expect(exit.status).toBe(200);
     // the task's own branch has nothing: no pull request, no branch on GitHub
-    expect(exit.body).toMatchObject({ outcome: "classified", class: "phantom", recovery: "delete-branch-requeue", evidence: { pr: null, branch: null } });
+    expect(exit.body).toMatchObject({
+      outcome: "classified",
+      class: "phantom",
+      recovery: "delete-branch-requeue",
+      evidence: { pr: null, branch: null },
+    });
     expect(exit.body.prNumber).toBeUndefined();
     // the exit asked for the run's branch in the task's repository only
     const lists = rig.fake.requestsFor("pulls/list").slice(-1);
@@ -112,13 +124,23 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     // the agent pushes the run's branch and opens its pull request (#30; #21-29 left unused)
     const head = rig.fake.state.addBranch(REPO, branch, { aheadBy: 2, author: "agent-bot" });
-    const own = rig.fake.state.addPull(REPO, { head: branch, number: 30, title: "Thing 7", body: "Closes #7", user: "agent-bot" });
+    const own = rig.fake.state.addPull(REPO, {
+      head: branch,
+      number: 30,
+      title: "Thing 7",
+      body: "Closes #7",
+      user: "agent-bot",
+    });
     // the fork's pull request did not follow the parent's branch of the same name
     expect(rig.fake.state.pull(REPO, 20).headSha).toBe(forkHead);
 
     const exit = await w.exit(runId, { leaseEpoch, exitCode: 0, branch, headSha: head, testsPassed: true });
     expect(exit.status).toBe(200);
-    expect(exit.body).toMatchObject({ outcome: "review", prNumber: own.number, evidence: { pr: own.number, headSha: head, branch } });
+    expect(exit.body).toMatchObject({
+      outcome: "review",
+      prNumber: own.number,
+      evidence: { pr: own.number, headSha: head, branch },
+    });
     expect(rig.labels(7)).toEqual(["agent:review"]);
     const t = await rig.task(7);
     expect(t.task).toMatchObject({ state: "review", prNumber: 30 });

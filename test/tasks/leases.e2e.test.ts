@@ -14,7 +14,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   const beat = (w: WorkerClient, run: { id: string; leaseEpoch: string }, progress?: Record<string, string>) =>
-    w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, { leaseEpoch: run.leaseEpoch, ...(progress ? { progress } : {}) });
+    w.call("POST", `/api/v1/runs/${run.id}/heartbeat`, {
+      leaseEpoch: run.leaseEpoch,
+      ...(progress ? { progress } : {}),
+    });
 
   test("heartbeats whose progress stands still past the stall limit get 409 stalled; the run is classified like an expired lease", async () => {
     rig = await startRig({ provider });
@@ -42,7 +45,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.clock.advance(121_000);
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     const t = await rig.task(1);
-    expect(t.runs[0]).toMatchObject({ state: "expired", class: "debris-empty", evidence: { trigger: "lease-expired", stalled: { lastProgress: expect.stringContaining("test") } } });
+    expect(t.runs[0]).toMatchObject({
+      state: "expired",
+      class: "debris-empty",
+      evidence: { trigger: "lease-expired", stalled: { lastProgress: expect.stringContaining("test") } },
+    });
     expect(t.runs[0].endReason).toContain("stalled: no progress since");
     expect(t.task.state).toBe("queued");
   });
@@ -115,17 +122,25 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const listed = await w.call("GET", "/api/v1/workers/me/runs");
     expect(listed.status).toBe(200);
     expect(listed.body.runs.map((r: { id: string }) => r.id).sort()).toEqual(runs.map((r) => r.id).sort());
-    expect(listed.body.runs[0]).toMatchObject({ task: { repo: REPO }, leaseEpoch: expect.any(String), leaseExpiresAt: expect.any(String) });
+    expect(listed.body.runs[0]).toMatchObject({
+      task: { repo: REPO },
+      leaseEpoch: expect.any(String),
+      leaseExpiresAt: expect.any(String),
+    });
     for (const r of listed.body.runs) expect((await beat(w, r, { step: "resumed" })).status).toBe(200);
     // A run that ended is not listed.
     rig.fake.state.addBranch(REPO, runs[0].branch, { aheadBy: 0 });
     await w.exit(runs[0].id, { leaseEpoch: runs[0].leaseEpoch, exitCode: 1 });
-    expect((await w.call("GET", "/api/v1/workers/me/runs")).body.runs.map((r: { id: string }) => r.id)).toEqual([runs[1].id]);
+    expect((await w.call("GET", "/api/v1/workers/me/runs")).body.runs.map((r: { id: string }) => r.id)).toEqual([
+      runs[1].id,
+    ]);
   });
 
   test("five runs failing the same way open the breaker with one diagnostic; a probe after the cool-down closes it; infrastructure deaths use up no attempts", async () => {
     rig = await startRig({ provider });
-    rig.config("limits:\n  maxConcurrentPerRepo: 10\nbreaker:\n  failures: 5\n  windowSeconds: 600\n  coolDownSeconds: 300\n");
+    rig.config(
+      "limits:\n  maxConcurrentPerRepo: 10\nbreaker:\n  failures: 5\n  windowSeconds: 600\n  coolDownSeconds: 300\n",
+    );
     for (let i = 10; i < 17; i++) await rig.queue(i);
     const w = await rig.worker();
     // Five agents start, and the provider goes down under all of them.
@@ -139,11 +154,15 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // Not charged: every task is back in the queue at attempt 0.
     for (const issue of died) expect((await rig.task(issue)).task).toMatchObject({ state: "queued", attempt: 0 });
     // One diagnostic, on the issue of the run that tripped it.
-    const notices = died.flatMap((i) => rig.fake.state.commentsOn(REPO, i)).filter((c) => c.body.includes("stopped claiming work"));
+    const notices = died
+      .flatMap((i) => rig.fake.state.commentsOn(REPO, i))
+      .filter((c) => c.body.includes("stopped claiming work"));
     expect(notices).toHaveLength(1);
     expect(notices[0]!.body).toContain("`debris-empty`");
     expect((await w.claim()).status).toBe(204);
-    const tasks = (await (await rig.app.admin(`/api/v1/tasks?repo=${REPO}&state=queued`)).json()) as { tasks: Array<{ waitingFor?: { gate: string } }> };
+    const tasks = (await (await rig.app.admin(`/api/v1/tasks?repo=${REPO}&state=queued`)).json()) as {
+      tasks: Array<{ waitingFor?: { gate: string } }>;
+    };
     expect(tasks.tasks.every((t) => t.waitingFor?.gate === "breaker")).toBe(true);
     expect(await rig.sweep()).toMatchObject({ breakers: 0 });
 
@@ -153,8 +172,22 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(probe.run).toBeDefined();
     expect((await w.claim()).status).toBe(204);
     const head = rig.fake.state.addBranch(REPO, probe.run.branch, { aheadBy: 1 });
-    rig.fake.state.addPull(REPO, { head: probe.run.branch, title: "Probe", body: `Closes #${probe.task.issue}`, user: "agent-bot" });
-    expect((await w.exit(probe.run.id, { leaseEpoch: probe.run.leaseEpoch, exitCode: 0, branch: probe.run.branch, headSha: head })).body.outcome).toBe("review");
+    rig.fake.state.addPull(REPO, {
+      head: probe.run.branch,
+      title: "Probe",
+      body: `Closes #${probe.task.issue}`,
+      user: "agent-bot",
+    });
+    expect(
+      (
+        await w.exit(probe.run.id, {
+          leaseEpoch: probe.run.leaseEpoch,
+          exitCode: 0,
+          branch: probe.run.branch,
+          headSha: head,
+        })
+      ).body.outcome,
+    ).toBe("review");
     expect(await rig.sweep()).toMatchObject({ breakers: 1 });
     expect((await w.claim()).status).toBe(200);
     expect(notices).toHaveLength(1);

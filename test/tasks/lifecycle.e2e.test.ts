@@ -34,8 +34,15 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const { id: runId, leaseEpoch } = claim.body.run;
     expect(rig.labels(1)).toEqual(["agent:in-progress"]);
     // The task list shows who holds the lease and until when.
-    const listed = (await (await rig.app.admin(`/api/v1/tasks?repo=${REPO}&state=claimed`)).json()) as { tasks: unknown[] };
-    expect(listed.tasks).toEqual([expect.objectContaining({ issue: 1, lease: { runId, workerId: expect.any(String), leaseExpiresAt: claim.body.run.leaseExpiresAt } })]);
+    const listed = (await (await rig.app.admin(`/api/v1/tasks?repo=${REPO}&state=claimed`)).json()) as {
+      tasks: unknown[];
+    };
+    expect(listed.tasks).toEqual([
+      expect.objectContaining({
+        issue: 1,
+        lease: { runId, workerId: expect.any(String), leaseExpiresAt: claim.body.run.leaseExpiresAt },
+      }),
+    ]);
     expect((await w.claim()).status).toBe(204);
 
     const hb1 = await w.heartbeat(runId, leaseEpoch);
@@ -47,8 +54,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(hb2.body.decisions).toEqual([]);
 
     const head = rig.fake.state.addBranch(REPO, "agent/issue-1", { aheadBy: 2 });
-    const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-1", title: "Thing 1", body: "Closes #1", user: "agent-bot" });
-    const exit = await w.exit(runId, { leaseEpoch, exitCode: 0, branch: "agent/issue-1", headSha: head, testsPassed: true });
+    const pr = rig.fake.state.addPull(REPO, {
+      head: "agent/issue-1",
+      title: "Thing 1",
+      body: "Closes #1",
+      user: "agent-bot",
+    });
+    const exit = await w.exit(runId, {
+      leaseEpoch,
+      exitCode: 0,
+      branch: "agent/issue-1",
+      headSha: head,
+      testsPassed: true,
+    });
     expect(exit.status).toBe(200);
     expect(exit.body).toMatchObject({ outcome: "review", prNumber: pr.number });
     expect(rig.labels(1)).toEqual(["agent:review"]);
@@ -81,7 +99,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const db = rig.app.database.db;
     await db.delivery.updateMany({ where: { deliveryId: id }, data: { state: "pending", processedAt: null } });
     rig.app.orchestra.processor.poke();
-    await eventually(async () => ((await db.delivery.findUnique({ where: { deliveryId: id } }))?.processedAt ? true : undefined), 10_000, "the redelivery processed");
+    await eventually(
+      async () => ((await db.delivery.findUnique({ where: { deliveryId: id } }))?.processedAt ? true : undefined),
+      10_000,
+      "the redelivery processed",
+    );
     await rig.settle();
     expect(rig.fake.state.commentsOn(REPO, 2)).toHaveLength(1);
   });
@@ -89,7 +111,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("Orchestra's own label changes never re-trigger it", async () => {
     rig = await startRig({ provider });
     rig.fake.state.addIssue(REPO, { number: 3, labels: ["agent:queued"] });
-    await rig.deliver("issues", "labeled", { issue: 3, label: "agent:queued", sender: "orchestra-test[bot]" }, { sender: { type: "Bot" } });
+    await rig.deliver(
+      "issues",
+      "labeled",
+      { issue: 3, label: "agent:queued", sender: "orchestra-test[bot]" },
+      { sender: { type: "Bot" } },
+    );
     expect(await rig.task(3)).toBeNull();
     expect(rig.fake.state.commentsOn(REPO, 3)).toHaveLength(0);
   });
@@ -144,7 +171,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const w = await rig.worker();
     const r1 = (await w.claim()).body.run;
     const e1 = await w.exit(r1.id, { leaseEpoch: r1.leaseEpoch, exitCode: 0 });
-    expect(e1.body).toMatchObject({ outcome: "classified", class: "phantom", recovery: "delete-branch-requeue", evidence: { pr: null, claimHeld: false } });
+    expect(e1.body).toMatchObject({
+      outcome: "classified",
+      class: "phantom",
+      recovery: "delete-branch-requeue",
+      evidence: { pr: null, claimHeld: false },
+    });
     expect(e1.body.evidence.why).toContain("reported success (exit 0) but GitHub shows no pull request");
     expect((await rig.task(6)).task).toMatchObject({ state: "queued", attempt: 1 });
     const r2 = (await w.claim()).body.run;
@@ -208,9 +240,21 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(bad.body.issues.map((i: { path: string }) => i.path).sort()).toEqual(["exitCode", "leaseEpoch"]);
     const anon = await fetch(rig.app.url + "/api/v1/claims", { method: "POST", body: "{}" });
     expect(anon.status).toBe(401);
-    const wrong = await fetch(rig.app.url + "/api/v1/claims", { method: "POST", body: "{}", headers: { authorization: "Bearer nope" } });
+    const wrong = await fetch(rig.app.url + "/api/v1/claims", {
+      method: "POST",
+      body: "{}",
+      headers: { authorization: "Bearer nope" },
+    });
     expect(wrong.status).toBe(401);
-    expect((await fetch(rig.app.url + "/api/v1/workers", { method: "POST", body: "{}", headers: { authorization: `Bearer ${w.token}` } })).status).toBe(401);
+    expect(
+      (
+        await fetch(rig.app.url + "/api/v1/workers", {
+          method: "POST",
+          body: "{}",
+          headers: { authorization: `Bearer ${w.token}` },
+        })
+      ).status,
+    ).toBe(401);
 
     await rig.queue(10);
     const first = await w.call("POST", "/api/v1/claims", {}, { "idempotency-key": "k1" });
@@ -218,12 +262,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(first.status).toBe(200);
     expect(retry).toEqual(first);
     expect((await rig.task(10)).runs).toHaveLength(1);
-    const q = await w.call("POST", `/api/v1/runs/${first.body.run.id}/decision-requests`, { leaseEpoch: first.body.run.leaseEpoch, question: "Which database?", condition: "issue-closed:4" });
+    const q = await w.call("POST", `/api/v1/runs/${first.body.run.id}/decision-requests`, {
+      leaseEpoch: first.body.run.leaseEpoch,
+      question: "Which database?",
+      condition: "issue-closed:4",
+    });
     expect(q.status).toBe(201);
     expect(typeof q.body.decisionId).toBe("string");
   });
 
-  test("only a PR from the run's own branch proves an exit: another branch saying \"Fixes #n\" does not, and a reported foreign branch is refused", async () => {
+  test('only a PR from the run\'s own branch proves an exit: another branch saying "Fixes #n" does not, and a reported foreign branch is refused', async () => {
     rig = await startRig({ provider });
     await rig.queue(11);
     const w = await rig.worker();

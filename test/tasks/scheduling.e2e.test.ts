@@ -21,18 +21,55 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** Queues an issue in any repository of the fake (the rig's own helper knows one). */
   async function queueIn(repo: string, number: number): Promise<void> {
-    rig.fake.state.addIssue(repo, { number, title: `Issue ${number}`, body: "Do it", labels: ["agent:queued"], user: "alice" });
-    await rig.deliverPayload("issues", fakeWebhookPayload(rig.fake, "issues", "labeled", { repo, issue: number, label: "agent:queued", sender: "alice" }));
+    rig.fake.state.addIssue(repo, {
+      number,
+      title: `Issue ${number}`,
+      body: "Do it",
+      labels: ["agent:queued"],
+      user: "alice",
+    });
+    await rig.deliverPayload(
+      "issues",
+      fakeWebhookPayload(rig.fake, "issues", "labeled", {
+        repo,
+        issue: number,
+        label: "agent:queued",
+        sender: "alice",
+      }),
+    );
   }
 
-  async function tasks(repo = REPO): Promise<Array<{ issue: number; state: string; waitingFor?: { gate: string; detail: string; until?: string } }>> {
+  async function tasks(
+    repo = REPO,
+  ): Promise<Array<{ issue: number; state: string; waitingFor?: { gate: string; detail: string; until?: string } }>> {
     const res = await rig.app.admin(`/api/v1/tasks?repo=${encodeURIComponent(repo)}`);
     return ((await res.json()) as { tasks: never[] }).tasks;
   }
   /** A push that changes .github/orchestra.yml: the App reads it again next time. */
   async function pushConfig(): Promise<void> {
-    const commit = { id: "c".repeat(40), tree_id: "d".repeat(40), distinct: true, message: "config", timestamp: new Date().toISOString(), url: "https://example.test", author: { name: "a", email: "a@example.test" }, committer: { name: "a", email: "a@example.test" }, added: [], removed: [], modified: [".github/orchestra.yml"] };
-    await rig.deliverPayload("push", fakeWebhookPayload(rig.fake, "push", undefined, { repo: REPO, sender: "alice" }, { commits: [commit], head_commit: commit }));
+    const commit = {
+      id: "c".repeat(40),
+      tree_id: "d".repeat(40),
+      distinct: true,
+      message: "config",
+      timestamp: new Date().toISOString(),
+      url: "https://example.test",
+      author: { name: "a", email: "a@example.test" },
+      committer: { name: "a", email: "a@example.test" },
+      added: [],
+      removed: [],
+      modified: [".github/orchestra.yml"],
+    };
+    await rig.deliverPayload(
+      "push",
+      fakeWebhookPayload(
+        rig.fake,
+        "push",
+        undefined,
+        { repo: REPO, sender: "alice" },
+        { commits: [commit], head_commit: commit },
+      ),
+    );
   }
   const gateOf = async (issue: number, repo = REPO) => (await tasks(repo)).find((t) => t.issue === issue)?.waitingFor;
 
@@ -50,7 +87,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(second.status).toBe(200);
     expect(second.body.task).toMatchObject({ repo: OTHER, issue: 1 });
     expect((await w.claim()).status).toBe(204);
-    expect(await gateOf(2)).toMatchObject({ gate: "repo-limit", detail: expect.stringContaining("1 of 1 live leases") });
+    expect(await gateOf(2)).toMatchObject({
+      gate: "repo-limit",
+      detail: expect.stringContaining("1 of 1 live leases"),
+    });
   });
 
   test("one installation's backlog does not starve another's", async () => {
@@ -78,7 +118,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const any = await rig.worker("any");
 
     // Operator pause, service-wide and per repository.
-    const pause = (body: object) => rig.app.admin("/api/v1/pause", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const pause = (body: object) =>
+      rig.app.admin("/api/v1/pause", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     expect((await pause({ reason: "provider incident", by: "sam" })).status).toBe(200);
     expect(await gateOf(1)).toMatchObject({ gate: "paused", detail: "Orchestra is paused by sam: provider incident" });
     expect((await any.claim()).status).toBe(204);
@@ -86,17 +131,30 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await pause({ repo: REPO, reason: "release freeze" });
     expect(await gateOf(1)).toMatchObject({ gate: "paused", detail: expect.stringContaining("release freeze") });
     expect((await any.claim()).status).toBe(204);
-    expect(((await (await rig.app.admin("/api/v1/pause")).json()) as { paused: unknown[] }).paused).toEqual([expect.objectContaining({ scope: REPO, reason: "release freeze" })]);
+    expect(((await (await rig.app.admin("/api/v1/pause")).json()) as { paused: unknown[] }).paused).toEqual([
+      expect.objectContaining({ scope: REPO, reason: "release freeze" }),
+    ]);
     await pause({ repo: REPO, paused: false });
 
     // Blocked by an open issue.
     rig.fake.state.addIssue(REPO, { number: 2, title: "Prerequisite", body: "", labels: [], user: "alice" });
     rig.fake.state.block(REPO, 1, REPO, 2);
-    await rig.deliverPayload("issue_dependencies", fakeIssueDependenciesPayload(rig.fake, "blocked_by_added", { repo: REPO, issue: 1, blocker: 2, sender: "alice" }));
+    await rig.deliverPayload(
+      "issue_dependencies",
+      fakeIssueDependenciesPayload(rig.fake, "blocked_by_added", { repo: REPO, issue: 1, blocker: 2, sender: "alice" }),
+    );
     expect(await gateOf(1)).toMatchObject({ gate: "blocked-by", detail: `blocked by open issue ${REPO}#2` });
     expect((await any.claim()).status).toBe(204);
     rig.fake.state.unblock(REPO, 1, REPO, 2);
-    await rig.deliverPayload("issue_dependencies", fakeIssueDependenciesPayload(rig.fake, "blocked_by_removed", { repo: REPO, issue: 1, blocker: 2, sender: "alice" }));
+    await rig.deliverPayload(
+      "issue_dependencies",
+      fakeIssueDependenciesPayload(rig.fake, "blocked_by_removed", {
+        repo: REPO,
+        issue: 1,
+        blocker: 2,
+        sender: "alice",
+      }),
+    );
     expect(await gateOf(1)).toBeUndefined();
 
     // An organization at its limit (the repository's own limit is higher).
@@ -108,7 +166,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const held = await any.claim();
     expect(held.status).toBe(200);
     const waiting = held.body.task.repo === REPO ? { issue: 5, repo: OTHER } : { issue: 1, repo: REPO };
-    expect(await gateOf(waiting.issue, waiting.repo)).toMatchObject({ gate: "org-limit", detail: expect.stringContaining("acme has 1 of 1 live leases") });
+    expect(await gateOf(waiting.issue, waiting.repo)).toMatchObject({
+      gate: "org-limit",
+      detail: expect.stringContaining("acme has 1 of 1 live leases"),
+    });
     expect((await any.claim()).status).toBe(204);
   });
 
@@ -133,7 +194,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.config("limits:\n  maxAttempts: many\n");
     await pushConfig();
     await rig.sweep();
-    expect(await gateOf(7)).toMatchObject({ gate: "config-invalid", detail: expect.stringContaining("limits.maxAttempts") });
+    expect(await gateOf(7)).toMatchObject({
+      gate: "config-invalid",
+      detail: expect.stringContaining("limits.maxAttempts"),
+    });
     expect((await w.claim()).status).toBe(204);
   });
 
@@ -142,11 +206,20 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.addRepo(OTHER, { installationId: INSTALLATION });
     rig.fake.state.addIssue(REPO, { number: 20, title: "First this", body: "", labels: [], user: "alice" });
     rig.fake.state.addIssue(OTHER, { number: 21, title: "And this, elsewhere", body: "", labels: [], user: "alice" });
-    rig.fake.state.addIssue(REPO, { number: 22, title: "Then this", body: "", labels: ["agent:queued"], user: "alice" });
+    rig.fake.state.addIssue(REPO, {
+      number: 22,
+      title: "Then this",
+      body: "",
+      labels: ["agent:queued"],
+      user: "alice",
+    });
     rig.fake.state.block(REPO, 22, REPO, 20);
     rig.fake.state.block(REPO, 22, OTHER, 21);
     await rig.deliver("issues", "labeled", { issue: 22, label: "agent:queued", sender: "alice" });
-    expect(await gateOf(22)).toMatchObject({ gate: "blocked-by", detail: `blocked by open issues ${REPO}#20, ${OTHER}#21` });
+    expect(await gateOf(22)).toMatchObject({
+      gate: "blocked-by",
+      detail: `blocked by open issues ${REPO}#20, ${OTHER}#21`,
+    });
     const w = await rig.worker();
     expect((await w.claim()).status).toBe(204);
     // The event: the blocker in this repository closes.

@@ -21,16 +21,31 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(issue);
     const run = (await w.claim()).body.run;
     const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, { head: run.branch, title: `Issue ${issue}`, body: `Closes #${issue}`, user: "agent-bot" });
+    const pr = rig.fake.state.addPull(REPO, {
+      head: run.branch,
+      title: `Issue ${issue}`,
+      body: `Closes #${issue}`,
+      user: "agent-bot",
+    });
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, headSha: head });
     expect(exit.body.outcome).toBe("review");
     return { pr: pr.number, head, branch: run.branch };
   }
 
   /** An Actions workflow run on `sha` whose jobs finished as given; delivers check_run.completed for each failing job. */
-  async function ciRun(sha: string, jobs: Array<{ name: string; conclusion: "success" | "failure" | "cancelled" | "timed_out"; summary?: string; log?: string }>) {
+  async function ciRun(
+    sha: string,
+    jobs: Array<{
+      name: string;
+      conclusion: "success" | "failure" | "cancelled" | "timed_out";
+      summary?: string;
+      log?: string;
+    }>,
+  ) {
     const repo = rig.fake.state.repo(REPO);
-    const wf = [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ?? rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
+    const wf =
+      [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
+      rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
     const failing = jobs.some((j) => j.conclusion !== "success");
     const run = rig.fake.state.addWorkflowRun(REPO, {
       workflowId: wf.id,
@@ -38,7 +53,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       event: "pull_request",
       status: "completed",
       conclusion: failing ? "failure" : "success",
-      jobs: jobs.map((j) => ({ name: j.name, conclusion: j.conclusion, output: { title: j.name, summary: j.summary ?? "" } })),
+      jobs: jobs.map((j) => ({
+        name: j.name,
+        conclusion: j.conclusion,
+        output: { title: j.name, summary: j.summary ?? "" },
+      })),
     });
     for (const job of rig.fake.state.jobsOf(repo, run)) {
       const spec = jobs.find((j) => j.name === job.name)!;
@@ -47,7 +66,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     for (const job of rig.fake.state.jobsOf(repo, run)) {
       const check = repo.checkRuns.get(job.id)!;
       if (check.conclusion === "success") continue;
-      await rig.deliverPayload("check_run", fakeWebhookPayload(rig.fake, "check_run", "completed", { repo: REPO, sender: "alice" }, { check_run: rig.fake.json.checkRun(repo, check) }));
+      await rig.deliverPayload(
+        "check_run",
+        fakeWebhookPayload(
+          rig.fake,
+          "check_run",
+          "completed",
+          { repo: REPO, sender: "alice" },
+          { check_run: rig.fake.json.checkRun(repo, check) },
+        ),
+      );
     }
     return run;
   }
@@ -61,9 +89,25 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const first = await ciRun(head, [{ name: "build", conclusion: "cancelled" }]);
     expect(reruns()).toEqual([expect.objectContaining({ id: first.id })]);
     // The same failure reported again (a suite or workflow completion) reruns nothing more.
-    await rig.deliverPayload("workflow_run", fakeWebhookPayload(rig.fake, "workflow_run", "completed", { repo: REPO, sender: "alice" }, { workflow_run: rig.fake.json.workflowRun(rig.fake.state.repo(REPO), first) }));
+    await rig.deliverPayload(
+      "workflow_run",
+      fakeWebhookPayload(
+        rig.fake,
+        "workflow_run",
+        "completed",
+        { repo: REPO, sender: "alice" },
+        { workflow_run: rig.fake.json.workflowRun(rig.fake.state.repo(REPO), first) },
+      ),
+    );
     expect(reruns()).toHaveLength(1);
-    await ciRun(head, [{ name: "test", conclusion: "failure", summary: "##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled." }]);
+    await ciRun(head, [
+      {
+        name: "test",
+        conclusion: "failure",
+        summary:
+          "##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.",
+      },
+    ]);
     expect(reruns()).toHaveLength(2);
     expect((await rig.task(1)).task.state).toBe("review");
     await ciRun(head, [{ name: "test", conclusion: "timed_out" }]);
@@ -80,11 +124,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     w = await rig.worker();
     const { pr, head, branch } = await inReview(2);
     await ciRun(head, [
-      { name: "unit", conclusion: "failure", summary: "1 failed: retries › recovers after ECONNRESET", log: "FAIL src/net.test.ts\n  ● retries › recovers after ECONNRESET\n    expect(received).toBe(expected)" },
+      {
+        name: "unit",
+        conclusion: "failure",
+        summary: "1 failed: retries › recovers after ECONNRESET",
+        log: "FAIL src/net.test.ts\n  ● retries › recovers after ECONNRESET\n    expect(received).toBe(expected)",
+      },
       { name: "lint", conclusion: "cancelled" },
     ]);
     expect(reruns()).toHaveLength(0);
-    expect((await rig.task(2)).task).toMatchObject({ state: "queued", continuation: { kind: "fix-checks", prNumber: pr, headSha: head } });
+    expect((await rig.task(2)).task).toMatchObject({
+      state: "queued",
+      continuation: { kind: "fix-checks", prNumber: pr, headSha: head },
+    });
     const claim = (await w.claim()).body;
     expect(claim.task.issue).toBe(2);
     const c = claim.run.continuation;
@@ -105,8 +157,15 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.app.orchestra.executor.start();
     await rig.settle();
     expect(reruns()).toHaveLength(0);
-    const effects = ((await (await rig.app.admin(`/api/v1/effects?task=${(await rig.task(3)).task.id}`)).json()) as { effects: Array<{ kind: string; state: string; note: string | null }> }).effects;
-    expect(effects.find((e) => e.kind === "rerun-failed-jobs")).toMatchObject({ state: "dropped", note: expect.stringContaining(`no longer the head of pull request #${pr}`) });
+    const effects = (
+      (await (await rig.app.admin(`/api/v1/effects?task=${(await rig.task(3)).task.id}`)).json()) as {
+        effects: Array<{ kind: string; state: string; note: string | null }>;
+      }
+    ).effects;
+    expect(effects.find((e) => e.kind === "rerun-failed-jobs")).toMatchObject({
+      state: "dropped",
+      note: expect.stringContaining(`no longer the head of pull request #${pr}`),
+    });
   });
 
   test("the Orchestra check run exists once per head sha and tells the run history", async () => {
@@ -134,22 +193,40 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     w = await rig.worker();
     const { pr, head, branch } = await inReview(5);
     const deliverReview = async (user: string, state: "CHANGES_REQUESTED" | "APPROVED", body: string) => {
-      const review = rig.fake.state.addReview(REPO, pr, { user, state, body, comments: state === "CHANGES_REQUESTED" ? [{ path: "src/a.ts", line: 3, body: "use const" }] : [] });
+      const review = rig.fake.state.addReview(REPO, pr, {
+        user,
+        state,
+        body,
+        comments: state === "CHANGES_REQUESTED" ? [{ path: "src/a.ts", line: 3, body: "use const" }] : [],
+      });
       await rig.deliverPayload(
         "pull_request_review",
-        fakeWebhookPayload(rig.fake, "pull_request_review", "submitted", { repo: REPO, pull: pr, sender: user }, { review: rig.fake.json.review(rig.fake.state.repo(REPO), review) }),
+        fakeWebhookPayload(
+          rig.fake,
+          "pull_request_review",
+          "submitted",
+          { repo: REPO, pull: pr, sender: user },
+          { review: rig.fake.json.review(rig.fake.state.repo(REPO), review) },
+        ),
       );
     };
     await deliverReview("eve", "CHANGES_REQUESTED", "rewrite everything");
     expect((await rig.task(5)).task.state).toBe("review");
     await deliverReview("alice", "CHANGES_REQUESTED", "Rename the helper");
-    expect((await rig.task(5)).task).toMatchObject({ state: "queued", continuation: { kind: "changes-requested", prNumber: pr } });
+    expect((await rig.task(5)).task).toMatchObject({
+      state: "queued",
+      continuation: { kind: "changes-requested", prNumber: pr },
+    });
     const claim = (await w.claim()).body;
     expect(claim.run.continuation).toMatchObject({
       kind: "changes-requested",
       prNumber: pr,
       branch,
-      review: { author: "alice", body: "Rename the helper", comments: [{ path: "src/a.ts", line: 3, body: "use const" }] },
+      review: {
+        author: "alice",
+        body: "Rename the helper",
+        comments: [{ path: "src/a.ts", line: 3, body: "use const" }],
+      },
     });
     // The resubmission pushes to the same branch; the same PR proves the exit.
     const newHead = rig.fake.state.addCommits(REPO, branch, 1);
@@ -159,7 +236,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await deliverReview("alice", "APPROVED", "LGTM");
     const t = await rig.task(5);
     expect(t.task.state).toBe("review");
-    expect(t.decisions).toEqual(expect.arrayContaining([expect.objectContaining({ kind: "approval", author: "alice" })]));
+    expect(t.decisions).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: "approval", author: "alice" })]),
+    );
   });
 
   /** A push to main, as GitHub delivers it. */
@@ -167,8 +246,38 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const repo = rig.fake.state.repo(REPO);
     const before = repo.branches.get("main")!;
     const after = rig.fake.state.addCommits(REPO, "main", 1);
-    const commit = { id: after, tree_id: "d".repeat(40), distinct: true, message: "base moves", timestamp: new Date().toISOString(), url: "https://example.test", author: { name: "a", email: "a@example.test" }, committer: { name: "a", email: "a@example.test" }, added: ["x"], removed: [], modified: [] };
-    await rig.deliverPayload("push", fakeWebhookPayload(rig.fake, "push", undefined, { repo: REPO, sender: "alice" }, { ref: "refs/heads/main", before, after, forced: false, deleted: false, created: false, commits: [commit], head_commit: commit }));
+    const commit = {
+      id: after,
+      tree_id: "d".repeat(40),
+      distinct: true,
+      message: "base moves",
+      timestamp: new Date().toISOString(),
+      url: "https://example.test",
+      author: { name: "a", email: "a@example.test" },
+      committer: { name: "a", email: "a@example.test" },
+      added: ["x"],
+      removed: [],
+      modified: [],
+    };
+    await rig.deliverPayload(
+      "push",
+      fakeWebhookPayload(
+        rig.fake,
+        "push",
+        undefined,
+        { repo: REPO, sender: "alice" },
+        {
+          ref: "refs/heads/main",
+          before,
+          after,
+          forced: false,
+          deleted: false,
+          created: false,
+          commits: [commit],
+          head_commit: commit,
+        },
+      ),
+    );
   }
 
   test("a base push updates one clean, green, ready PR, leaves a not-ready PR alone, queues one rebase for a conflicting PR; a second push adds no duplicate", async () => {
@@ -184,18 +293,33 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.setPullConflicting(REPO, conflicting.pr);
     const from = rig.fake.requests.length;
     await pushMain();
-    const updates = () => rig.fake.requests.filter((r) => r.method === "PUT" && r.path.endsWith("/update-branch")).map((r) => r.path);
+    const updates = () =>
+      rig.fake.requests.filter((r) => r.method === "PUT" && r.path.endsWith("/update-branch")).map((r) => r.path);
     expect(updates()).toEqual([`/repos/${REPO}/pulls/${ready.pr}/update-branch`]);
     expect((await rig.task(10)).task.state).toBe("review");
     expect((await rig.task(20)).task.state).toBe("review");
-    expect((await rig.task(30)).task).toMatchObject({ state: "queued", continuation: { kind: "rebase", prNumber: conflicting.pr, headSha: conflicting.head, baseSha: expect.any(String) } });
-    expect(rig.fake.requests.slice(from).filter((r) => r.path === "/graphql" || r.path === "/api/graphql")).toHaveLength(1);
+    expect((await rig.task(30)).task).toMatchObject({
+      state: "queued",
+      continuation: {
+        kind: "rebase",
+        prNumber: conflicting.pr,
+        headSha: conflicting.head,
+        baseSha: expect.any(String),
+      },
+    });
+    expect(
+      rig.fake.requests.slice(from).filter((r) => r.path === "/graphql" || r.path === "/api/graphql"),
+    ).toHaveLength(1);
     await pushMain();
     expect(updates()).toHaveLength(1); // the updated head has no green checks yet: not ready
     const rebases = (await rig.task(30)).runs.length;
     expect(rebases).toBe(1);
     const claim = (await w.claim()).body;
-    expect(claim.run.continuation).toMatchObject({ kind: "rebase", prNumber: conflicting.pr, reason: expect.stringContaining("push without force") });
+    expect(claim.run.continuation).toMatchObject({
+      kind: "rebase",
+      prNumber: conflicting.pr,
+      reason: expect.stringContaining("push without force"),
+    });
   });
 
   test("GitHub calls per base push with 50 open task PRs: one GraphQL query for mergeability plus the writes needed", async () => {
@@ -212,7 +336,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const graphql = calls.filter((r) => r.path.endsWith("graphql"));
     const writes = calls.filter((r) => r.method !== "GET" && !r.path.endsWith("graphql"));
     const reads = calls.filter((r) => r.method === "GET");
-    console.log(`base push with 50 open task PRs: ${calls.length} GitHub calls (${graphql.length} GraphQL, ${reads.length} REST reads, ${writes.length} writes: ${writes.map((x) => `${x.method} ${x.path}`).join(", ")})`);
+    console.log(
+      `base push with 50 open task PRs: ${calls.length} GitHub calls (${graphql.length} GraphQL, ${reads.length} REST reads, ${writes.length} writes: ${writes.map((x) => `${x.method} ${x.path}`).join(", ")})`,
+    );
     expect(graphql).toHaveLength(1);
     expect(writes.map((x) => x.path)).toEqual([expect.stringMatching(/\/pulls\/\d+\/update-branch$/)]);
     expect(reads.length).toBeLessThanOrEqual(1); // a config read at most
@@ -225,7 +351,25 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const repo = rig.fake.state.repo(REPO);
     const forcedPush = async (before: string, after: string) => {
       rig.fake.state.moveBranch(repo, branch, after);
-      await rig.deliverPayload("push", fakeWebhookPayload(rig.fake, "push", undefined, { repo: REPO, sender: "mallory" }, { ref: `refs/heads/${branch}`, before, after, forced: true, deleted: false, created: false, commits: [], head_commit: null }));
+      await rig.deliverPayload(
+        "push",
+        fakeWebhookPayload(
+          rig.fake,
+          "push",
+          undefined,
+          { repo: REPO, sender: "mallory" },
+          {
+            ref: `refs/heads/${branch}`,
+            before,
+            after,
+            forced: true,
+            deleted: false,
+            created: false,
+            commits: [],
+            head_commit: null,
+          },
+        ),
+      );
     };
     // Forward only (nothing dropped): nothing happens.
     const ahead = rig.fake.state.addCommits(REPO, branch, 1);

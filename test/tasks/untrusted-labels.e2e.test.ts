@@ -27,7 +27,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** The `orchestra` command against the running App (from an empty directory: no .env is read). */
   const cli = (...args: string[]) =>
-    promisify(execFile)(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
+    promisify(execFile)(process.execPath, [bin, ...args], {
+      cwd: tmpdir(),
+      env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
+    });
 
   const counters = async (): Promise<Record<string, number>> => {
     const res = await rig.app.admin("/api/v1/ignored");
@@ -58,7 +61,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(rig.labels(1)).toEqual([]);
     }
     // On GitHub: five label removals and one comment, nothing else.
-    const writes = rig.writesSince(from).map((w) => w.method).sort();
+    const writes = rig
+      .writesSince(from)
+      .map((w) => w.method)
+      .sort();
     expect(writes).toEqual(["DELETE", "DELETE", "DELETE", "DELETE", "DELETE", "POST"]);
     const replies = rig.fake.state.commentsOn(REPO, 1);
     expect(replies).toHaveLength(1);
@@ -74,7 +80,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.fake.state.commentsOn(REPO, 1)).toHaveLength(2);
     expect((await counters())["ignored.untrusted-label"]).toBe(7);
     // Each is in the audit log too, with who and why.
-    const audit = (await (await rig.app.admin(`/api/v1/audit?repo=${encodeURIComponent(REPO)}`)).json()) as { ignored: Array<{ actor: string; why: string }> };
+    const audit = (await (await rig.app.admin(`/api/v1/audit?repo=${encodeURIComponent(REPO)}`)).json()) as {
+      ignored: Array<{ actor: string; why: string }>;
+    };
     expect(audit.ignored.filter((a) => a.actor === "renovate[bot]")).toHaveLength(7);
   });
 
@@ -142,7 +150,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(6);
     const comment = async (user: string, body: string) => {
       const c = rig.fake.state.addComment(REPO, 6, { body, user });
-      await rig.deliverPayload("issue_comment", fakeWebhookPayload(rig.fake, "issue_comment", "created", { repo: REPO, issue: 6, comment: c.id, sender: user }));
+      await rig.deliverPayload(
+        "issue_comment",
+        fakeWebhookPayload(rig.fake, "issue_comment", "created", { repo: REPO, issue: 6, comment: c.id, sender: user }),
+      );
     };
     await comment("eve", "orchestra cancel");
     await comment("eve", "please use the v2 API");
@@ -150,7 +161,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await add(6, "bug", "alice");
     // Orchestra's own label change, delivered back to it.
     await rig.deliver("issues", "labeled", { issue: 6, label: "agent:queued", sender: "orchestra-test[bot]" });
-    await rig.deliverPayload("star", fakeWebhookPayload(rig.fake, "star", "created", { repo: REPO, sender: "eve" }), randomUUID());
+    await rig.deliverPayload(
+      "star",
+      fakeWebhookPayload(rig.fake, "star", "created", { repo: REPO, sender: "eve" }),
+      randomUUID(),
+    );
 
     const after = await counters();
     expect(after).toMatchObject({
@@ -167,12 +182,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const { stdout } = await cli("ignored");
     expect(stdout).toMatch(/^ignored\.untrusted-command +2  last \S+Z  /m);
     expect(stdout).toMatch(/^ignored\.untrusted-label +0  never  /m);
-    expect(JSON.parse((await cli("ignored", "--json")).stdout)).toEqual(await (await rig.app.admin("/api/v1/ignored")).json());
+    expect(JSON.parse((await cli("ignored", "--json")).stdout)).toEqual(
+      await (await rig.app.admin("/api/v1/ignored")).json(),
+    );
   });
 
   test("after the App is uninstalled, a late delivery for its installation is ignored and counted, not retried into a parked one", async () => {
     rig = await startRig({ provider });
-    await rig.deliverPayload("installation", fakeWebhookPayload(rig.fake, "installation", "deleted", { repo: REPO, sender: "alice" }, { action: "deleted" }));
+    await rig.deliverPayload(
+      "installation",
+      fakeWebhookPayload(rig.fake, "installation", "deleted", { repo: REPO, sender: "alice" }, { action: "deleted" }),
+    );
     rig.fake.state.addIssue(REPO, { number: 7, labels: ["agent:queued"], user: "alice" });
     const id = await rig.deliver("issues", "labeled", { issue: 7, label: "agent:queued", sender: "alice" });
     const row = await rig.app.database.db.delivery.findUnique({ where: { deliveryId: id } });

@@ -12,10 +12,17 @@ import type { OutboxEffect } from "../../src/effects/outbox.js";
 import type { TaskView } from "../../src/machine/decision.js";
 import type { Labels } from "../../src/machine/model.js";
 
-const DEFAULT_LABELS: Labels = { queued: "agent:queued", inProgress: "agent:in-progress", review: "agent:review", blocked: "agent:blocked", failed: "agent:failed" };
+const DEFAULT_LABELS: Labels = {
+  queued: "agent:queued",
+  inProgress: "agent:in-progress",
+  review: "agent:review",
+  blocked: "agent:blocked",
+  failed: "agent:failed",
+};
 
 const WHERE = "in task t-1 (GET /api/v1/tasks/t-1)";
-const NOTE = /\n\n---\n\*\*Truncated:\*\* this text was [0-9,]+ characters, over GitHub's limit of [0-9,]+; the full text is in task t-1 \(GET \/api\/v1\/tasks\/t-1\)\.$/;
+const NOTE =
+  /\n\n---\n\*\*Truncated:\*\* this text was [0-9,]+ characters, over GitHub's limit of [0-9,]+; the full text is in task t-1 \(GET \/api\/v1\/tasks\/t-1\)\.$/;
 
 /** Balanced fences and details in the posted text: the note is not swallowed by either. */
 function balanced(text: string): boolean {
@@ -25,7 +32,8 @@ function balanced(text: string): boolean {
   return fences % 2 === 0 && opens === closes;
 }
 
-const noLoneSurrogate = (text: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+const noLoneSurrogate = (text: string) =>
+  !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 
 describe("fitted", () => {
   test.each([
@@ -34,7 +42,12 @@ describe("fitted", () => {
     ["one over the limit", "x".repeat(1001), 1000, true],
     ["far over the limit", "word ".repeat(100_000), GITHUB_COMMENT_LIMIT, true],
     ["cut inside a code block", "intro\n```json\n" + '{"a": 1}\n'.repeat(20_000) + "```\nafter", 10_000, true],
-    ["cut inside details and a code block", "<details><summary>Evidence</summary>\n\n```\n" + "line\n".repeat(50_000) + "```\n</details>\n\nend", 20_000, true],
+    [
+      "cut inside details and a code block",
+      "<details><summary>Evidence</summary>\n\n```\n" + "line\n".repeat(50_000) + "```\n</details>\n\nend",
+      20_000,
+      true,
+    ],
     ["cut inside a tilde fence", "~~~\n" + "z".repeat(5000) + "\n~~~", 1000, true],
     ["surrogate pairs at the cut (odd room)", "😀".repeat(10_000), 999, true],
     ["surrogate pairs at the cut (even room)", "😀".repeat(10_000), 1000, true],
@@ -51,22 +64,36 @@ describe("fitted", () => {
     expect(balanced(out)).toBe(true);
     expect(noLoneSurrogate(out)).toBe(true);
     // What is kept is the beginning of the text, as much of it as fits.
-    const kept = out.slice(0, out.indexOf("\n\n---\n**Truncated:**")).replace(/\n(```|~~~)$/, "").replace(/(\n<\/details>)+$/, "").replace(/\n(```|~~~)$/, "");
+    const kept = out
+      .slice(0, out.indexOf("\n\n---\n**Truncated:**"))
+      .replace(/\n(```|~~~)$/, "")
+      .replace(/(\n<\/details>)+$/, "")
+      .replace(/\n(```|~~~)$/, "");
     expect(text.startsWith(kept)).toBe(true);
     expect(kept.length).toBeGreaterThan(limit - 400);
   });
 
   test("any text, any limit from 300: within the limit, unchanged when it fits, else noted, balanced, no lone surrogate", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("```", "\n", "<details>", "</details>", "😀", "~~~"), fc.string({ maxLength: 20 })), maxLength: 400 }), fc.integer({ min: 300, max: 3000 }), (text, limit) => {
-        const out = fitted(text, limit, WHERE);
-        expect(out.length).toBeLessThanOrEqual(limit);
-        if (text.length <= limit) expect(out).toBe(text);
-        else {
-          expect(out).toMatch(NOTE);
-          expect(noLoneSurrogate(out) || !noLoneSurrogate(text)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.constantFrom("```", "\n", "<details>", "</details>", "😀", "~~~"),
+            fc.string({ maxLength: 20 }),
+          ),
+          maxLength: 400,
+        }),
+        fc.integer({ min: 300, max: 3000 }),
+        (text, limit) => {
+          const out = fitted(text, limit, WHERE);
+          expect(out.length).toBeLessThanOrEqual(limit);
+          if (text.length <= limit) expect(out).toBe(text);
+          else {
+            expect(out).toMatch(NOTE);
+            expect(noLoneSurrogate(out) || !noLoneSurrogate(text)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -75,10 +102,25 @@ describe("fitted", () => {
 describe("every comment Orchestra posts fits GitHub's limit with its marker", () => {
   const huge = "x".repeat(200_000);
   const bodies: Array<[string, string]> = [
-    ["escalation with huge evidence", texts.escalation("run-1", 2, "turn-cap-spinning", { why: "the worker hit its turn cap", lastToolCalls: Array.from({ length: 50 }, (_, i) => `call-${i}-${"y".repeat(2000)}`) }, DEFAULT_LABELS)],
+    [
+      "escalation with huge evidence",
+      texts.escalation(
+        "run-1",
+        2,
+        "turn-cap-spinning",
+        {
+          why: "the worker hit its turn cap",
+          lastToolCalls: Array.from({ length: 50 }, (_, i) => `call-${i}-${"y".repeat(2000)}`),
+        },
+        DEFAULT_LABELS,
+      ),
+    ],
     ["question", texts.question(1, huge, DEFAULT_LABELS)],
     ["expired question", texts.questionExpired(huge, DEFAULT_LABELS)],
-    ["bad config", texts.badConfig(Array.from({ length: 5000 }, (_, i) => `infraPatterns.${i}: not a valid regular expression`))],
+    [
+      "bad config",
+      texts.badConfig(Array.from({ length: 5000 }, (_, i) => `infraPatterns.${i}: not a valid regular expression`)),
+    ],
     ["attempts spent", texts.attemptsSpent(3, [huge], DEFAULT_LABELS)],
     ["status", texts.status([huge])],
     ["exactly the room left", "z".repeat(GITHUB_COMMENT_LIMIT - `\n\n${commentMarker("k-1")}`.length)],
@@ -99,7 +141,22 @@ describe("every comment Orchestra posts fits GitHub's limit with its marker", ()
 
 describe("the performers cut what they send", () => {
   const effect = (kind: OutboxEffect["kind"]): OutboxEffect =>
-    ({ seq: 1, id: "eff-1", key: "key-1", kind, spec: {} as OutboxEffect["spec"], taskId: "task-1", runId: null, installationId: 1, repo: "o/r", attempts: 1, maybeSent: false, dryRun: false, createdAt: new Date(), errors: [] }) as OutboxEffect;
+    ({
+      seq: 1,
+      id: "eff-1",
+      key: "key-1",
+      kind,
+      spec: {} as OutboxEffect["spec"],
+      taskId: "task-1",
+      runId: null,
+      installationId: 1,
+      repo: "o/r",
+      attempts: 1,
+      maybeSent: false,
+      dryRun: false,
+      createdAt: new Date(),
+      errors: [],
+    }) as OutboxEffect;
   const sent: Array<{ op: string; text: string }> = [];
   const github = {
     async createComment(_r: unknown, _n: number, body: string) {
@@ -118,7 +175,10 @@ describe("the performers cut what they send", () => {
 
   test("a comment: under the limit, the note names the effect and its task in the operator API", async () => {
     const body = "q".repeat(100_000);
-    await PERFORMERS.comment.perform({ effect: effect("comment"), task: null, run: null, github }, { issue: 7, body } as never);
+    await PERFORMERS.comment.perform({ effect: effect("comment"), task: null, run: null, github }, {
+      issue: 7,
+      body,
+    } as never);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(sent[0]!.text).toContain(`the full text is ${fullTextAt({ id: "eff-1", taskId: "task-1" })}.`);
@@ -137,6 +197,8 @@ describe("the performers cut what they send", () => {
     await PERFORMERS["check-run"].perform(ctx, { headSha: "a".repeat(40) } as never);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text.length).toBeLessThanOrEqual(GITHUB_CHECK_SUMMARY_LIMIT);
-    expect(sent[0]!.text).toMatch(/\*\*Truncated:\*\* this text was 160,000 characters, over GitHub's limit of 65,535; the full text is shown by the task view in Orchestra's operator API \(GET \/api\/v1\/tasks\/task-1\)\.$/);
+    expect(sent[0]!.text).toMatch(
+      /\*\*Truncated:\*\* this text was 160,000 characters, over GitHub's limit of 65,535; the full text is shown by the task view in Orchestra's operator API \(GET \/api\/v1\/tasks\/task-1\)\.$/,
+    );
   });
 });

@@ -40,7 +40,17 @@ describe("table", () => {
   });
 
   test("one aligned line per worker, no secrets, times to the second", () => {
-    const text = table([w({}), w({ id: "w-22", name: "ci", repos: ["acme/app", "acme/lib"], lastSeenAt: "2026-01-02T03:04:05.678Z", revokedAt: "2026-01-03T00:00:00.000Z", liveLeases: 2 })]);
+    const text = table([
+      w({}),
+      w({
+        id: "w-22",
+        name: "ci",
+        repos: ["acme/app", "acme/lib"],
+        lastSeenAt: "2026-01-02T03:04:05.678Z",
+        revokedAt: "2026-01-03T00:00:00.000Z",
+        liveLeases: 2,
+      }),
+    ]);
     expect(text.split("\n")).toEqual([
       "ID    NAME    REPOS              TOKEN  LAST SEEN             LEASES  REVOKED",
       "w-1   laptop  all                …ab12  -                     0       -",

@@ -23,9 +23,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   const register = (body: unknown, key?: string) =>
-    rig.app.admin("/api/v1/workers", { method: "POST", headers: { ...json, ...(key ? { "idempotency-key": key } : {}) }, body: JSON.stringify(body) });
+    rig.app.admin("/api/v1/workers", {
+      method: "POST",
+      headers: { ...json, ...(key ? { "idempotency-key": key } : {}) },
+      body: JSON.stringify(body),
+    });
   const asWorker = (token: string, method: string, path: string, body?: unknown) =>
-    fetch(rig.app.url + path, { method, headers: { authorization: `Bearer ${token}`, ...json }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    fetch(rig.app.url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...json },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
 
   /** Every row of every table, as text: where a leaked token would show. */
   async function everyRow(): Promise<string> {
@@ -33,7 +41,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const tables =
       rig.app.database.provider === "sqlite"
         ? await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT name FROM sqlite_master WHERE type = 'table'`)
-        : await db.$queryRawUnsafe<Array<{ name: string }>>(`SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`);
+        : await db.$queryRawUnsafe<Array<{ name: string }>>(
+            `SELECT tablename::text AS name FROM pg_tables WHERE schemaname = current_schema()`,
+          );
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(["Worker", "IdempotentResponse", "Run", "Task"]));
     let text = "";
     for (const { name } of tables) {
@@ -99,14 +109,37 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(listed.status).toBe(200);
     const { workers } = (await listed.json()) as { workers: Array<Record<string, unknown>> };
     expect(workers).toEqual([
-      expect.objectContaining({ id: a.id, name: "alpha", repos: [REPO], tokenHint: a.token.slice(-4), liveLeases: 1, revokedAt: null, rotatedAt: null, lastSeenAt: expect.any(String) }),
-      expect.objectContaining({ id: b.id, name: "beta", repos: null, tokenHint: b.token.slice(-4), liveLeases: 0, revokedAt: null, lastSeenAt: null }),
+      expect.objectContaining({
+        id: a.id,
+        name: "alpha",
+        repos: [REPO],
+        tokenHint: a.token.slice(-4),
+        liveLeases: 1,
+        revokedAt: null,
+        rotatedAt: null,
+        lastSeenAt: expect.any(String),
+      }),
+      expect.objectContaining({
+        id: b.id,
+        name: "beta",
+        repos: null,
+        tokenHint: b.token.slice(-4),
+        liveLeases: 0,
+        revokedAt: null,
+        lastSeenAt: null,
+      }),
     ]);
     expect(JSON.stringify(workers)).not.toContain(a.token);
-    expect((await fetch(rig.app.url + "/api/v1/workers", { headers: { authorization: `Bearer ${a.token}` } })).status).toBe(401);
+    expect(
+      (await fetch(rig.app.url + "/api/v1/workers", { headers: { authorization: `Bearer ${a.token}` } })).status,
+    ).toBe(401);
 
     // Rotation: a new token, once; the old one stops at once, the live lease stays the worker's.
-    const rotated = await rig.app.admin(`/api/v1/workers/${a.id}/rotate`, { method: "POST", headers: json, body: "{}" });
+    const rotated = await rig.app.admin(`/api/v1/workers/${a.id}/rotate`, {
+      method: "POST",
+      headers: json,
+      body: "{}",
+    });
     expect(rotated.status).toBe(200);
     const fresh = (await rotated.json()) as { token: string; tokenHint: string; rotatedAt: string };
     expect(fresh.token).not.toBe(a.token);
@@ -117,7 +150,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const mine = await asWorker(fresh.token, "GET", "/api/v1/workers/me/runs");
     expect(mine.status).toBe(200);
     expect(((await mine.json()) as { runs: unknown[] }).runs).toHaveLength(1);
-    const after = ((await (await rig.app.admin("/api/v1/workers")).json()) as { workers: Array<Record<string, unknown>> }).workers.find((w) => w["id"] === a.id);
+    const after = (
+      (await (await rig.app.admin("/api/v1/workers")).json()) as { workers: Array<Record<string, unknown>> }
+    ).workers.find((w) => w["id"] === a.id);
     expect(after).toMatchObject({ tokenHint: fresh.tokenHint, rotatedAt: fresh.rotatedAt });
 
     // Revocation: 204, then every call of that worker is refused with a reason.
@@ -128,11 +163,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(refused.body.error).toContain("was revoked");
     expect(refused.body.error).toContain("register a new worker");
     // A revoked worker stays revoked: no rotation back to life; unknown ids are 404.
-    const noRotate = await rig.app.admin(`/api/v1/workers/${b.id}/rotate`, { method: "POST", headers: json, body: "{}" });
+    const noRotate = await rig.app.admin(`/api/v1/workers/${b.id}/rotate`, {
+      method: "POST",
+      headers: json,
+      body: "{}",
+    });
     expect(noRotate.status).toBe(409);
     expect(((await noRotate.json()) as { error: string }).error).toContain("register a new one");
     expect((await rig.app.admin(`/api/v1/workers/nope`, { method: "DELETE" })).status).toBe(404);
-    expect((await rig.app.admin(`/api/v1/workers/nope/rotate`, { method: "POST", headers: json, body: "{}" })).status).toBe(404);
+    expect(
+      (await rig.app.admin(`/api/v1/workers/nope/rotate`, { method: "POST", headers: json, body: "{}" })).status,
+    ).toBe(404);
     // Revoking twice is fine and changes nothing more.
     const revokedAt = (await rig.app.database.db.worker.findUniqueOrThrow({ where: { id: b.id } })).revokedAt;
     expect((await rig.app.admin(`/api/v1/workers/${b.id}`, { method: "DELETE" })).status).toBe(204);
@@ -162,13 +203,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // Classified like any run that ended without a PR (no grace: nobody will send a late exit).
     expect(await rig.sweep()).toMatchObject({ classified: 1 });
     const settled = await rig.task(3);
-    expect(settled.runs[0]).toMatchObject({ state: "revoked", class: "debris-empty", recovery: "delete-branch-requeue" });
+    expect(settled.runs[0]).toMatchObject({
+      state: "revoked",
+      class: "debris-empty",
+      recovery: "delete-branch-requeue",
+    });
     expect(settled.task.state).toBe("queued");
     expect(rig.labels(3)).toEqual(["agent:queued"]);
     const next = await rig.worker("successor");
     const claim = await next.claim();
     expect(claim.body).toMatchObject({ task: { issue: 3 }, run: { attempt: 2 } });
-    const listed = ((await (await rig.app.admin("/api/v1/workers")).json()) as { workers: Array<Record<string, unknown>> }).workers;
+    const listed = (
+      (await (await rig.app.admin("/api/v1/workers")).json()) as { workers: Array<Record<string, unknown>> }
+    ).workers;
     expect(listed.find((x) => x["id"] === w.id)).toMatchObject({ liveLeases: 0, revokedAt: expect.any(String) });
   });
 
@@ -188,7 +235,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const run = promisify(execFile);
     const bin = join(import.meta.dirname, "..", "..", "bin", "orchestra.js");
     const cli = (...args: string[]) =>
-      run(process.execPath, [bin, ...args], { cwd: tmpdir(), env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }) });
+      run(process.execPath, [bin, ...args], {
+        cwd: tmpdir(),
+        env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
+      });
 
     test("orchestra workers list | rotate | revoke, as a table and as --json", async () => {
       rig = await startRig({ provider });
@@ -204,8 +254,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(table[1]).toContain(`…${w.token.slice(-4)}`);
       expect(table[1]).toMatch(/\s1\s+-$/);
       expect((await cli("workers", "list")).stdout).toBe(table.join("\n"));
-      const listed = JSON.parse((await cli("workers", "list", "--json")).stdout) as { workers: Array<Record<string, unknown>> };
-      expect(listed.workers).toEqual([expect.objectContaining({ id: w.id, name: "ci-runner", liveLeases: 1, revokedAt: null })]);
+      const listed = JSON.parse((await cli("workers", "list", "--json")).stdout) as {
+        workers: Array<Record<string, unknown>>;
+      };
+      expect(listed.workers).toEqual([
+        expect.objectContaining({ id: w.id, name: "ci-runner", liveLeases: 1, revokedAt: null }),
+      ]);
 
       const rotated = (await cli("workers", "rotate", w.id)).stdout;
       const token = rotated.trim().split("\n").pop()!;
@@ -213,20 +267,40 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(token).toMatch(/^orw_[0-9a-f]{48}$/);
       expect((await asWorker(token, "GET", "/api/v1/workers/me/runs")).status).toBe(200);
       expect((await asWorker(w.token, "GET", "/api/v1/workers/me/runs")).status).toBe(401);
-      const again = JSON.parse((await cli("workers", "rotate", w.id, "--json")).stdout) as { token: string; tokenHint: string };
+      const again = JSON.parse((await cli("workers", "rotate", w.id, "--json")).stdout) as {
+        token: string;
+        tokenHint: string;
+      };
       expect(again.tokenHint).toBe(again.token.slice(-4));
       expect((await asWorker(token, "GET", "/api/v1/workers/me/runs")).status).toBe(401);
 
       const revoked = (await cli("workers", "revoke", w.id)).stdout;
-      expect(revoked).toBe(`worker ${w.id} (ci-runner) revoked: its token is refused from now on; 1 live lease released (their runs are classified by the next sweep)\n`);
+      expect(revoked).toBe(
+        `worker ${w.id} (ci-runner) revoked: its token is refused from now on; 1 live lease released (their runs are classified by the next sweep)\n`,
+      );
       expect((await asWorker(again.token, "GET", "/api/v1/workers/me/runs")).status).toBe(401);
-      const json2 = JSON.parse((await cli("workers", "revoke", w.id, "--json")).stdout) as { worker: Record<string, unknown>; leasesReleased: number };
-      expect(json2).toMatchObject({ worker: { id: w.id, liveLeases: 0, revokedAt: expect.any(String) }, leasesReleased: 0 });
+      const json2 = JSON.parse((await cli("workers", "revoke", w.id, "--json")).stdout) as {
+        worker: Record<string, unknown>;
+        leasesReleased: number;
+      };
+      expect(json2).toMatchObject({
+        worker: { id: w.id, liveLeases: 0, revokedAt: expect.any(String) },
+        leasesReleased: 0,
+      });
 
       // Mistakes say what went wrong and what to do.
-      await expect(cli("workers", "revoke")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("needs a worker id; list them with: orchestra workers list") });
-      await expect(cli("workers", "rotate", "nope")).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("answered 404: no worker nope") });
-      await expect(cli("workers", "promote", w.id)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('unknown verb "promote"') });
+      await expect(cli("workers", "revoke")).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining("needs a worker id; list them with: orchestra workers list"),
+      });
+      await expect(cli("workers", "rotate", "nope")).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining("answered 404: no worker nope"),
+      });
+      await expect(cli("workers", "promote", w.id)).rejects.toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining('unknown verb "promote"'),
+      });
     });
   });
 });

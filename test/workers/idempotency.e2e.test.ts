@@ -23,10 +23,17 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       body: JSON.stringify(body),
     });
     const text = await r.text();
-    return { status: r.status, body: text ? JSON.parse(text) : null, replay: r.headers.get("idempotent-replay"), retryAfter: r.headers.get("retry-after") };
+    return {
+      status: r.status,
+      body: text ? JSON.parse(text) : null,
+      replay: r.headers.get("idempotent-replay"),
+      retryAfter: r.headers.get("retry-after"),
+    };
   };
 
-  async function claimed(issue: number): Promise<{ w: WorkerClient; run: { id: string; leaseEpoch: string; branch: string } }> {
+  async function claimed(
+    issue: number,
+  ): Promise<{ w: WorkerClient; run: { id: string; leaseEpoch: string; branch: string } }> {
     await rig.queue(issue);
     const w = await rig.worker();
     const claim = await w.claim();
@@ -67,7 +74,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(2);
     await rig.queue(3);
     const w = await rig.worker();
-    const [a, b] = await Promise.all([keyed(w, "/api/v1/claims", {}, "claim-1"), keyed(w, "/api/v1/claims", {}, "claim-1")]);
+    const [a, b] = await Promise.all([
+      keyed(w, "/api/v1/claims", {}, "claim-1"),
+      keyed(w, "/api/v1/claims", {}, "claim-1"),
+    ]);
     const won = [a, b].filter((r) => r.status === 200 && r.replay === null);
     expect(won).toHaveLength(1);
     const other = won[0] === a ? b : a;
@@ -126,12 +136,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.clock.advance(2_000);
     const taking = keyed(w, path, exit, "exit-6");
     // The take-over runs the work itself: its GitHub read arrives too.
-    await eventually(() => (rig.fake.requestsFor("pulls/list").length === 2 ? true : undefined), 10_000, "the take-over's GitHub read");
+    await eventually(
+      () => (rig.fake.requestsFor("pulls/list").length === 2 ? true : undefined),
+      10_000,
+      "the take-over's GitHub read",
+    );
     held.release();
     const [old, took] = await Promise.all([stuck, taking]);
     // Both ran (the first was presumed dead); the run exited once, and the key keeps the take-over's answer.
     expect([old, took].map((r) => r.status).sort()).toEqual([200, 409]);
-    expect([old, took].find((r) => r.status === 200)!.body).toMatchObject({ outcome: "classified", class: "debris-empty" });
+    expect([old, took].find((r) => r.status === 200)!.body).toMatchObject({
+      outcome: "classified",
+      class: "debris-empty",
+    });
     expect([old, took].find((r) => r.status === 409)!.body).toMatchObject({ reason: "exited" });
     expect(await keyed(w, path, exit, "exit-6")).toEqual({ ...took, replay: "true" });
   });
@@ -160,25 +177,57 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const refused = async (path: string, body: Record<string, unknown>, field: string, limit: string) => {
       const r = await w.call("POST", path, body);
       expect(r.status).toBe(400);
-      expect(r.body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: field, message: expect.stringContaining(limit) })]));
+      expect(r.body.issues).toEqual(
+        expect.arrayContaining([expect.objectContaining({ path: field, message: expect.stringContaining(limit) })]),
+      );
       expect(r.body.error).toContain(`${field}: `);
       expect(r.body.error).toContain(limit);
     };
-    await refused(exitPath, { ...base, lastToolCalls: Array.from({ length: 51 }, (_, i) => `call ${i}`) }, "lastToolCalls", "at most 50 items");
-    await refused(exitPath, { ...base, lastToolCalls: ["ok", "x".repeat(2001)] }, "lastToolCalls.1", "at most 2,000 characters");
+    await refused(
+      exitPath,
+      { ...base, lastToolCalls: Array.from({ length: 51 }, (_, i) => `call ${i}`) },
+      "lastToolCalls",
+      "at most 50 items",
+    );
+    await refused(
+      exitPath,
+      { ...base, lastToolCalls: ["ok", "x".repeat(2001)] },
+      "lastToolCalls.1",
+      "at most 2,000 characters",
+    );
     await refused(exitPath, { ...base, question: "?".repeat(10_001) }, "question", "at most 10,000 characters");
     await refused(exitPath, { ...base, branch: `agent/${"b".repeat(250)}` }, "branch", "at most 255 characters");
     await refused(exitPath, { ...base, sessionRef: "s".repeat(1001) }, "sessionRef", "at most 1,000 characters");
     await refused(exitPath, { ...base, leaseEpoch: "e".repeat(101) }, "leaseEpoch", "at most 100 characters");
     const askPath = `/api/v1/runs/${run.id}/decision-requests`;
-    await refused(askPath, { leaseEpoch: run.leaseEpoch, question: "q".repeat(10_001) }, "question", "at most 10,000 characters");
-    await refused(askPath, { leaseEpoch: run.leaseEpoch, question: "ok?", condition: `issue-closed:${"1".repeat(600)}` }, "condition", "at most 500 characters");
-    await refused(`/api/v1/runs/${run.id}/heartbeat`, { leaseEpoch: run.leaseEpoch, progress: { step: "s".repeat(201) } }, "progress.step", "at most 200 characters");
+    await refused(
+      askPath,
+      { leaseEpoch: run.leaseEpoch, question: "q".repeat(10_001) },
+      "question",
+      "at most 10,000 characters",
+    );
+    await refused(
+      askPath,
+      { leaseEpoch: run.leaseEpoch, question: "ok?", condition: `issue-closed:${"1".repeat(600)}` },
+      "condition",
+      "at most 500 characters",
+    );
+    await refused(
+      `/api/v1/runs/${run.id}/heartbeat`,
+      { leaseEpoch: run.leaseEpoch, progress: { step: "s".repeat(201) } },
+      "progress.step",
+      "at most 200 characters",
+    );
     // Nothing refused touched the run.
     expect((await rig.task(9)).runs[0]).toMatchObject({ state: "live" });
 
     rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 0 });
-    const atLimits = await w.exit(run.id, { ...base, turnCapHit: true, lastToolCalls: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(2000, ".")), question: undefined });
+    const atLimits = await w.exit(run.id, {
+      ...base,
+      turnCapHit: true,
+      lastToolCalls: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(2000, ".")),
+      question: undefined,
+    });
     expect(atLimits.status).toBe(200);
     expect(atLimits.body).toMatchObject({ class: "turn-cap-spinning" });
   });

@@ -14,7 +14,8 @@ import type { Check } from "./check.js";
 /** GitHub's access levels, lowest first. */
 export const LEVELS = ["read", "write", "admin"] as const;
 
-const rank = (level: string | undefined): number => (level === undefined ? -1 : (LEVELS as readonly string[]).indexOf(level));
+const rank = (level: string | undefined): number =>
+  level === undefined ? -1 : (LEVELS as readonly string[]).indexOf(level);
 
 export interface Access {
   permissions: Record<string, string>;
@@ -36,7 +37,8 @@ export function compareAccess(wanted: Access, granted: Access): Gap {
   for (const [permission, want] of Object.entries(wanted.permissions).sort(([a], [b]) => a.localeCompare(b))) {
     const have = granted.permissions[permission];
     // An unknown level satisfies nothing: it is not evidence of access.
-    if (have === undefined || rank(have) < rank(want) || rank(have) === -1) missing.push({ permission, want, have: have ?? null });
+    if (have === undefined || rank(have) < rank(want) || rank(have) === -1)
+      missing.push({ permission, want, have: have ?? null });
     else if (rank(have) > rank(want)) extra.push({ permission, want, have });
   }
   for (const [permission, have] of Object.entries(granted.permissions).sort(([a], [b]) => a.localeCompare(b))) {
@@ -52,28 +54,42 @@ export function compareAccess(wanted: Access, granted: Access): Gap {
   };
 }
 
-const isEmpty = (g: Gap, part: "missing" | "extra") => (part === "missing" ? g.missing.length + g.missingEvents.length : g.extra.length + g.extraEvents.length) === 0;
+const isEmpty = (g: Gap, part: "missing" | "extra") =>
+  (part === "missing" ? g.missing.length + g.missingEvents.length : g.extra.length + g.extraEvents.length) === 0;
 
 /** `pull_requests: write (has read)`, `checks: write (not granted)`. */
 function missingText(g: Gap): string[] {
   const parts: string[] = [];
-  if (g.missing.length) parts.push(`missing permission${g.missing.length > 1 ? "s" : ""} ${g.missing.map((m) => `${m.permission}: ${m.want} (${m.have === null ? "not granted" : `has ${m.have}`})`).join(", ")}`);
-  if (g.missingEvents.length) parts.push(`missing event${g.missingEvents.length > 1 ? "s" : ""} ${g.missingEvents.join(", ")}`);
+  if (g.missing.length)
+    parts.push(
+      `missing permission${g.missing.length > 1 ? "s" : ""} ${g.missing.map((m) => `${m.permission}: ${m.want} (${m.have === null ? "not granted" : `has ${m.have}`})`).join(", ")}`,
+    );
+  if (g.missingEvents.length)
+    parts.push(`missing event${g.missingEvents.length > 1 ? "s" : ""} ${g.missingEvents.join(", ")}`);
   return parts;
 }
 
 function extraText(g: Gap): string[] {
   const parts: string[] = [];
-  if (g.extra.length) parts.push(`more than app.yml asks: ${g.extra.map((e) => `${e.permission}: ${e.have}${e.want ? ` (needs ${e.want})` : ""}`).join(", ")}`);
+  if (g.extra.length)
+    parts.push(
+      `more than app.yml asks: ${g.extra.map((e) => `${e.permission}: ${e.have}${e.want ? ` (needs ${e.want})` : ""}`).join(", ")}`,
+    );
   if (g.extraEvents.length) parts.push(`events app.yml does not list: ${g.extraEvents.join(", ")}`);
   return parts;
 }
 
-const asked = (wanted: Access) => `${Object.keys(wanted.permissions).length} permissions, ${wanted.events.length} events`;
+const asked = (wanted: Access) =>
+  `${Object.keys(wanted.permissions).length} permissions, ${wanted.events.length} events`;
 
 /** The change in the App's settings that closes `g`, in the words of its settings page. */
 function settingsChange(g: Gap): string {
-  const items = [...g.missing.map((m) => `${m.permission} to ${m.want === "read" ? "Read-only" : m.want === "write" ? "Read and write" : m.want}`), ...g.missingEvents.map((e) => `subscribe to ${e}`)];
+  const items = [
+    ...g.missing.map(
+      (m) => `${m.permission} to ${m.want === "read" ? "Read-only" : m.want === "write" ? "Read and write" : m.want}`,
+    ),
+    ...g.missingEvents.map((e) => `subscribe to ${e}`),
+  ];
   return items.join(", ");
 }
 
@@ -96,7 +112,12 @@ export function appAccessCheck(wanted: Access, app: Access, facts: AppFacts): Ch
     };
   }
   if (!isEmpty(g, "extra")) {
-    return { name, status: "warn", detail: `the App ${facts.slug} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`, fix: `Orchestra does not use these; remove them in the App's settings (${facts.settingsUrl}) to keep least privilege` };
+    return {
+      name,
+      status: "warn",
+      detail: `the App ${facts.slug} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`,
+      fix: `Orchestra does not use these; remove them in the App's settings (${facts.settingsUrl}) to keep least privilege`,
+    };
   }
   return { name, status: "ok", detail: `the App ${facts.slug} holds what app.yml asks: ${asked(wanted)}` };
 }
@@ -118,17 +139,40 @@ export function installationAccessCheck(wanted: Access, app: Access, inst: Insta
   const appGap = compareAccess(wanted, app);
   if (!isEmpty(g, "missing")) {
     // Only what the App itself lacks needs its settings changed; the rest needs the owner's acceptance.
-    const onApp: Gap = { missing: g.missing.filter((m) => appGap.missing.some((a) => a.permission === m.permission)), missingEvents: g.missingEvents.filter((e) => appGap.missingEvents.includes(e)), extra: [], extraEvents: [] };
+    const onApp: Gap = {
+      missing: g.missing.filter((m) => appGap.missing.some((a) => a.permission === m.permission)),
+      missingEvents: g.missingEvents.filter((e) => appGap.missingEvents.includes(e)),
+      extra: [],
+      extraEvents: [],
+    };
     const fixes: string[] = [];
-    if (!isEmpty(onApp, "missing")) fixes.push(`in the App's settings (${facts.settingsUrl}) set ${settingsChange(onApp)}`);
-    fixes.push(`an owner of ${inst.account} accepts the App's requested permissions at ${inst.htmlUrl} (Review request)`);
-    return { name, status: "fail", detail: `${who}: ${missingText(g).join("; ")}${inst.suspended ? "; and it is suspended" : ""}`, fix: fixes.join("; then ") };
+    if (!isEmpty(onApp, "missing"))
+      fixes.push(`in the App's settings (${facts.settingsUrl}) set ${settingsChange(onApp)}`);
+    fixes.push(
+      `an owner of ${inst.account} accepts the App's requested permissions at ${inst.htmlUrl} (Review request)`,
+    );
+    return {
+      name,
+      status: "fail",
+      detail: `${who}: ${missingText(g).join("; ")}${inst.suspended ? "; and it is suspended" : ""}`,
+      fix: fixes.join("; then "),
+    };
   }
   if (inst.suspended) {
-    return { name, status: "warn", detail: `${who} is suspended: GitHub sends no events from it and refuses its tokens`, fix: `an owner of ${inst.account} unsuspends it at ${inst.htmlUrl}, if Orchestra should manage it` };
+    return {
+      name,
+      status: "warn",
+      detail: `${who} is suspended: GitHub sends no events from it and refuses its tokens`,
+      fix: `an owner of ${inst.account} unsuspends it at ${inst.htmlUrl}, if Orchestra should manage it`,
+    };
   }
   if (!isEmpty(g, "extra")) {
-    return { name, status: "warn", detail: `${who} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`, fix: `Orchestra does not use these; remove them from the App's settings (${facts.settingsUrl}) to keep least privilege` };
+    return {
+      name,
+      status: "warn",
+      detail: `${who} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`,
+      fix: `Orchestra does not use these; remove them from the App's settings (${facts.settingsUrl}) to keep least privilege`,
+    };
   }
   return { name, status: "ok", detail: `${who} holds what app.yml asks: ${asked(wanted)}` };
 }

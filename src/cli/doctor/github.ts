@@ -17,7 +17,11 @@ const TIMEOUT_MS = 10_000;
 const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 // Retries off: doctor reports what GitHub answered now (the function form is the one that takes effect).
-const DoctorOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, retry: { enabled: false }, throttle: { enabled: false } }));
+const DoctorOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
 type Octokit = InstanceType<typeof ProbotOctokit>;
 
 export interface AppTarget {
@@ -30,7 +34,11 @@ export interface AppTarget {
 const apiOf = (t: Pick<AppTarget, "baseUrl">): string => t.baseUrl ?? "https://api.github.com";
 
 export function appOctokit(t: AppTarget): Octokit {
-  return new DoctorOctokit({ auth: { appId: t.appId, privateKey: t.privateKey }, ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}), log: quiet }) as Octokit;
+  return new DoctorOctokit({
+    auth: { appId: t.appId, privateKey: t.privateKey },
+    ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),
+    log: quiet,
+  }) as Octokit;
 }
 
 const request = () => ({ request: { signal: AbortSignal.timeout(TIMEOUT_MS) } });
@@ -44,17 +52,31 @@ interface RequestErrorLike {
 }
 
 /** Why a call failed, in the operator's terms, and what to do; `notFound` is what a 404 means for this call. */
-export function githubProblem(err: unknown, call: string, t: AppTarget, notFound: { detail: string; fix: string }): { detail: string; fix: string } {
+export function githubProblem(
+  err: unknown,
+  call: string,
+  t: AppTarget,
+  notFound: { detail: string; fix: string },
+): { detail: string; fix: string } {
   const e = (err ?? {}) as RequestErrorLike;
   const again = "then run orchestra doctor again";
   if (e.request === undefined && e.response === undefined) {
     // Failed before anything was sent: the JWT could not be made from the key.
-    return { detail: `${call} was not sent: ${e.message ?? String(err)}`, fix: `PRIVATE_KEY (or the file PRIVATE_KEY_PATH names) must be the App's PEM private key as downloaded from its settings page; ${again}` };
+    return {
+      detail: `${call} was not sent: ${e.message ?? String(err)}`,
+      fix: `PRIVATE_KEY (or the file PRIVATE_KEY_PATH names) must be the App's PEM private key as downloaded from its settings page; ${again}`,
+    };
   }
   if (e.response === undefined) {
     const cause = e.cause as { name?: string; message?: string } | undefined;
-    const why = cause?.name === "TimeoutError" ? `no answer within ${TIMEOUT_MS / 1000} s` : `no answer: ${e.message ?? "the connection failed"}`;
-    return { detail: `${call} at ${apiOf(t)}: ${why}`, fix: `check GHE_HOST and GHE_PROTOCOL (unset both for github.com), and DNS, proxy and firewall between this host and GitHub; ${again}` };
+    const why =
+      cause?.name === "TimeoutError"
+        ? `no answer within ${TIMEOUT_MS / 1000} s`
+        : `no answer: ${e.message ?? "the connection failed"}`;
+    return {
+      detail: `${call} at ${apiOf(t)}: ${why}`,
+      fix: `check GHE_HOST and GHE_PROTOCOL (unset both for github.com), and DNS, proxy and firewall between this host and GitHub; ${again}`,
+    };
   }
   const status = e.response.status;
   const data = e.response.data as { message?: unknown } | undefined;
@@ -70,12 +92,21 @@ export function githubProblem(err: unknown, call: string, t: AppTarget, notFound
   if (status === 403 || status === 429) {
     const headers = e.response.headers ?? {};
     if (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== undefined) {
-      return { detail: `rate limited: ${answered}`, fix: `wait until the limit resets${headers["x-ratelimit-reset"] ? ` (${new Date(Number(headers["x-ratelimit-reset"]) * 1000).toISOString()})` : ""}; ${again}` };
+      return {
+        detail: `rate limited: ${answered}`,
+        fix: `wait until the limit resets${headers["x-ratelimit-reset"] ? ` (${new Date(Number(headers["x-ratelimit-reset"]) * 1000).toISOString()})` : ""}; ${again}`,
+      };
     }
-    return { detail: `GitHub refused the request: ${answered}`, fix: `an IP allow list on the organization or enterprise must include this host; ${again}` };
+    return {
+      detail: `GitHub refused the request: ${answered}`,
+      fix: `an IP allow list on the organization or enterprise must include this host; ${again}`,
+    };
   }
   if (status >= 500) {
-    return { detail: `GitHub failed: ${answered}; that is GitHub's trouble, not a sign that anything is missing`, fix: `try again in a few minutes; see https://www.githubstatus.com (or the health of your GitHub Enterprise Server)` };
+    return {
+      detail: `GitHub failed: ${answered}; that is GitHub's trouble, not a sign that anything is missing`,
+      fix: `try again in a few minutes; see https://www.githubstatus.com (or the health of your GitHub Enterprise Server)`,
+    };
   }
   return { detail: answered, fix: `see GitHub's message; ${again}` };
 }
@@ -93,14 +124,30 @@ export async function appCheck(octokit: Octokit, t: AppTarget): Promise<{ check:
   const name = "github";
   try {
     const { data } = await octokit.request("GET /app", request());
-    const app = data as { slug?: string; name: string; html_url: string; owner: { login?: string; type?: string } | null; permissions?: Record<string, string | undefined>; events?: string[] };
+    const app = data as {
+      slug?: string;
+      name: string;
+      html_url: string;
+      owner: { login?: string; type?: string } | null;
+      permissions?: Record<string, string | undefined>;
+      events?: string[];
+    };
     const slug = app.slug ?? app.name;
     const owner = app.owner?.login ?? "";
     const origin = new URL(app.html_url).origin;
-    const settingsUrl = app.owner?.type === "Organization" ? `${origin}/organizations/${owner}/settings/apps/${slug}/permissions` : `${origin}/settings/apps/${slug}/permissions`;
-    const permissions = Object.fromEntries(Object.entries(app.permissions ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"));
+    const settingsUrl =
+      app.owner?.type === "Organization"
+        ? `${origin}/organizations/${owner}/settings/apps/${slug}/permissions`
+        : `${origin}/settings/apps/${slug}/permissions`;
+    const permissions = Object.fromEntries(
+      Object.entries(app.permissions ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
     return {
-      check: { name, status: "ok", detail: `${apiOf(t)} accepts the App's credentials: ${slug} (id ${t.appId}), owned by ${owner || "?"}` },
+      check: {
+        name,
+        status: "ok",
+        detail: `${apiOf(t)} accepts the App's credentials: ${slug} (id ${t.appId}), owned by ${owner || "?"}`,
+      },
       app: { slug, owner, settingsUrl, access: { permissions, events: app.events ?? [] } },
     };
   } catch (err) {
@@ -128,21 +175,38 @@ export async function listInstallations(octokit: Octokit, t: AppTarget): Promise
       account: i.account?.login ?? i.account?.slug ?? `installation ${i.id}`,
       htmlUrl: i.html_url,
       suspended: Boolean(i.suspended_at),
-      access: { permissions: Object.fromEntries(Object.entries(i.permissions ?? {}).filter((e): e is [string, string] => typeof e[1] === "string")), events: i.events ?? [] },
+      access: {
+        permissions: Object.fromEntries(
+          Object.entries(i.permissions ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
+        ),
+        events: i.events ?? [],
+      },
     }));
   } catch (err) {
-    const p = githubProblem(err, "GET /app/installations", t, { detail: "GitHub lists no installations endpoint here", fix: "check GHE_HOST; then run orchestra doctor again" });
+    const p = githubProblem(err, "GET /app/installations", t, {
+      detail: "GitHub lists no installations endpoint here",
+      fix: "check GHE_HOST; then run orchestra doctor again",
+    });
     return { name: "installations", status: "fail", ...p };
   }
 }
 
 /** GET /app/hook/deliveries, newest first, until an attempt older than `since` or `maxPages` pages. */
-export async function readDeliveries(octokit: Octokit, t: AppTarget, since: Date, maxPages = 10): Promise<{ items: HookDelivery[]; complete: boolean } | Check> {
+export async function readDeliveries(
+  octokit: Octokit,
+  t: AppTarget,
+  since: Date,
+  maxPages = 10,
+): Promise<{ items: HookDelivery[]; complete: boolean } | Check> {
   const items: HookDelivery[] = [];
   let cursor: string | null = null;
   try {
     for (let page = 0; page < maxPages; page++) {
-      const res = await octokit.request("GET /app/hook/deliveries", { per_page: 100, ...(cursor ? { cursor } : {}), ...request() });
+      const res = await octokit.request("GET /app/hook/deliveries", {
+        per_page: 100,
+        ...(cursor ? { cursor } : {}),
+        ...request(),
+      });
       const batch = (res.data as Array<Parameters<typeof toHookDelivery>[0]>).map(toHookDelivery);
       items.push(...batch);
       cursor = nextCursor(res.headers.link);
@@ -150,7 +214,13 @@ export async function readDeliveries(octokit: Octokit, t: AppTarget, since: Date
     }
     return { items, complete: false };
   } catch (err) {
-    if (err instanceof GitHubError) return { name: "webhook deliveries", status: "fail", detail: `GitHub's answer is not understood: ${err.message}`, fix: "run orchestra doctor again; if it persists, report it with the answer above" };
+    if (err instanceof GitHubError)
+      return {
+        name: "webhook deliveries",
+        status: "fail",
+        detail: `GitHub's answer is not understood: ${err.message}`,
+        fix: "run orchestra doctor again; if it persists, report it with the answer above",
+      };
     const p = githubProblem(err, "GET /app/hook/deliveries", t, {
       detail: "GitHub keeps no delivery log for this App",
       fix: "the App needs an active webhook: in its settings, tick Active under Webhook and set the URL to https://<public host>/api/github/webhooks; then run orchestra doctor again",

@@ -43,7 +43,11 @@ export async function doctorCommand(flags: { json: boolean }, io: DoctorIo): Pro
   report(envCheck);
   report(await databaseCheck(io.env));
 
-  await githubChecks(env ? { appId: env.credentials.appId, privateKey: env.credentials.privateKey, baseUrl: env.baseUrl } : null, report, now());
+  await githubChecks(
+    env ? { appId: env.credentials.appId, privateKey: env.credentials.privateKey, baseUrl: env.baseUrl } : null,
+    report,
+    now(),
+  );
 
   io.out(flags.json ? `${JSON.stringify({ checks }, null, 2)}\n` : summaryText(checks));
   return exitCodeOf(checks);
@@ -52,7 +56,8 @@ export async function doctorCommand(flags: { json: boolean }, io: DoctorIo): Pro
 async function githubChecks(target: AppTarget | null, report: (c: Check) => void, now: Date): Promise<void> {
   const later = ["app permissions", "installations", "webhook deliveries"];
   if (!target) {
-    for (const name of ["github", ...later]) report(skip(name, "the environment check failed (the App's id and key are needed)"));
+    for (const name of ["github", ...later])
+      report(skip(name, "the environment check failed (the App's id and key are needed)"));
     return;
   }
   const octokit = appOctokit(target);
@@ -67,14 +72,24 @@ async function githubChecks(target: AppTarget | null, report: (c: Check) => void
   try {
     wanted = readManifest();
   } catch (err) {
-    report({ name: "app permissions", status: "fail", detail: `cannot read what Orchestra asks for from ${manifestPath()}: ${(err as Error).message}`, fix: "app.yml ships with Orchestra beside package.json; restore it from the release this service runs" });
+    report({
+      name: "app permissions",
+      status: "fail",
+      detail: `cannot read what Orchestra asks for from ${manifestPath()}: ${(err as Error).message}`,
+      fix: "app.yml ships with Orchestra beside package.json; restore it from the release this service runs",
+    });
   }
   if (wanted) report(appAccessCheck(wanted, app.access, app));
 
   const installations = await listInstallations(octokit, target);
   if (!Array.isArray(installations)) report(installations);
   else if (installations.length === 0) {
-    report({ name: "installations", status: "warn", detail: `the App ${app.slug} is not installed on any account: no repository sends it events`, fix: `install it on the organization it should manage (the App's public page, Install App)` });
+    report({
+      name: "installations",
+      status: "warn",
+      detail: `the App ${app.slug} is not installed on any account: no repository sends it events`,
+      fix: `install it on the organization it should manage (the App's public page, Install App)`,
+    });
   } else if (!wanted) report(skip("installations", "app.yml could not be read (see the app permissions line)"));
   else for (const inst of installations) report(installationAccessCheck(wanted, app.access, inst, app));
 

@@ -12,7 +12,8 @@ import { openExisting, reason } from "../database.js";
 import type { Check } from "./check.js";
 
 const AGAIN = "then run orchestra doctor again";
-const WHERE_SETTINGS = "in the service's environment (or the .env file of its working directory, which the service and this command both read)";
+const WHERE_SETTINGS =
+  "in the service's environment (or the .env file of its working directory, which the service and this command both read)";
 
 /** The settings a registered App needs and the service's setup page would otherwise be started for. */
 function unsetCredentials(raw: NodeJS.ProcessEnv): string[] {
@@ -25,7 +26,10 @@ function unsetCredentials(raw: NodeJS.ProcessEnv): string[] {
   ].filter((n): n is string => n !== null);
 }
 
-export function environmentCheck(raw: NodeJS.ProcessEnv): { check: Check; env: (Env & { credentials: Credentials }) | null } {
+export function environmentCheck(raw: NodeJS.ProcessEnv): {
+  check: Check;
+  env: (Env & { credentials: Credentials }) | null;
+} {
   const name = "environment";
   let env: Env;
   try {
@@ -34,12 +38,25 @@ export function environmentCheck(raw: NodeJS.ProcessEnv): { check: Check; env: (
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const n = err.lines.length;
-    return { check: { name, status: "fail", detail: `${n === 1 ? "1 setting is" : `${n} settings are`} missing or malformed:\n${err.lines.join("\n")}`, fix: `set ${n === 1 ? "it" : "them"} as each line says, ${WHERE_SETTINGS}; ${AGAIN}` }, env: null };
+    return {
+      check: {
+        name,
+        status: "fail",
+        detail: `${n === 1 ? "1 setting is" : `${n} settings are`} missing or malformed:\n${err.lines.join("\n")}`,
+        fix: `set ${n === 1 ? "it" : "them"} as each line says, ${WHERE_SETTINGS}; ${AGAIN}`,
+      },
+      env: null,
+    };
   }
   if (!env.credentials) {
     const unset = unsetCredentials(raw);
     return {
-      check: { name, status: "fail", detail: `not set: ${unset.join(", ")}; without them the service starts GitHub's App registration page instead of Orchestra`, fix: `set them to the registered App's id, private key and webhook secret, and an admin token (openssl rand -hex 32), ${WHERE_SETTINGS}; ${AGAIN}` },
+      check: {
+        name,
+        status: "fail",
+        detail: `not set: ${unset.join(", ")}; without them the service starts GitHub's App registration page instead of Orchestra`,
+        fix: `set them to the registered App's id, private key and webhook secret, and an admin token (openssl rand -hex 32), ${WHERE_SETTINGS}; ${AGAIN}`,
+      },
       env: null,
     };
   }
@@ -51,7 +68,16 @@ export function environmentCheck(raw: NodeJS.ProcessEnv): { check: Check; env: (
     `GitHub API ${env.baseUrl ?? "https://api.github.com"}`,
     `database ${env.databaseUrl ? maskUrl(env.databaseUrl) : "./data/orchestra.db (DATABASE_URL unset)"}`,
   ].join(", ");
-  if (env.dryRun) return { check: { name, status: "warn", detail: `${detail}; ORCHESTRA_DRY_RUN is on: every GitHub write is recorded as "would have done" and none is performed`, fix: "unset ORCHESTRA_DRY_RUN when Orchestra should act on GitHub" }, env: { ...env, credentials: env.credentials } };
+  if (env.dryRun)
+    return {
+      check: {
+        name,
+        status: "warn",
+        detail: `${detail}; ORCHESTRA_DRY_RUN is on: every GitHub write is recorded as "would have done" and none is performed`,
+        fix: "unset ORCHESTRA_DRY_RUN when Orchestra should act on GitHub",
+      },
+      env: { ...env, credentials: env.credentials },
+    };
   return { check: { name, status: "ok", detail }, env: { ...env, credentials: env.credentials } };
 }
 
@@ -63,7 +89,12 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
     url = parseEnv({ DATABASE_URL: raw["DATABASE_URL"] }).databaseUrl;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    return { name, status: "fail", detail: err.lines.join("; "), fix: `correct DATABASE_URL ${WHERE_SETTINGS}; ${AGAIN}` };
+    return {
+      name,
+      status: "fail",
+      detail: err.lines.join("; "),
+      fix: `correct DATABASE_URL ${WHERE_SETTINGS}; ${AGAIN}`,
+    };
   }
   const opened = await openExisting(url);
   if (!opened.ok) {
@@ -75,8 +106,19 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
         fix: `set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run orchestra doctor from the service's working directory; for a new installation, orchestra migrate creates it; ${AGAIN}`,
       };
     }
-    if (opened.problem === "unopenable") return { name, status: "fail", detail: `cannot open ${opened.url ?? "./data/orchestra.db"} (${opened.why})`, fix: `check DATABASE_URL and that the database server is running; ${AGAIN}` };
-    return { name, status: "fail", detail: `${opened.where} does not answer (${opened.why})`, fix: `check DATABASE_URL (host, port, user, password, database name) and that the database server is running and reachable from here; ${AGAIN}` };
+    if (opened.problem === "unopenable")
+      return {
+        name,
+        status: "fail",
+        detail: `cannot open ${opened.url ?? "./data/orchestra.db"} (${opened.why})`,
+        fix: `check DATABASE_URL and that the database server is running; ${AGAIN}`,
+      };
+    return {
+      name,
+      status: "fail",
+      detail: `${opened.where} does not answer (${opened.why})`,
+      fix: `check DATABASE_URL (host, port, user, password, database name) and that the database server is running and reachable from here; ${AGAIN}`,
+    };
   }
   const { database } = opened;
   try {
@@ -85,7 +127,12 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
     try {
       pending = await pendingOf(database, committed);
     } catch (err) {
-      return { name, status: "fail", detail: `${database.where} answers, but its migrations cannot be read (${reason(err)})`, fix: `check that DATABASE_URL's user may read the _prisma_migrations table; ${AGAIN}` };
+      return {
+        name,
+        status: "fail",
+        detail: `${database.where} answers, but its migrations cannot be read (${reason(err)})`,
+        fix: `check that DATABASE_URL's user may read the _prisma_migrations table; ${AGAIN}`,
+      };
     }
     if (pending.length > 0) {
       return {
@@ -95,7 +142,11 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
         fix: `run orchestra migrate with the same DATABASE_URL (the service also applies them when it starts); until then /ready answers 503`,
       };
     }
-    return { name, status: "ok", detail: `${database.provider} at ${database.where} answers; all ${committed.length} migrations applied` };
+    return {
+      name,
+      status: "ok",
+      detail: `${database.provider} at ${database.where} answers; all ${committed.length} migrations applied`,
+    };
   } finally {
     await database.close();
   }

@@ -27,7 +27,8 @@ export function parseManifest(text: string): Access {
     throw new Error(`it is not YAML: ${(err as Error).message.split("\n")[0]}`);
   }
   const r = manifest.safeParse(doc);
-  if (!r.success) throw new Error(r.error.issues.map((i) => `${i.path.join(".") || "the document"} ${i.message}`).join("; "));
+  if (!r.success)
+    throw new Error(r.error.issues.map((i) => `${i.path.join(".") || "the document"} ${i.message}`).join("; "));
   return { permissions: r.data.default_permissions, events: r.data.default_events };
 }
 

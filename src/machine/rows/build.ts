@@ -6,7 +6,17 @@
 import { DEFAULT_CONFIG } from "../../config/repo.js";
 import { effect, type EffectSpec } from "../effects.js";
 import { fleetEffect, fleetShows } from "../fleet.js";
-import type { Applied, Context, Decision, NewDecision, Refused, RefusalReason, RunView, TaskView, Unchanged } from "../decision.js";
+import type {
+  Applied,
+  Context,
+  Decision,
+  NewDecision,
+  Refused,
+  RefusalReason,
+  RunView,
+  TaskView,
+  Unchanged,
+} from "../decision.js";
 import type { EventKind, EventOf } from "../events.js";
 import { labelFor, stateLabelsOf, type Labels, type State, type TaskState } from "../model.js";
 
@@ -18,8 +28,19 @@ export function labelsOf(ctx: Context): Labels {
   return ctx.config?.labels ?? DEFAULT_CONFIG.labels;
 }
 
-export function unchanged(why: string, effects: EffectSpec[] = [], decisions?: NewDecision[], answering?: string): Unchanged {
-  return { outcome: "unchanged", why, effects, ...(decisions ? { decisions } : {}), ...(answering ? { answering } : {}) };
+export function unchanged(
+  why: string,
+  effects: EffectSpec[] = [],
+  decisions?: NewDecision[],
+  answering?: string,
+): Unchanged {
+  return {
+    outcome: "unchanged",
+    why,
+    effects,
+    ...(decisions ? { decisions } : {}),
+    ...(answering ? { answering } : {}),
+  };
 }
 
 export function refused(reason: RefusalReason, message: string, effects: EffectSpec[] = []): Refused {
@@ -27,10 +48,7 @@ export function refused(reason: RefusalReason, message: string, effects: EffectS
 }
 
 /** A row for a state where the event has no meaning: nothing changes. */
-export const ignore =
-  (why: string) =>
-  (): Decision =>
-    unchanged(why);
+export const ignore = (why: string) => (): Decision => unchanged(why);
 
 /** The task, for rows that only run in task states. */
 export function taskOf(ctx: Context): TaskView {
@@ -44,7 +62,10 @@ export function labelEffect(ctx: Context, taskId: string, version: number, label
   return effect("label", `label:${taskId}:v${version}`, { issue: ctx.subject.issue, label, others });
 }
 
-type MoveParts = Omit<Applied, "outcome" | "to" | "label" | "effects" | "task"> & { task?: Applied["task"]; effects?: EffectSpec[] };
+type MoveParts = Omit<Applied, "outcome" | "to" | "label" | "effects" | "task"> & {
+  task?: Applied["task"];
+  effects?: EffectSpec[];
+};
 
 /**
  * A transition of the task in `ctx` to `to`. The label the new state shows
@@ -60,15 +81,25 @@ export function move(ctx: Context, to: TaskState, parts: MoveParts): Applied {
   // The Orchestra check run on the PR head follows what people would want to see change there.
   const pr = parts.task?.prNumber !== undefined ? parts.task.prNumber : (ctx.task?.prNumber ?? null);
   const head = parts.task?.headSha !== undefined ? parts.task.headSha : (ctx.task?.headSha ?? null);
-  const shown = relabel || parts.task?.prNumber !== undefined || parts.task?.headSha !== undefined || parts.run?.patch.class !== undefined;
+  const shown =
+    relabel ||
+    parts.task?.prNumber !== undefined ||
+    parts.task?.headSha !== undefined ||
+    parts.run?.patch.class !== undefined;
   if (shown && pr !== null && head !== null) effects.push(checkRunEffect(id, version, pr, head));
   // The repository's fleet issue follows what it shows, one debounced edit per window.
-  if (ctx.config?.fleetIssue && fleetShows(parts.create ? null : ctx.task, to, parts.task ?? {}, parts.run?.patch)) effects.push(fleetEffect(ctx.subject.repo, ctx.now, ctx.fleetDebounceMs));
+  if (ctx.config?.fleetIssue && fleetShows(parts.create ? null : ctx.task, to, parts.task ?? {}, parts.run?.patch))
+    effects.push(fleetEffect(ctx.subject.repo, ctx.now, ctx.fleetDebounceMs));
   return { ...parts, outcome: "applied", to, label, task: parts.task ?? {}, effects };
 }
 
 /** Brings the Orchestra check run on the PR head up to date (one check run per head sha, updated in place). */
-export function checkRunEffect(taskId: string, version: number | string, prNumber: number, headSha: string): EffectSpec {
+export function checkRunEffect(
+  taskId: string,
+  version: number | string,
+  prNumber: number,
+  headSha: string,
+): EffectSpec {
   return effect("check-run", `check-run:${taskId}:${headSha}:v${version}`, { headSha, prNumber });
 }
 
@@ -80,16 +111,34 @@ export const NO_LEASE = { runId: null, leaseEpoch: null, leaseExpiresAt: null, w
  * current run, its lease is live, and the epoch is the lease's epoch. The
  * refusal says which of these failed, in the worker API's reason words.
  */
-export function checkLease(ctx: Context, runId: string, leaseEpoch: string | null): { task: TaskView; run: RunView } | Refused {
+export function checkLease(
+  ctx: Context,
+  runId: string,
+  leaseEpoch: string | null,
+): { task: TaskView; run: RunView } | Refused {
   const run = ctx.run;
   if (!run || run.id !== runId) return refused("superseded", `run ${runId} is not this task's run`);
-  if (leaseEpoch !== null && run.leaseEpoch !== leaseEpoch) return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
+  if (leaseEpoch !== null && run.leaseEpoch !== leaseEpoch)
+    return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
   const task = ctx.task;
   if (run.state !== "live") {
-    const reason: RefusalReason = run.stalled ? "stalled" : run.state === "exited" || run.state === "expired" || run.state === "revoked" || run.state === "review" || run.state === "aborted" ? run.state : "superseded";
+    const reason: RefusalReason = run.stalled
+      ? "stalled"
+      : run.state === "exited" ||
+          run.state === "expired" ||
+          run.state === "revoked" ||
+          run.state === "review" ||
+          run.state === "aborted"
+        ? run.state
+        : "superseded";
     return refused(reason, `lease no longer held: ${run.endReason ?? run.state}`);
   }
-  if (!task || task.runId !== run.id || task.state !== "claimed" || (leaseEpoch !== null && task.leaseEpoch !== leaseEpoch)) {
+  if (
+    !task ||
+    task.runId !== run.id ||
+    task.state !== "claimed" ||
+    (leaseEpoch !== null && task.leaseEpoch !== leaseEpoch)
+  ) {
     return refused("superseded", "lease no longer held: the task has moved on");
   }
   return { task, run };
@@ -103,7 +152,9 @@ type LeasedKind = { [K in EventKind]: EventOf<K> extends { runId: string; leaseE
  * state unless the lease holds (with the reason the fence gives), and `live`
  * when it does (only a claimed task holds a live lease).
  */
-export function underLease<K extends LeasedKind>(live: (ctx: Context, e: EventOf<K>, lease: { task: TaskView; run: RunView }) => Decision): EventRows<K> {
+export function underLease<K extends LeasedKind>(
+  live: (ctx: Context, e: EventOf<K>, lease: { task: TaskView; run: RunView }) => Decision,
+): EventRows<K> {
   const fenced: Row<K> = (ctx, e) => {
     const fence = e as unknown as { runId: string; leaseEpoch: string }; // LeasedKind guarantees both
     const lease = checkLease(ctx, fence.runId, fence.leaseEpoch);
@@ -118,7 +169,11 @@ export function isRefusal(x: unknown): x is Refused {
 }
 
 /** Rows that mean the same in every task state, with one for "none". */
-export function everyState<K extends EventKind>(none: Row<K>, task: Row<K>, overrides: Partial<EventRows<K>> = {}): EventRows<K> {
+export function everyState<K extends EventKind>(
+  none: Row<K>,
+  task: Row<K>,
+  overrides: Partial<EventRows<K>> = {},
+): EventRows<K> {
   return {
     none,
     queued: task,

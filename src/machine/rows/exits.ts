@@ -25,7 +25,13 @@ function exitOwned(ctx: Context, e: Exit, task: TaskView, run: RunView): Decisio
   const from = [run.state];
   const lateNote = late ? ` (late: ${run.endReason ?? "its lease had ended"})` : "";
   // What every exit records on the run: the report, the usage, when it ended.
-  const ended = (endReason: string, state: "exited" | "review") => ({ state, endedAt: ctx.now, endReason: `${endReason}${lateNote}`, report: JSON.stringify(e.report), ...usage.run });
+  const ended = (endReason: string, state: "exited" | "review") => ({
+    state,
+    endedAt: ctx.now,
+    endReason: `${endReason}${lateNote}`,
+    report: JSON.stringify(e.report),
+    ...usage.run,
+  });
   if (e.pr === null) {
     return move(ctx, "claimed", {
       summary: `run exited ${e.report.exitCode} without a pull request${lateNote}; owed a class`,
@@ -34,7 +40,11 @@ function exitOwned(ctx: Context, e: Exit, task: TaskView, run: RunView): Decisio
       run: {
         id: run.id,
         from,
-        patch: { ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"), ...(e.report.headSha ? { headSha: e.report.headSha } : {}), classifyAfter: null },
+        patch: {
+          ...ended(`exited ${e.report.exitCode} without a pull request`, "exited"),
+          ...(e.report.headSha ? { headSha: e.report.headSha } : {}),
+          classifyAfter: null,
+        },
       },
     });
   }
@@ -43,7 +53,15 @@ function exitOwned(ctx: Context, e: Exit, task: TaskView, run: RunView): Decisio
       summary: `run exited with pull request #${e.pr.number}${lateNote}: in review`,
       task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null, ...usage.task },
       fence,
-      run: { id: run.id, from, patch: { ...ended(`pull request #${e.pr.number} opened`, "review"), prNumber: e.pr.number, headSha: e.pr.headSha } },
+      run: {
+        id: run.id,
+        from,
+        patch: {
+          ...ended(`pull request #${e.pr.number} opened`, "review"),
+          prNumber: e.pr.number,
+          headSha: e.pr.headSha,
+        },
+      },
     });
   }
   const m = e.pr.merge;
@@ -77,15 +95,24 @@ const SUPERSEDED = "superseded: another run holds the task now; drop this run's 
 
 /** The run was classified after its lease ended and nobody claimed the task since: a PR it names still counts. */
 function exitAfterClass(ctx: Context, e: Exit, run: RunView): Decision {
-  if (e.pr === null) return unchanged(`already classified ${run.class ?? "(pending)"} after its lease ended; nothing new to act on`);
+  if (e.pr === null)
+    return unchanged(`already classified ${run.class ?? "(pending)"} after its lease ended; nothing new to act on`);
   const usage = usageChange(run, e.report.usage);
-  const report = { endReason: `${run.endReason ?? "lease ended"}; exited late`, report: JSON.stringify(e.report), ...usage.run };
+  const report = {
+    endReason: `${run.endReason ?? "lease ended"}; exited late`,
+    report: JSON.stringify(e.report),
+    ...usage.run,
+  };
   if (!e.pr.merged) {
     return move(ctx, "review", {
       summary: `late exit with pull request #${e.pr.number} after the run was classified ${run.class}: in review`,
       task: { ...NO_LEASE, prNumber: e.pr.number, headSha: e.pr.headSha, continuation: null, ...usage.task },
       fence: { runId: null },
-      run: { id: run.id, from: [run.state], patch: { ...report, state: "review", prNumber: e.pr.number, headSha: e.pr.headSha } },
+      run: {
+        id: run.id,
+        from: [run.state],
+        patch: { ...report, state: "review", prNumber: e.pr.number, headSha: e.pr.headSha },
+      },
     });
   }
   const m = e.pr.merge;
@@ -102,21 +129,31 @@ function exitRow(ctx: Context, e: Exit): Decision {
   const task = ctx.task;
   const run = ctx.run;
   if (!task || !run || run.id !== e.runId) return refused("superseded", `run ${e.runId} is not this task's run`);
-  if (run.leaseEpoch !== e.leaseEpoch) return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
-  if (run.state === "revoked" || run.state === "aborted") return refused(run.state, `lease no longer held: ${run.endReason ?? run.state}`);
+  if (run.leaseEpoch !== e.leaseEpoch)
+    return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
+  if (run.state === "revoked" || run.state === "aborted")
+    return refused(run.state, `lease no longer held: ${run.endReason ?? run.state}`);
   if (task.state === "claimed") {
     if (task.runId !== run.id) return refused("superseded", SUPERSEDED);
-    if (run.state === "live") return task.leaseEpoch === e.leaseEpoch ? exitOwned(ctx, e, task, run) : refused("superseded", SUPERSEDED);
+    if (run.state === "live")
+      return task.leaseEpoch === e.leaseEpoch ? exitOwned(ctx, e, task, run) : refused("superseded", SUPERSEDED);
     if (run.state === "expired" && run.class === null) return exitOwned(ctx, e, task, run);
     return refused(run.state, `lease no longer held: ${run.endReason ?? run.state}`);
   }
   if (succeeded(ctx, run)) return refused("superseded", SUPERSEDED);
-  if (task.state === "review") return task.prNumber !== null && e.pr !== null && !e.pr.merged && e.pr.number === task.prNumber ? unchanged(`already in review with pull request #${task.prNumber}`) : refused("superseded", "the task is in review with another pull request");
-  if ((task.state === "queued" || task.state === "blocked" || task.state === "failed") && run.state === "expired") return exitAfterClass(ctx, e, run);
+  if (task.state === "review")
+    return task.prNumber !== null && e.pr !== null && !e.pr.merged && e.pr.number === task.prNumber
+      ? unchanged(`already in review with pull request #${task.prNumber}`)
+      : refused("superseded", "the task is in review with another pull request");
+  if ((task.state === "queued" || task.state === "blocked" || task.state === "failed") && run.state === "expired")
+    return exitAfterClass(ctx, e, run);
   // This run has exited already (an exit sent twice, or taken over from a request presumed dead): the same answer
   // whether or not the first exit's recovery has moved the task on yet.
   if (run.state === "exited") return refused("exited", `lease no longer held: ${run.endReason ?? "exited"}`);
   return refused("superseded", `the task is ${task.state}: this run's work is not wanted any more`);
 }
 
-export const runExited: EventRows<"run-exited"> = everyState<"run-exited">(() => refused("superseded", "no such task"), exitRow);
+export const runExited: EventRows<"run-exited"> = everyState<"run-exited">(
+  () => refused("superseded", "no such task"),
+  exitRow,
+);

@@ -9,6 +9,8 @@ import { fleetEffect } from "../fleet.js";
 import { everyState, unchanged, type EventRows, type Row } from "./build.js";
 
 const refresh: Row<"fleet-refresh"> = (ctx, e) =>
-  ctx.config?.fleetIssue ? unchanged(`fleet issue refreshed: ${e.why}`, [fleetEffect(ctx.subject.repo, ctx.now, ctx.fleetDebounceMs)]) : unchanged("fleetIssue is off in this repository");
+  ctx.config?.fleetIssue
+    ? unchanged(`fleet issue refreshed: ${e.why}`, [fleetEffect(ctx.subject.repo, ctx.now, ctx.fleetDebounceMs)])
+    : unchanged("fleetIssue is off in this repository");
 
 export const fleetRefresh: EventRows<"fleet-refresh"> = everyState(refresh, refresh);

@@ -9,30 +9,68 @@ import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, NewDecision } from "../decision.js";
 import type { CommandName, EventOf } from "../events.js";
 import type { State, TaskState } from "../model.js";
-import { effect, everyState, ignore, labelEffect, labelsOf, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
+import {
+  effect,
+  everyState,
+  ignore,
+  labelEffect,
+  labelsOf,
+  move,
+  NO_LEASE,
+  refused,
+  taskOf,
+  unchanged,
+  type EventRows,
+} from "./build.js";
 import { stateLabelsOf } from "../model.js";
 
-export const react = (commentId: number, content: "rocket" | "confused" | "eyes" | "+1") => effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
+export const react = (commentId: number, content: "rocket" | "confused" | "eyes" | "+1") =>
+  effect("reaction", `reaction:${commentId}:${content}`, { commentId, content });
 
 /** What each command accepts, and what to say when it does not apply. */
 const ACCEPTS: Record<Exclude<CommandName, "status" | "help">, { from: readonly State[]; instead: string }> = {
-  retry: { from: ["failed", "blocked"], instead: "`orchestra retry` re-queues a failed or blocked task with a fresh attempt budget; use `orchestra status` to see where this one is." },
-  resume: { from: ["failed", "blocked"], instead: "`orchestra resume` continues a blocked or failed task on its branch." },
-  hold: { from: ["queued", "claimed", "review"], instead: "`orchestra hold` stops queued, running or in-review work; `orchestra retry` or `orchestra resume` start it again." },
-  cancel: { from: ["queued", "claimed", "review", "blocked", "failed"], instead: "a finished task needs no cancel; add the queue label to start it again." },
-  verify: { from: ["queued", "claimed", "review", "blocked", "failed", "done"], instead: "`orchestra verify <phase-id>` signs off a phase of a task Orchestra manages." },
+  retry: {
+    from: ["failed", "blocked"],
+    instead:
+      "`orchestra retry` re-queues a failed or blocked task with a fresh attempt budget; use `orchestra status` to see where this one is.",
+  },
+  resume: {
+    from: ["failed", "blocked"],
+    instead: "`orchestra resume` continues a blocked or failed task on its branch.",
+  },
+  hold: {
+    from: ["queued", "claimed", "review"],
+    instead:
+      "`orchestra hold` stops queued, running or in-review work; `orchestra retry` or `orchestra resume` start it again.",
+  },
+  cancel: {
+    from: ["queued", "claimed", "review", "blocked", "failed"],
+    instead: "a finished task needs no cancel; add the queue label to start it again.",
+  },
+  verify: {
+    from: ["queued", "claimed", "review", "blocked", "failed", "done"],
+    instead: "`orchestra verify <phase-id>` signs off a phase of a task Orchestra manages.",
+  },
 };
 
 function refuse(ctx: Context, e: EventOf<"command">, why: string, instead: string): Decision {
   if (e.commentId === null) return refused("illegal", `${why}: ${instead}`);
-  return refused("illegal", why, [react(e.commentId, "confused"), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body: texts.commandRefused(e.command, why, instead) })]);
+  return refused("illegal", why, [
+    react(e.commentId, "confused"),
+    effect("comment", `command-reply:${e.commentId}`, {
+      issue: ctx.subject.issue,
+      body: texts.commandRefused(e.command, why, instead),
+    }),
+  ]);
 }
 
 /** Ends a live run because a person stopped the task. */
 function revokeLive(ctx: Context, why: string): Pick<Applied, "run"> {
   const task = taskOf(ctx);
   const run = ctx.run && ctx.run.id === task.runId && ctx.run.state === "live" ? ctx.run : null;
-  return run ? { run: { id: run.id, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: why } } } : {};
+  return run
+    ? { run: { id: run.id, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: why } } }
+    : {};
 }
 
 function statusLines(ctx: Context): string[] {
@@ -41,7 +79,9 @@ function statusLines(ctx: Context): string[] {
   const last = [...ctx.runs].reverse().find((r) => r.class !== null);
   return [
     `state: ${task.state} (attempt ${task.attempt})`,
-    task.runId && task.leaseExpiresAt ? `live run ${task.runId}, lease until ${task.leaseExpiresAt.toISOString()}` : "no live run",
+    task.runId && task.leaseExpiresAt
+      ? `live run ${task.runId}, lease until ${task.leaseExpiresAt.toISOString()}`
+      : "no live run",
     ...(last ? [`last class: ${last.class} → ${last.recovery}`] : []),
     ...(task.prNumber ? [`pull request #${task.prNumber}`] : []),
     ...(task.diagnostic ? [`diagnostic: ${task.diagnostic}`] : []),
@@ -49,7 +89,8 @@ function statusLines(ctx: Context): string[] {
 }
 
 /** Received, then done: 👀 and 🚀. */
-const accepted = (e: EventOf<"command">) => (e.commentId === null ? [] : [react(e.commentId, "eyes"), react(e.commentId, "rocket")]);
+const accepted = (e: EventOf<"command">) =>
+  e.commentId === null ? [] : [react(e.commentId, "eyes"), react(e.commentId, "rocket")];
 
 function command(ctx: Context, e: EventOf<"command">): Decision {
   const state: State = ctx.task?.state ?? "none";
@@ -57,36 +98,83 @@ function command(ctx: Context, e: EventOf<"command">): Decision {
   if (e.command === "status" || e.command === "help") {
     const body = e.command === "help" ? (e.help ?? "") : texts.status(statusLines(ctx));
     if (e.commentId === null) return unchanged(`${e.command} answered`);
-    return unchanged(`${e.command} answered`, [...accepted(e), effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body })]);
+    return unchanged(`${e.command} answered`, [
+      ...accepted(e),
+      effect("comment", `command-reply:${e.commentId}`, { issue: ctx.subject.issue, body }),
+    ]);
   }
   const rule = ACCEPTS[e.command];
-  if (!rule.from.includes(state)) return refuse(ctx, e, state === "none" ? "this issue is not an Orchestra task" : `the task is ${state}`, rule.instead);
+  if (!rule.from.includes(state))
+    return refuse(
+      ctx,
+      e,
+      state === "none" ? "this issue is not an Orchestra task" : `the task is ${state}`,
+      rule.instead,
+    );
   switch (e.command) {
     case "retry":
     case "resume":
       return move(ctx, "queued", {
         summary: `${e.command} by ${e.author}: attempts reset`,
-        task: { attempt: 0, freeRequeues: 0, queuedAt: ctx.now, continuation: e.command === "resume" ? { kind: "resume" } : null, backoffUntil: null, backoffCount: 0, diagnostic: null },
+        task: {
+          attempt: 0,
+          freeRequeues: 0,
+          queuedAt: ctx.now,
+          continuation: e.command === "resume" ? { kind: "resume" } : null,
+          backoffUntil: null,
+          backoffCount: 0,
+          diagnostic: null,
+        },
         decisions: [decision(e, "correction", null, `orchestra ${e.command}`)],
         effects: accepted(e),
       });
     case "hold":
     case "cancel": {
       const to: TaskState = e.command === "hold" ? "blocked" : "cancelled";
-      return move(ctx, to, { summary: `${e.command} by ${e.author}`, task: { ...NO_LEASE }, ...revokeLive(ctx, `${e.command} by ${e.author}`), effects: accepted(e) });
+      return move(ctx, to, {
+        summary: `${e.command} by ${e.author}`,
+        task: { ...NO_LEASE },
+        ...revokeLive(ctx, `${e.command} by ${e.author}`),
+        effects: accepted(e),
+      });
     }
     case "verify": {
-      if (!e.phase) return refuse(ctx, e, "a phase id is missing", "Write `orchestra verify <phase-id>`, e.g. `orchestra verify phase-2`.");
+      if (!e.phase)
+        return refuse(
+          ctx,
+          e,
+          "a phase id is missing",
+          "Write `orchestra verify <phase-id>`, e.g. `orchestra verify phase-2`.",
+        );
       const subject = `verify:${e.phase}`;
-      const signOff = { ...decision(e, "verify", subject, `orchestra verify ${e.phase}`), headSha: e.headSha ?? null, supersedes: { subject } };
-      return unchanged(`${subject} recorded${e.headSha ? ` at ${e.headSha.slice(0, 12)}` : ""}`, accepted(e), [signOff]);
+      const signOff = {
+        ...decision(e, "verify", subject, `orchestra verify ${e.phase}`),
+        headSha: e.headSha ?? null,
+        supersedes: { subject },
+      };
+      return unchanged(`${subject} recorded${e.headSha ? ` at ${e.headSha.slice(0, 12)}` : ""}`, accepted(e), [
+        signOff,
+      ]);
     }
   }
 }
 
-function decision(e: { author: string; commentId: number | null }, kind: NewDecision["kind"], subject: string | null, body: string): NewDecision {
+function decision(
+  e: { author: string; commentId: number | null },
+  kind: NewDecision["kind"],
+  subject: string | null,
+  body: string,
+): NewDecision {
   const id = randomUUID();
-  return { id, runId: null, kind, subject, body, author: e.author, source: e.commentId === null ? `operator:${id}` : `comment:${e.commentId}` };
+  return {
+    id,
+    runId: null,
+    kind,
+    subject,
+    body,
+    author: e.author,
+    source: e.commentId === null ? `operator:${id}` : `comment:${e.commentId}`,
+  };
 }
 
 export const commandRows: EventRows<"command"> = everyState(command, command);
@@ -99,7 +187,11 @@ const correct = (ctx: Context, e: EventOf<"correction">): Decision => {
   const base = { ...decision(e, "correction", null, e.body), runId: taskOf(ctx).runId };
   if (!e.edited) return unchanged(`correction from ${e.author} recorded`, [react(e.commentId, "eyes")], [base]);
   const digest = createHash("sha256").update(e.body).digest("hex").slice(0, 12);
-  return unchanged(`correction from ${e.author} edited`, [], [{ ...base, source: `comment:${e.commentId}:edit:${digest}`, supersedes: { source: `comment:${e.commentId}` } }]);
+  return unchanged(
+    `correction from ${e.author} edited`,
+    [],
+    [{ ...base, source: `comment:${e.commentId}:edit:${digest}`, supersedes: { source: `comment:${e.commentId}` } }],
+  );
 };
 
 export const correction: EventRows<"correction"> = everyState(ignore("not a task"), correct, {
@@ -109,7 +201,9 @@ export const correction: EventRows<"correction"> = everyState(ignore("not a task
 
 /** A run receipted a decision: the comment it came from says so (👍; GitHub has no ✅ reaction). */
 export const decisionReceipted: EventRows<"decision-receipted"> = everyState(ignore("not a task"), (_ctx, e) =>
-  e.commentId === null ? unchanged("receipt recorded") : unchanged(`decision ${e.decisionId} receipted by run ${e.runId}`, [react(e.commentId, "+1")]),
+  e.commentId === null
+    ? unchanged("receipt recorded")
+    : unchanged(`decision ${e.decisionId} receipted by run ${e.runId}`, [react(e.commentId, "+1")]),
 );
 
 /**
@@ -125,9 +219,15 @@ const restore = (ctx: Context, e: EventOf<"drift">): Decision => {
   const wrong = e.labels.filter((l) => l !== want);
   if (wrong.length === 0 && (want === null || e.labels.includes(want))) return unchanged("labels already match");
   const key = `drift:${task.id}:v${task.version}:${e.labels.join(",")}`;
-  const explain = effect("comment", `drift-explained:${task.id}:v${task.version}`, { issue: task.issue, body: texts.driftRestored(e.labels, want, task.state) });
+  const explain = effect("comment", `drift-explained:${task.id}:v${task.version}`, {
+    issue: task.issue,
+    body: texts.driftRestored(e.labels, want, task.state),
+  });
   const open = task.state !== "done" && task.state !== "cancelled";
-  return unchanged(`labels on GitHub (${e.labels.join(", ") || "none"}) restored to ${want ?? "none"}`, [{ ...labelEffect(ctx, task.id, task.version, want), key }, ...(open ? [explain] : [])]);
+  return unchanged(`labels on GitHub (${e.labels.join(", ") || "none"}) restored to ${want ?? "none"}`, [
+    { ...labelEffect(ctx, task.id, task.version, want), key },
+    ...(open ? [explain] : []),
+  ]);
 };
 
 /** An issue Orchestra has no task for carries agent:* labels (a closed one, or a label with nothing behind it): they go. */
@@ -136,20 +236,33 @@ const clear = (ctx: Context, e: EventOf<"drift">): Decision => {
   const stray = e.labels.filter((l) => stateLabelsOf(labels).includes(l));
   if (stray.length === 0) return unchanged("no agent labels");
   return unchanged(`agent labels with no task removed: ${stray.join(", ")}`, [
-    effect("label", `drift:none:${ctx.subject.repo}#${ctx.subject.issue}:${stray.join(",")}`, { issue: ctx.subject.issue, label: null, others: stray }),
+    effect("label", `drift:none:${ctx.subject.repo}#${ctx.subject.issue}:${stray.join(",")}`, {
+      issue: ctx.subject.issue,
+      label: null,
+      others: stray,
+    }),
   ]);
 };
 
 export const drift: EventRows<"drift"> = everyState(clear, restore);
 
 /** A failed parent whose sub-issues are all closed is done: the label goes, with one comment proposing to close it. */
-export const subIssuesClosed: EventRows<"sub-issues-closed"> = everyState(ignore("not a task"), ignore("only a failed parent is superseded"), {
-  failed: (ctx, e) =>
-    move(ctx, "done", {
-      summary: `superseded: its sub-issues ${e.subIssues.join(", ")} are all closed`,
-      effects: [effect("comment", `superseded:${taskOf(ctx).id}`, { issue: taskOf(ctx).issue, body: texts.superseded(e.subIssues) })],
-    }),
-});
+export const subIssuesClosed: EventRows<"sub-issues-closed"> = everyState(
+  ignore("not a task"),
+  ignore("only a failed parent is superseded"),
+  {
+    failed: (ctx, e) =>
+      move(ctx, "done", {
+        summary: `superseded: its sub-issues ${e.subIssues.join(", ")} are all closed`,
+        effects: [
+          effect("comment", `superseded:${taskOf(ctx).id}`, {
+            issue: taskOf(ctx).issue,
+            body: texts.superseded(e.subIssues),
+          }),
+        ],
+      }),
+  },
+);
 
 /** The App lost access: work there stops (history kept), a live lease is revoked. */
 export const installationRemoved: EventRows<"installation-removed"> = everyState(ignore("not a task"), (ctx, e) => {

@@ -43,16 +43,26 @@ export function untrustedReply(ctx: Context, actor: string, body: string): Effec
 const same = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase();
 
 const undo = (ctx: Context, e: EventOf<"label-untrusted">) => {
-  if (!stateLabelsOf(labelsOf(ctx)).some((l) => same(l, e.label))) return unchanged(`${e.label} is not one of Orchestra's labels`);
+  if (!stateLabelsOf(labelsOf(ctx)).some((l) => same(l, e.label)))
+    return unchanged(`${e.label} is not one of Orchestra's labels`);
   // What the issue should show: the task's label; no task (or a finished one), no agent label.
   const want = ctx.task?.label ?? null;
-  if (e.change === "removed" && !same(want, e.label)) return unchanged(`${e.actor} removed ${e.label}, which the task does not show: nothing to restore`);
-  if (e.change === "added" && same(want, e.label)) return unchanged(`${e.actor} added ${e.label}, which the task shows already`);
+  if (e.change === "removed" && !same(want, e.label))
+    return unchanged(`${e.actor} removed ${e.label}, which the task does not show: nothing to restore`);
+  if (e.change === "added" && same(want, e.label))
+    return unchanged(`${e.actor} added ${e.label}, which the task shows already`);
   const issue = ctx.subject.issue;
   // The label effect is dropped when the task shows another label by the time it runs (it moved on meanwhile).
-  const fix = effect("label", `untrusted-label-undo:${e.deliveryId}`, { issue, label: want, others: e.change === "added" ? [e.label] : [] });
+  const fix = effect("label", `untrusted-label-undo:${e.deliveryId}`, {
+    issue,
+    label: want,
+    others: e.change === "added" ? [e.label] : [],
+  });
   const body = texts.untrustedLabel(e.actor, e.label, e.change, ctx.config?.trust.minPermission ?? "write", e.why);
-  return unchanged(`${e.actor} may not change Orchestra's labels (${e.why}): ${e.label} ${e.change === "removed" ? "put back" : "taken off"}`, [fix, untrustedReply(ctx, e.actor, body)]);
+  return unchanged(
+    `${e.actor} may not change Orchestra's labels (${e.why}): ${e.label} ${e.change === "removed" ? "put back" : "taken off"}`,
+    [fix, untrustedReply(ctx, e.actor, body)],
+  );
 };
 
 export const labelUntrusted: EventRows<"label-untrusted"> = everyState(undo, undo);

@@ -6,7 +6,17 @@
  * `limits.graceSeconds` for a late exit before its run is classified.
  */
 import type { Context } from "../decision.js";
-import { checkLease, everyState, ignore, isRefusal, move, refused, underLease, unchanged, type EventRows } from "./build.js";
+import {
+  checkLease,
+  everyState,
+  ignore,
+  isRefusal,
+  move,
+  refused,
+  underLease,
+  unchanged,
+  type EventRows,
+} from "./build.js";
 import { ENDED_LEASE, leaseUntil, usageChange } from "./runs.js";
 
 /** When a run that ended without an exit may be classified: after the grace for a late exit. */
@@ -29,7 +39,10 @@ export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e
   const changed = e.progress !== undefined && e.progress !== run.progress;
   const since = run.progressAt ?? run.startedAt;
   if (!changed && run.mode !== "dispatch" && ctx.now.getTime() - since.getTime() >= stallMs(ctx)) {
-    return refused("stalled", `stalled: no progress reported since ${since.toISOString()} (limits.stallSeconds ${stallMs(ctx) / 1000})`);
+    return refused(
+      "stalled",
+      `stalled: no progress reported since ${since.toISOString()} (limits.stallSeconds ${stallMs(ctx) / 1000})`,
+    );
   }
   const usage = usageChange(run, e.usage);
   const leaseExpiresAt = leaseUntil(ctx, run.mode);
@@ -37,7 +50,11 @@ export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e
     summary: changed ? "lease renewed, progress reported" : "lease renewed",
     task: { leaseExpiresAt, ...usage.task },
     fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
-    run: { id: e.runId, from: ["live"], patch: { leaseExpiresAt, ...usage.run, ...(changed ? { progress: e.progress!, progressAt: ctx.now } : {}) } },
+    run: {
+      id: e.runId,
+      from: ["live"],
+      patch: { leaseExpiresAt, ...usage.run, ...(changed ? { progress: e.progress!, progressAt: ctx.now } : {}) },
+    },
   });
 });
 
@@ -55,7 +72,13 @@ export const leaseStalled: EventRows<"lease-stalled"> = everyState(ignore("not a
       run: {
         id: e.runId,
         from: ["live"],
-        patch: { state: "expired", stalled: true, endedAt: ctx.now, endReason: `stalled: no progress since ${since.toISOString()}`, classifyAfter: afterGrace(ctx) },
+        patch: {
+          state: "expired",
+          stalled: true,
+          endedAt: ctx.now,
+          endReason: `stalled: no progress since ${since.toISOString()}`,
+          classifyAfter: afterGrace(ctx),
+        },
       },
     });
   },
@@ -65,12 +88,23 @@ export const leaseExpired: EventRows<"lease-expired"> = everyState(ignore("not a
   claimed: (ctx, e) => {
     const lease = checkLease(ctx, e.runId, e.leaseEpoch);
     if (isRefusal(lease)) return unchanged(`nothing to expire: ${lease.message}`);
-    if (!lease.task.leaseExpiresAt || lease.task.leaseExpiresAt > ctx.now) return unchanged("the lease was renewed meanwhile");
+    if (!lease.task.leaseExpiresAt || lease.task.leaseExpiresAt > ctx.now)
+      return unchanged("the lease was renewed meanwhile");
     return move(ctx, "claimed", {
-      summary: "lease expired without an exit; a late exit is accepted until the run is classified or a successor claims",
+      summary:
+        "lease expired without an exit; a late exit is accepted until the run is classified or a successor claims",
       task: { ...ENDED_LEASE },
       fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
-      run: { id: e.runId, from: ["live"], patch: { state: "expired", endedAt: ctx.now, endReason: "lease expired without an exit", classifyAfter: afterGrace(ctx) } },
+      run: {
+        id: e.runId,
+        from: ["live"],
+        patch: {
+          state: "expired",
+          endedAt: ctx.now,
+          endReason: "lease expired without an exit",
+          classifyAfter: afterGrace(ctx),
+        },
+      },
     });
   },
 });
@@ -83,7 +117,16 @@ export const workerRevoked: EventRows<"worker-revoked"> = everyState(ignore("not
       summary: `worker ${e.workerName} revoked: its lease is released and the run is owed a class`,
       task: { ...ENDED_LEASE },
       fence: { runId: e.runId },
-      run: { id: e.runId, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: `worker ${e.workerName} was revoked`, classifyAfter: null } },
+      run: {
+        id: e.runId,
+        from: ["live"],
+        patch: {
+          state: "revoked",
+          endedAt: ctx.now,
+          endReason: `worker ${e.workerName} was revoked`,
+          classifyAfter: null,
+        },
+      },
     });
   },
 });

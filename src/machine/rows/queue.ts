@@ -61,8 +61,18 @@ export const queueLabel: EventRows<"queue-label"> = {
         })
       : unchanged("the repository's config is invalid: nothing is queued"),
   queued: ignore("already queued"),
-  claimed: (ctx) => takeOffQueueLabel(ctx, "an agent is already working on it", `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`),
-  review: (ctx) => takeOffQueueLabel(ctx, "its pull request is in review", `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`),
+  claimed: (ctx) =>
+    takeOffQueueLabel(
+      ctx,
+      "an agent is already working on it",
+      `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`,
+    ),
+  review: (ctx) =>
+    takeOffQueueLabel(
+      ctx,
+      "its pull request is in review",
+      `queue-label-on-running:${taskOf(ctx).id}:v${taskOf(ctx).version}`,
+    ),
   done: requeue,
   blocked: requeue,
   failed: requeue,
@@ -89,10 +99,13 @@ export const queueLabelUntrusted: EventRows<"queue-label-untrusted"> = everyStat
 });
 
 /** Raised only for a trusted person; anyone else's removal is `label-untrusted` (the label comes back). */
-export const queueLabelRemoved: EventRows<"queue-label-removed"> = everyState(ignore("not a task"), ignore("only a queued task is cancelled by removing its queue label"), {
-  queued: (ctx, e) =>
-    move(ctx, "cancelled", { summary: `queue label removed by ${e.actor}: cancelled` }),
-});
+export const queueLabelRemoved: EventRows<"queue-label-removed"> = everyState(
+  ignore("not a task"),
+  ignore("only a queued task is cancelled by removing its queue label"),
+  {
+    queued: (ctx, e) => move(ctx, "cancelled", { summary: `queue label removed by ${e.actor}: cancelled` }),
+  },
+);
 
 const close = (ctx: Context, e: EventOf<"issue-closed">) => {
   const task = taskOf(ctx);
@@ -101,7 +114,15 @@ const close = (ctx: Context, e: EventOf<"issue-closed">) => {
   return move(ctx, to, {
     summary: `issue closed by ${e.actor}: ${to}`,
     task: { ...NO_LEASE },
-    ...(run ? { run: { id: run.id, from: ["live"], patch: { state: "revoked", endedAt: ctx.now, endReason: `issue closed by ${e.actor}` } } } : {}),
+    ...(run
+      ? {
+          run: {
+            id: run.id,
+            from: ["live"],
+            patch: { state: "revoked", endedAt: ctx.now, endReason: `issue closed by ${e.actor}` },
+          },
+        }
+      : {}),
   });
 };
 

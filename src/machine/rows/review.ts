@@ -9,7 +9,18 @@ import type { Applied, Context, Decision, TaskView } from "../decision.js";
 import type { EventOf } from "../events.js";
 import type { Continuation } from "../model.js";
 import { randomUUID } from "node:crypto";
-import { checkRunEffect, effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
+import {
+  checkRunEffect,
+  effect,
+  everyState,
+  ignore,
+  labelsOf,
+  move,
+  NO_LEASE,
+  taskOf,
+  unchanged,
+  type EventRows,
+} from "./build.js";
 
 /** A PR opened from the task's branch: review, whatever the run was doing. */
 function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
@@ -17,7 +28,13 @@ function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
   const run = ctx.run && ctx.run.id === task.runId ? ctx.run : null;
   const runPatch =
     run?.state === "live"
-      ? { state: "review" as const, endedAt: ctx.now, endReason: `pull request #${e.pr.number} opened`, prNumber: e.pr.number, headSha: e.pr.headSha }
+      ? {
+          state: "review" as const,
+          endedAt: ctx.now,
+          endReason: `pull request #${e.pr.number} opened`,
+          prNumber: e.pr.number,
+          headSha: e.pr.headSha,
+        }
       : { prNumber: e.pr.number, headSha: e.pr.headSha, recoveredAt: ctx.now };
   return move(ctx, "review", {
     summary: `pull request #${e.pr.number} opened from ${e.branch}: in review`,
@@ -29,7 +46,10 @@ function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
 function notePr(ctx: Context, e: EventOf<"pr-opened">): Decision {
   const task = taskOf(ctx);
   if (task.prNumber !== null) return unchanged(`already linked to pull request #${task.prNumber}`);
-  return move(ctx, task.state, { summary: `pull request #${e.pr.number} linked`, task: { prNumber: e.pr.number, headSha: e.pr.headSha } });
+  return move(ctx, task.state, {
+    summary: `pull request #${e.pr.number} linked`,
+    task: { prNumber: e.pr.number, headSha: e.pr.headSha },
+  });
 }
 
 export const prOpened: EventRows<"pr-opened"> = {
@@ -53,25 +73,52 @@ function merged(ctx: Context, e: EventOf<"pr-merged">): Decision {
   const branch = submitter?.branch ?? null;
   return move(ctx, "done", {
     summary: `pull request #${m.prNumber} merged: done`,
-    ...(branch ? { effects: [effect("delete-merged-branch", `delete-merged-branch:${task.id}:${m.prNumber}`, { branch, pr: m.prNumber, headSha: m.headSha })] } : {}),
+    ...(branch
+      ? {
+          effects: [
+            effect("delete-merged-branch", `delete-merged-branch:${task.id}:${m.prNumber}`, {
+              branch,
+              pr: m.prNumber,
+              headSha: m.headSha,
+            }),
+          ],
+        }
+      : {}),
     task: { ...NO_LEASE, prNumber: m.prNumber },
-    ...(live ? { run: { id: live.id, from: ["live"], patch: { state: "exited", endedAt: ctx.now, endReason: `pull request #${m.prNumber} merged` } } } : {}),
+    ...(live
+      ? {
+          run: {
+            id: live.id,
+            from: ["live"],
+            patch: { state: "exited", endedAt: ctx.now, endReason: `pull request #${m.prNumber} merged` },
+          },
+        }
+      : {}),
     receipt: ctx.hasReceipt ? undefined : { runId: submitter?.id ?? null, ...m },
   });
 }
 
 export const prMerged: EventRows<"pr-merged"> = everyState(ignore("not a task"), merged);
 
-export const prClosed: EventRows<"pr-closed"> = everyState(ignore("not a task"), ignore("not this task's pull request in review"), {
-  review: (ctx, e) => {
-    const task = taskOf(ctx);
-    if (task.prNumber !== e.pr.number) return unchanged("another pull request");
-    return move(ctx, "blocked", {
-      summary: `pull request #${e.pr.number} closed without merging: blocked`,
-      effects: [effect("comment", `pr-closed:${task.id}:${e.pr.number}`, { issue: task.issue, body: texts.prClosed(e.pr.number, labelsOf(ctx)) })],
-    });
+export const prClosed: EventRows<"pr-closed"> = everyState(
+  ignore("not a task"),
+  ignore("not this task's pull request in review"),
+  {
+    review: (ctx, e) => {
+      const task = taskOf(ctx);
+      if (task.prNumber !== e.pr.number) return unchanged("another pull request");
+      return move(ctx, "blocked", {
+        summary: `pull request #${e.pr.number} closed without merging: blocked`,
+        effects: [
+          effect("comment", `pr-closed:${task.id}:${e.pr.number}`, {
+            issue: task.issue,
+            body: texts.prClosed(e.pr.number, labelsOf(ctx)),
+          }),
+        ],
+      });
+    },
   },
-});
+);
 
 /** Back to an agent with a continuation on the same branch and PR, unless the attempts are spent. */
 function continueOrBlock(ctx: Context, task: TaskView, continuation: Continuation, why: string): Applied {
@@ -80,10 +127,18 @@ function continueOrBlock(ctx: Context, task: TaskView, continuation: Continuatio
     const evidence = { why: `${why}, and ${task.attempt} attempts are spent`, pr: task.prNumber };
     return move(ctx, "blocked", {
       summary: `${why}; attempts spent: blocked`,
-      effects: [effect("comment", `escalation:${task.id}:${continuation.kind}:${task.attempt}`, { issue: task.issue, body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence, labelsOf(ctx)) })],
+      effects: [
+        effect("comment", `escalation:${task.id}:${continuation.kind}:${task.attempt}`, {
+          issue: task.issue,
+          body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence, labelsOf(ctx)),
+        }),
+      ],
     });
   }
-  return move(ctx, "queued", { summary: `${why}: continuation ${continuation.kind}`, task: { continuation, queuedAt: ctx.now } });
+  return move(ctx, "queued", {
+    summary: `${why}: continuation ${continuation.kind}`,
+    task: { continuation, queuedAt: ctx.now },
+  });
 }
 
 /** The event is about this task's PR in review. */
@@ -95,7 +150,10 @@ export const prSynchronized: EventRows<"pr-synchronized"> = everyState(ignore("n
   if (task.prNumber !== e.pr.number) return unchanged("another pull request");
   if (task.headSha === e.pr.headSha) return unchanged("already at this head");
   if (task.state === "done" || task.state === "cancelled") return unchanged("the task is finished");
-  return move(ctx, task.state, { summary: `pull request #${e.pr.number} head moved to ${e.pr.headSha.slice(0, 12)}`, task: { headSha: e.pr.headSha } });
+  return move(ctx, task.state, {
+    summary: `pull request #${e.pr.number} head moved to ${e.pr.headSha.slice(0, 12)}`,
+    task: { headSha: e.pr.headSha },
+  });
 });
 
 /** A push to the task's branch: the head Orchestra follows (and sign-offs are checked against) moves. */
@@ -103,7 +161,10 @@ export const branchPushed: EventRows<"branch-pushed"> = everyState(ignore("not a
   const task = taskOf(ctx);
   if (task.branch !== e.branch || task.headSha === e.headSha) return unchanged("already at this head");
   if (task.state === "done" || task.state === "cancelled") return unchanged("the task is finished");
-  return move(ctx, task.state, { summary: `${e.branch} moved to ${e.headSha.slice(0, 12)}`, task: { headSha: e.headSha } });
+  return move(ctx, task.state, {
+    summary: `${e.branch} moved to ${e.headSha.slice(0, 12)}`,
+    task: { headSha: e.headSha },
+  });
 });
 
 /**
@@ -111,16 +172,28 @@ export const branchPushed: EventRows<"branch-pushed"> = everyState(ignore("not a
  * someone pushed may be lost, which no mechanical recovery can judge. A task
  * waiting in review or in the queue is escalated; a live run is warned.
  */
-export const branchRewritten: EventRows<"branch-rewritten"> = everyState(ignore("not a task"), ignore("the task is not waiting on its branch"), {
-  queued: (ctx, e) => escalateRewrite(ctx, e, true),
-  review: (ctx, e) => escalateRewrite(ctx, e, true),
-  claimed: (ctx, e) => escalateRewrite(ctx, e, false),
-});
+export const branchRewritten: EventRows<"branch-rewritten"> = everyState(
+  ignore("not a task"),
+  ignore("the task is not waiting on its branch"),
+  {
+    queued: (ctx, e) => escalateRewrite(ctx, e, true),
+    review: (ctx, e) => escalateRewrite(ctx, e, true),
+    claimed: (ctx, e) => escalateRewrite(ctx, e, false),
+  },
+);
 
 function escalateRewrite(ctx: Context, e: EventOf<"branch-rewritten">, block: boolean): Decision {
   const task = taskOf(ctx);
-  const evidence = { why: `${e.pusher} force-pushed ${e.branch}, dropping ${e.dropped} commit(s)`, before: e.before, after: e.after, dropped: e.dropped };
-  const comment = effect("comment", `rewritten:${task.id}:${e.after}`, { issue: task.issue, body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence, labelsOf(ctx)) });
+  const evidence = {
+    why: `${e.pusher} force-pushed ${e.branch}, dropping ${e.dropped} commit(s)`,
+    before: e.before,
+    after: e.after,
+    dropped: e.dropped,
+  };
+  const comment = effect("comment", `rewritten:${task.id}:${e.after}`, {
+    issue: task.issue,
+    body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence, labelsOf(ctx)),
+  });
   if (!block) return unchanged(evidence.why, [comment]);
   return move(ctx, "blocked", { summary: `${evidence.why}: escalated`, task: { ...NO_LEASE }, effects: [comment] });
 }
@@ -129,34 +202,57 @@ export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a t
   review: (ctx, e) => {
     if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
     const task = taskOf(ctx);
-    if (task.headSha !== null && task.headSha !== e.pr.headSha) return unchanged(`${e.pr.headSha.slice(0, 12)} is no longer the head of pull request #${e.pr.number}`);
+    if (task.headSha !== null && task.headSha !== e.pr.headSha)
+      return unchanged(`${e.pr.headSha.slice(0, 12)} is no longer the head of pull request #${e.pr.number}`);
     const v = e.verdict;
     switch (v.recovery) {
       case "rerun-failed-jobs": {
         const used = Number(v.evidence["rerunsUsed"] ?? 0);
         const key = (target: string) => `rerun:${e.pr.number}:${e.pr.headSha}:${target}:${e.failureKey}`;
-        return unchanged(`infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${String(v.evidence["rerunBudget"] ?? "?")}`, [
-          ...e.reruns.map((r) =>
-            "workflowRunId" in r
-              ? effect("rerun-failed-jobs", key(`run-${r.workflowRunId}`), { pr: e.pr.number, headSha: e.pr.headSha, workflowRunId: r.workflowRunId })
-              : effect("rerequest-check-suite", key(`suite-${r.checkSuiteId}`), { pr: e.pr.number, headSha: e.pr.headSha, checkSuiteId: r.checkSuiteId }),
-          ),
-          checkRunEffect(task.id, `rerun-${e.failureKey}`, e.pr.number, e.pr.headSha),
-        ]);
+        return unchanged(
+          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${String(v.evidence["rerunBudget"] ?? "?")}`,
+          [
+            ...e.reruns.map((r) =>
+              "workflowRunId" in r
+                ? effect("rerun-failed-jobs", key(`run-${r.workflowRunId}`), {
+                    pr: e.pr.number,
+                    headSha: e.pr.headSha,
+                    workflowRunId: r.workflowRunId,
+                  })
+                : effect("rerequest-check-suite", key(`suite-${r.checkSuiteId}`), {
+                    pr: e.pr.number,
+                    headSha: e.pr.headSha,
+                    checkSuiteId: r.checkSuiteId,
+                  }),
+            ),
+            checkRunEffect(task.id, `rerun-${e.failureKey}`, e.pr.number, e.pr.headSha),
+          ],
+        );
       }
       case "continue-fix-checks": {
         const names = e.failing.map((c) => c.name).join(", ");
         return continueOrBlock(
           ctx,
           task,
-          { kind: "fix-checks", prNumber: e.pr.number, headSha: e.pr.headSha, reason: `checks failed on pull request #${e.pr.number}: ${names}`, checks: e.failing },
+          {
+            kind: "fix-checks",
+            prNumber: e.pr.number,
+            headSha: e.pr.headSha,
+            reason: `checks failed on pull request #${e.pr.number}: ${names}`,
+            checks: e.failing,
+          },
           `checks failed on pull request #${e.pr.number} (${names})`,
         );
       }
       case "escalate":
         return move(ctx, "blocked", {
           summary: `${v.class} on pull request #${e.pr.number}: escalated`,
-          effects: [effect("comment", `escalation:pr${e.pr.number}:${e.pr.headSha}:${v.class}`, { issue: task.issue, body: texts.escalation(task.runId ?? "(none)", task.attempt, v.class, v.evidence, labelsOf(ctx)) })],
+          effects: [
+            effect("comment", `escalation:pr${e.pr.number}:${e.pr.headSha}:${v.class}`, {
+              issue: task.issue,
+              body: texts.escalation(task.runId ?? "(none)", task.attempt, v.class, v.evidence, labelsOf(ctx)),
+            }),
+          ],
         });
       default:
         return unchanged(`nothing to do for ${v.class}`);
@@ -169,35 +265,59 @@ export const baseMoved: EventRows<"base-moved"> = everyState(ignore("not a task"
     if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
     if (e.mergeable === "behind") {
       return unchanged(`pull request #${e.pr.number} is behind its base: updating the branch`, [
-        effect("update-branch", `update-branch:${e.pr.number}:${e.pr.headSha}`, { pr: e.pr.number, expectedHeadSha: e.pr.headSha }),
+        effect("update-branch", `update-branch:${e.pr.number}:${e.pr.headSha}`, {
+          pr: e.pr.number,
+          expectedHeadSha: e.pr.headSha,
+        }),
       ]);
     }
     const reason = `pull request #${e.pr.number} conflicts with its base (now at ${e.baseSha.slice(0, 12)}): rebase it onto the base and push without force`;
-    return continueOrBlock(ctx, taskOf(ctx), { kind: "rebase", prNumber: e.pr.number, headSha: e.pr.headSha, baseSha: e.baseSha, reason }, `pull request #${e.pr.number} conflicts with its base`);
-  },
-});
-
-export const reviewSubmitted: EventRows<"review-submitted"> = everyState(ignore("not a task"), ignore("not in review"), {
-  review: (ctx, e) => {
-    if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
-    const task = taskOf(ctx);
-    if (e.review === "approved") {
-      return unchanged(`approved by ${e.author}`, [], [
-        { id: randomUUID(), runId: null, kind: "approval", subject: `pr:${e.pr.number}`, body: e.body || "approved", author: e.author, source: `review:${e.reviewId}` },
-      ]);
-    }
-    if (e.review !== "changes_requested") return unchanged(`review ${e.review} by ${e.author} noted`);
     return continueOrBlock(
       ctx,
-      task,
-      {
-        kind: "changes-requested",
-        prNumber: e.pr.number,
-        headSha: e.pr.headSha,
-        reason: `${e.author} requested changes on pull request #${e.pr.number}; push to the same branch, the pull request is reused`,
-        review: { author: e.author, body: e.body, comments: e.comments },
-      },
-      `${e.author} requested changes`,
+      taskOf(ctx),
+      { kind: "rebase", prNumber: e.pr.number, headSha: e.pr.headSha, baseSha: e.baseSha, reason },
+      `pull request #${e.pr.number} conflicts with its base`,
     );
   },
 });
+
+export const reviewSubmitted: EventRows<"review-submitted"> = everyState(
+  ignore("not a task"),
+  ignore("not in review"),
+  {
+    review: (ctx, e) => {
+      if (!inReview(ctx, e.pr.number)) return unchanged("another pull request");
+      const task = taskOf(ctx);
+      if (e.review === "approved") {
+        return unchanged(
+          `approved by ${e.author}`,
+          [],
+          [
+            {
+              id: randomUUID(),
+              runId: null,
+              kind: "approval",
+              subject: `pr:${e.pr.number}`,
+              body: e.body || "approved",
+              author: e.author,
+              source: `review:${e.reviewId}`,
+            },
+          ],
+        );
+      }
+      if (e.review !== "changes_requested") return unchanged(`review ${e.review} by ${e.author} noted`);
+      return continueOrBlock(
+        ctx,
+        task,
+        {
+          kind: "changes-requested",
+          prNumber: e.pr.number,
+          headSha: e.pr.headSha,
+          reason: `${e.author} requested changes on pull request #${e.pr.number}; push to the same branch, the pull request is reused`,
+          review: { author: e.author, body: e.body, comments: e.comments },
+        },
+        `${e.author} requested changes`,
+      );
+    },
+  },
+);

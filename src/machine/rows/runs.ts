@@ -20,12 +20,18 @@ export const ENDED_LEASE = { leaseEpoch: null, leaseExpiresAt: null, workerId: n
  * boundaries).
  */
 export function leaseUntil(ctx: Context, mode: string): Date {
-  const seconds = mode === "dispatch" && ctx.config?.dispatch ? ctx.config.dispatch.leaseSeconds : (ctx.config?.limits.leaseSeconds ?? 300);
+  const seconds =
+    mode === "dispatch" && ctx.config?.dispatch
+      ? ctx.config.dispatch.leaseSeconds
+      : (ctx.config?.limits.leaseSeconds ?? 300);
   return new Date(ctx.now.getTime() + seconds * 1000);
 }
 
 /** Usage is each run's running total: the latest report wins, and the task gains the difference. */
-export function usageChange(run: { inputTokens: number; outputTokens: number; costUsd: number }, usage: Usage | undefined): { run: RunPatch; task: TaskPatch } {
+export function usageChange(
+  run: { inputTokens: number; outputTokens: number; costUsd: number },
+  usage: Usage | undefined,
+): { run: RunPatch; task: TaskPatch } {
   if (!usage) return { run: {}, task: {} };
   const next = {
     inputTokens: Math.max(run.inputTokens, usage.inputTokens),
@@ -34,24 +40,38 @@ export function usageChange(run: { inputTokens: number; outputTokens: number; co
   };
   return {
     run: next,
-    task: { usage: { inputTokens: next.inputTokens - run.inputTokens, outputTokens: next.outputTokens - run.outputTokens, costUsd: next.costUsd - run.costUsd } },
+    task: {
+      usage: {
+        inputTokens: next.inputTokens - run.inputTokens,
+        outputTokens: next.outputTokens - run.outputTokens,
+        costUsd: next.costUsd - run.costUsd,
+      },
+    },
   };
 }
 
-const notQueued = (_ctx: Context, e: EventOf<"claim">) => refused("not-queued", `not claimable: the task is not queued (${e.mode} claim)`);
+const notQueued = (_ctx: Context, e: EventOf<"claim">) =>
+  refused("not-queued", `not claimable: the task is not queued (${e.mode} claim)`);
 
 export const claim: EventRows<"claim"> = {
   ...everyState<"claim">(() => refused("not-queued", "no such task"), notQueued),
   queued: (ctx, e) => {
     const task = taskOf(ctx);
     const config = ctx.config;
-    if (!config) return refused("config-invalid", "the repository's .github/orchestra.yml is invalid; nothing is claimed there until it is fixed");
-    if (e.mode === "worker" && config.dispatch) return refused("dispatch-mode", "the repository runs agents through workflow dispatch");
+    if (!config)
+      return refused(
+        "config-invalid",
+        "the repository's .github/orchestra.yml is invalid; nothing is claimed there until it is fixed",
+      );
+    if (e.mode === "worker" && config.dispatch)
+      return refused("dispatch-mode", "the repository runs agents through workflow dispatch");
     if (e.mode === "dispatch" && !config.dispatch) return refused("illegal", "the repository is not in dispatch mode");
-    if (task.backoffUntil && task.backoffUntil > ctx.now) return refused("backing-off", `backing off until ${task.backoffUntil.toISOString()}`);
+    if (task.backoffUntil && task.backoffUntil > ctx.now)
+      return refused("backing-off", `backing off until ${task.backoffUntil.toISOString()}`);
     const attempt = task.attempt + 1;
     if (config.paused) return refused("paused", "the repository is paused (paused: true in .github/orchestra.yml)");
-    if (task.blockedBy && task.blockedBy.length > 0) return refused("blocked", `blocked by ${task.blockedBy.join(", ")}`);
+    if (task.blockedBy && task.blockedBy.length > 0)
+      return refused("blocked", `blocked by ${task.blockedBy.join(", ")}`);
     if (task.blockersAt === null) return refused("blocked", "its blockers have not been read from GitHub yet");
     const leaseExpiresAt = leaseUntil(ctx, e.mode);
     const effects =
@@ -98,7 +118,8 @@ export const claim: EventRows<"claim"> = {
 function dispatchedRun(ctx: Context, runId: string) {
   const task = ctx.task;
   const run = ctx.run;
-  if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.id !== runId || run.state !== "live") return null;
+  if (!task || task.state !== "claimed" || task.runId !== runId || !run || run.id !== runId || run.state !== "live")
+    return null;
   return { task, run };
 }
 
@@ -109,7 +130,13 @@ export const dispatched: EventRows<"dispatched"> = everyState(ignore("not a task
     if (found.run.workflowRunId !== null && e.workflowRunId !== null && found.run.workflowRunId !== e.workflowRunId) {
       return unchanged(`already linked to Actions run ${found.run.workflowRunId}`);
     }
-    if (found.run.workflowRunId !== null && found.run.workflowRunId === e.workflowRunId && found.task.backoffCount === 0 && found.task.diagnostic === null) return unchanged("already linked");
+    if (
+      found.run.workflowRunId !== null &&
+      found.run.workflowRunId === e.workflowRunId &&
+      found.task.backoffCount === 0 &&
+      found.task.diagnostic === null
+    )
+      return unchanged("already linked");
     return move(ctx, "claimed", {
       summary: `workflow dispatched${e.workflowRunId ? ` as Actions run ${e.workflowRunId}` : ""}`,
       task: { backoffCount: 0, backoffUntil: null, diagnostic: null },
@@ -123,34 +150,54 @@ export const dispatched: EventRows<"dispatched"> = everyState(ignore("not a task
  * goes back unassigned with no attempt charged, one diagnostic per distinct
  * error, and a growing backoff (never a retry storm).
  */
-export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(ignore("not a task"), ignore("the run already ended"), {
-  claimed: (ctx, e) => {
-    const found = dispatchedRun(ctx, e.runId);
-    if (!found) return unchanged("the run already ended");
-    const { task } = found;
-    const count = task.backoffCount + 1;
-    const until = new Date(ctx.now.getTime() + dispatchBackoffMs(count));
-    const dispatch = ctx.config?.dispatch;
-    const digest = createHash("sha256").update(e.why.replace(/\d{3,}/g, "#")).digest("hex").slice(0, 12);
-    return move(ctx, "queued", {
-      summary: `dispatch refused; backing off until ${until.toISOString()}, no attempt counted`,
-      task: { ...NO_LEASE, attempt: task.attempt - 1, backoffCount: count, backoffUntil: until, diagnostic: e.why },
-      fence: { runId: e.runId },
-      run: { id: e.runId, from: ["live"], patch: { state: "aborted", endedAt: ctx.now, endReason: "run never started", error: { class: "preparation", message: e.why } } },
-      effects: [
-        effect("comment", `dispatch-refused:${task.id}:${digest}`, {
-          issue: task.issue,
-          body: texts.dispatchRefused(e.why, dispatch?.workflow ?? "(workflow)", dispatch?.ref ?? "(ref)"),
-        }),
-      ],
-    });
+export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(
+  ignore("not a task"),
+  ignore("the run already ended"),
+  {
+    claimed: (ctx, e) => {
+      const found = dispatchedRun(ctx, e.runId);
+      if (!found) return unchanged("the run already ended");
+      const { task } = found;
+      const count = task.backoffCount + 1;
+      const until = new Date(ctx.now.getTime() + dispatchBackoffMs(count));
+      const dispatch = ctx.config?.dispatch;
+      const digest = createHash("sha256")
+        .update(e.why.replace(/\d{3,}/g, "#"))
+        .digest("hex")
+        .slice(0, 12);
+      return move(ctx, "queued", {
+        summary: `dispatch refused; backing off until ${until.toISOString()}, no attempt counted`,
+        task: { ...NO_LEASE, attempt: task.attempt - 1, backoffCount: count, backoffUntil: until, diagnostic: e.why },
+        fence: { runId: e.runId },
+        run: {
+          id: e.runId,
+          from: ["live"],
+          patch: {
+            state: "aborted",
+            endedAt: ctx.now,
+            endReason: "run never started",
+            error: { class: "preparation", message: e.why },
+          },
+        },
+        effects: [
+          effect("comment", `dispatch-refused:${task.id}:${digest}`, {
+            issue: task.issue,
+            body: texts.dispatchRefused(e.why, dispatch?.workflow ?? "(workflow)", dispatch?.ref ?? "(ref)"),
+          }),
+        ],
+      });
+    },
   },
-});
+);
 
-export const sweepFailed: EventRows<"sweep-failed"> = everyState(ignore("not a task"), ignore("only queued tasks are swept this way"), {
-  queued: (ctx, e) =>
-    move(ctx, "queued", {
-      summary: `sweep failed on this task; not before ${e.retryAt.toISOString()}`,
-      task: { backoffUntil: e.retryAt, diagnostic: e.why },
-    }),
-});
+export const sweepFailed: EventRows<"sweep-failed"> = everyState(
+  ignore("not a task"),
+  ignore("only queued tasks are swept this way"),
+  {
+    queued: (ctx, e) =>
+      move(ctx, "queued", {
+        summary: `sweep failed on this task; not before ${e.retryAt.toISOString()}`,
+        task: { backoffUntil: e.retryAt, diagnostic: e.why },
+      }),
+  },
+);

@@ -9,7 +9,8 @@ import type { Context } from "../decision.js";
 import type { EventOf } from "../events.js";
 import { effect, everyState, ignore, move, taskOf, unchanged, type EventRows } from "./build.js";
 
-const sameList = (a: string[] | null, b: string[]) => (a ?? []).length === b.length && b.every((x, i) => (a ?? [])[i] === x);
+const sameList = (a: string[] | null, b: string[]) =>
+  (a ?? []).length === b.length && b.every((x, i) => (a ?? [])[i] === x);
 
 const readBlockers = (ctx: Context, e: EventOf<"blockers-read">) => {
   const task = taskOf(ctx);

@@ -45,7 +45,10 @@ type Resolver = ((args: Record<string, unknown>) => unknown) & { servedArgs?: re
  * A field answered by `fn`, which honours exactly the arguments listed; any
  * other argument given in the query is not served (GitHub would act on it).
  */
-export function served<A extends Record<string, unknown>, R>(args: readonly (keyof A & string)[], fn: (a: A) => R): (a: A) => R {
+export function served<A extends Record<string, unknown>, R>(
+  args: readonly (keyof A & string)[],
+  fn: (a: A) => R,
+): (a: A) => R {
   return Object.assign(fn, { servedArgs: args });
 }
 
@@ -63,7 +66,14 @@ export async function runOperation(
   variableValues: Record<string, unknown>,
   label: string,
 ): Promise<RunResult> {
-  const result = await gql.execute({ schema, document, operationName, rootValue, variableValues, fieldResolver: resolveField });
+  const result = await gql.execute({
+    schema,
+    document,
+    operationName,
+    rootValue,
+    variableValues,
+    fieldResolver: resolveField,
+  });
   const errors: GitHubGraphQLError[] = [];
   const violations: string[] = [];
   for (const e of result.errors ?? []) {
@@ -74,7 +84,9 @@ export async function runOperation(
       if (original.misuse) violations.push(`graphql ${label}: ${original.message} (at ${e.path?.join(".")})`);
     } else if (original instanceof NotServed) {
       errors.push(base);
-      violations.push(`graphql ${label}: ${original.message} (at ${e.path?.join(".")}; extend test/fake-github/graphql/github.ts)`);
+      violations.push(
+        `graphql ${label}: ${original.message} (at ${e.path?.join(".")}; extend test/fake-github/graphql/github.ts)`,
+      );
     } else {
       // the fake's own answer does not fit GitHub's schema (or a resolver crashed)
       errors.push(base);
@@ -135,7 +147,11 @@ function selects(info: GraphQLResolveInfo, set: SelectionSetNode | undefined, na
     const kind = s.kind as string;
     if (kind === "Field" && names.includes((s as FieldNode).name.value)) return true;
     if (kind === "InlineFragment" && selects(info, (s as InlineFragmentNode).selectionSet, names)) return true;
-    if (kind === "FragmentSpread" && selects(info, info.fragments[(s as FragmentSpreadNode).name.value]?.selectionSet, names)) return true;
+    if (
+      kind === "FragmentSpread" &&
+      selects(info, info.fragments[(s as FragmentSpreadNode).name.value]?.selectionSet, names)
+    )
+      return true;
   }
   return false;
 }

@@ -27,7 +27,11 @@ const PAGE = ["first", "last", "after"] as const;
 export function connection<T>(items: T[], args: Page): Node {
   let start = 0;
   if (typeof args.after === "string") {
-    const n = Number(Buffer.from(args.after, "base64").toString("utf8").replace(/^cursor:/, ""));
+    const n = Number(
+      Buffer.from(args.after, "base64")
+        .toString("utf8")
+        .replace(/^cursor:/, ""),
+    );
     if (Number.isInteger(n)) start = n + 1;
   }
   let slice = items.slice(start);
@@ -81,7 +85,12 @@ function labels(ctx: GraphQLContext, repo: Repo, issue: Issue) {
 
 /** A label added to the issue: its label as it is now (renamed or not), or as it was if since deleted. */
 function labeledEvent(ctx: GraphQLContext, repo: Repo, issue: Issue, e: LabelEvent): Node {
-  const label = [...repo.labels.values()].find((l) => l.id === e.labelId) ?? { id: e.labelId, name: e.labelName, color: "ededed", description: null };
+  const label = [...repo.labels.values()].find((l) => l.id === e.labelId) ?? {
+    id: e.labelId,
+    name: e.labelName,
+    color: "ededed",
+    description: null,
+  };
   return {
     __typename: "LabeledEvent",
     id: nodeId("LE", e.id),
@@ -103,7 +112,9 @@ function labelTimeline(ctx: GraphQLContext, repo: Repo, issue: Issue) {
     const types = args.itemTypes ?? [];
     const others = types.filter((t) => t !== "LABELED_EVENT");
     if (!types.length || others.length) {
-      throw new NotServed(`the fake GitHub serves only LABELED_EVENT items of timelineItems (asked for ${types.length ? others.join(", ") : "every item type"})`);
+      throw new NotServed(
+        `the fake GitHub serves only LABELED_EVENT items of timelineItems (asked for ${types.length ? others.join(", ") : "every item type"})`,
+      );
     }
     return connection(
       repo.labelEvents.filter((e) => e.issueNumber === issue.number).map((e) => labeledEvent(ctx, repo, issue, e)),
@@ -212,14 +223,16 @@ export function issueNode(ctx: GraphQLContext, repo: Repo, issue: Issue): Node {
       ),
     ),
     // Without includeClosedPrs, closed-unmerged PRs are left out; merged ones stay.
-    closedByPullRequestsReferences: served([...PAGE, "includeClosedPrs"], (args: Page & { includeClosedPrs?: boolean }) =>
-      connection(
-        state
-          .closingPulls(repo, issue.number)
-          .filter((pr) => args.includeClosedPrs || pr.merged || repo.issues.get(pr.number)?.state === "open")
-          .map((pr) => pullNode(ctx, repo, pr)),
-        args,
-      ),
+    closedByPullRequestsReferences: served(
+      [...PAGE, "includeClosedPrs"],
+      (args: Page & { includeClosedPrs?: boolean }) =>
+        connection(
+          state
+            .closingPulls(repo, issue.number)
+            .filter((pr) => args.includeClosedPrs || pr.merged || repo.issues.get(pr.number)?.state === "open")
+            .map((pr) => pullNode(ctx, repo, pr)),
+          args,
+        ),
     ),
   };
 }
@@ -244,7 +257,8 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
     },
     pullRequest: served(["number"], ({ number }: { number?: number }) => {
       const pr = repo.pulls.get(Number(number));
-      if (!pr) throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
+      if (!pr)
+        throw new GraphQLFieldError("NOT_FOUND", `Could not resolve to a PullRequest with the number of ${number}.`);
       return pullNode(ctx, repo, pr);
     }),
     pullRequests: served([...PAGE, "states", "baseRefName", "headRefName", "orderBy"], (args: PullRequestsArgs) =>
@@ -322,10 +336,12 @@ type PullRequestsArgs = Page & {
 
 /** `Repository.pullRequests`: filtered by state and refs, oldest first unless `orderBy` says otherwise. */
 function pullsOf(repo: Repo, args: PullRequestsArgs): Pull[] {
-  const stateOf = (pr: Pull) => (pr.merged ? "MERGED" : repo.issues.get(pr.number)!.state === "open" ? "OPEN" : "CLOSED");
+  const stateOf = (pr: Pull) =>
+    pr.merged ? "MERGED" : repo.issues.get(pr.number)!.state === "open" ? "OPEN" : "CLOSED";
   const at = (pr: Pull) => {
     const issue = repo.issues.get(pr.number)!;
-    if (args.orderBy?.field === "COMMENTS") return [...repo.comments.values()].filter((c) => c.issueNumber === pr.number).length;
+    if (args.orderBy?.field === "COMMENTS")
+      return [...repo.comments.values()].filter((c) => c.issueNumber === pr.number).length;
     return (args.orderBy?.field === "UPDATED_AT" ? issue.updatedAt : issue.createdAt).getTime();
   };
   const dir = args.orderBy?.direction === "DESC" ? -1 : 1;
@@ -349,7 +365,14 @@ export function githubRoot(ctx: GraphQLContext): Node {
     }),
     // the one place GraphQL names the App's bot with its `[bot]` suffix
     viewer: { ...actor(ctx, ctx.state.botLogin), login: ctx.state.botLogin },
-    rateLimit: { __typename: "RateLimit", limit: 5000, cost: 1, remaining: 4999, resetAt: ts(new Date(ctx.state.now().getTime() + 3600_000)), used: 1 },
+    rateLimit: {
+      __typename: "RateLimit",
+      limit: 5000,
+      cost: 1,
+      remaining: 4999,
+      resetAt: ts(new Date(ctx.state.now().getTime() + 3600_000)),
+      used: 1,
+    },
   };
 }
 
@@ -367,7 +390,8 @@ type IssuesArgs = Page & {
 function issuesOf(repo: Repo, args: IssuesArgs): Issue[] {
   const wanted = args.labels?.length ? new Set(args.labels.map((l) => l.toLowerCase())) : null;
   const at = (i: Issue) => {
-    if (args.orderBy?.field === "COMMENTS") return [...repo.comments.values()].filter((c) => c.issueNumber === i.number).length;
+    if (args.orderBy?.field === "COMMENTS")
+      return [...repo.comments.values()].filter((c) => c.issueNumber === i.number).length;
     return (args.orderBy?.field === "UPDATED_AT" ? i.updatedAt : i.createdAt).getTime();
   };
   const dir = args.orderBy?.direction === "DESC" ? -1 : 1;

@@ -64,17 +64,29 @@ export class GraphQLRegistry {
   async handle(body: unknown, ctx: GraphQLContext): Promise<GraphQLOutcome> {
     const req = (body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
     const wanted = typeof req.operationName === "string" && req.operationName ? req.operationName : null;
-    const refuse = (errors: GitHubGraphQLError[], opName: string | null, why: (e: GitHubGraphQLError) => string): GraphQLOutcome => ({
+    const refuse = (
+      errors: GitHubGraphQLError[],
+      opName: string | null,
+      why: (e: GitHubGraphQLError) => string,
+    ): GraphQLOutcome => ({
       body: { errors },
       operationName: opName,
       violations: errors.map(why),
     });
     if (typeof req.query !== "string" || !req.query.trim()) {
-      return refuse([{ message: "A query attribute must be specified and must be a string." }], wanted, () => "graphql: request has no query string");
+      return refuse(
+        [{ message: "A query attribute must be specified and must be a string." }],
+        wanted,
+        () => "graphql: request has no query string",
+      );
     }
     const variables = (req.variables ?? {}) as Record<string, unknown>;
     if (typeof variables !== "object" || Array.isArray(variables)) {
-      return refuse([{ message: "Variables must be an object" }], wanted, () => "graphql: variables is not a JSON object");
+      return refuse(
+        [{ message: "Variables must be an object" }],
+        wanted,
+        () => "graphql: variables is not a JSON object",
+      );
     }
 
     const loaded = await githubSchema();
@@ -86,7 +98,11 @@ export class GraphQLRegistry {
       if (!(e instanceof gql.GraphQLError)) throw e;
       const at = e.locations?.[0];
       const message = `${e.message.replace(/^Syntax Error: /, "").replace(/\.$/, "")}${at ? ` at [${at.line}, ${at.column}]` : ""}`;
-      return refuse([{ message, ...(at ? { locations: [at] } : {}) }], wanted, (x) => `graphql: syntax error: ${x.message}`);
+      return refuse(
+        [{ message, ...(at ? { locations: [at] } : {}) }],
+        wanted,
+        (x) => `graphql: syntax error: ${x.message}`,
+      );
     }
 
     const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === gql.Kind.OPERATION_DEFINITION);
@@ -102,11 +118,16 @@ export class GraphQLRegistry {
     if (invalid.length) return refuse(invalid, opName, (x) => `graphql ${label}: ${x.message}`);
     const badVariables = variableErrors(gql, schema, op, variables);
     if (badVariables.length) {
-      return refuse(badVariables, opName, (x) => `graphql ${label}: ${x.message} (${JSON.stringify(x.extensions?.problems)})`);
+      return refuse(
+        badVariables,
+        opName,
+        (x) => `graphql ${label}: ${x.message} (${JSON.stringify(x.extensions?.problems)})`,
+      );
     }
 
     // the shared root serves queries only: a mutation's fields are all "not served"
-    const handler = (opName ? this.handlers.get(opName) : undefined) ?? (op.operation === "query" ? rootHandler : () => ({}));
+    const handler =
+      (opName ? this.handlers.get(opName) : undefined) ?? (op.operation === "query" ? rootHandler : () => ({}));
     const root = await handler(variables, ctx.state, ctx);
     const result = await runOperation(loaded, doc, opName ?? undefined, root, variables, label);
     const out: GraphQLOutcome["body"] = { data: result.data };

@@ -59,7 +59,12 @@ export function validationErrors(gql: GraphQLModule, schema: GraphQLSchema, doc:
   return out;
 }
 
-function locate(gql: GraphQLModule, schema: GraphQLSchema, doc: DocumentNode, targets: Set<ASTNode>): Map<ASTNode, Site> {
+function locate(
+  gql: GraphQLModule,
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  targets: Set<ASTNode>,
+): Map<ASTNode, Site> {
   const sites = new Map<ASTNode, Site>();
   const argTypes = new Map<ASTNode, string>();
   const typeInfo = new gql.TypeInfo(schema);
@@ -76,9 +81,11 @@ function locate(gql: GraphQLModule, schema: GraphQLSchema, doc: DocumentNode, ta
         const chain = [...ancestors, parent, node].filter((a): a is ASTNode => !!a && !Array.isArray(a));
         const path: (string | number)[] = [];
         for (const n of chain) {
-          if (n.kind === gql.Kind.OPERATION_DEFINITION) path.push(n.name ? `${n.operation} ${n.name.value}` : n.operation);
+          if (n.kind === gql.Kind.OPERATION_DEFINITION)
+            path.push(n.name ? `${n.operation} ${n.name.value}` : n.operation);
           else if (n.kind === gql.Kind.FRAGMENT_DEFINITION) path.push(`fragment ${n.name.value}`);
-          else if (n.kind === gql.Kind.INLINE_FRAGMENT) path.push(n.typeCondition ? `... on ${n.typeCondition.name.value}` : "...");
+          else if (n.kind === gql.Kind.INLINE_FRAGMENT)
+            path.push(n.typeCondition ? `... on ${n.typeCondition.name.value}` : "...");
           else if (n.kind === gql.Kind.FRAGMENT_SPREAD) path.push(`... ${n.name.value}`);
           else if (n.kind === gql.Kind.FIELD) path.push(n.alias?.value ?? n.name.value);
           else if (n.kind === gql.Kind.ARGUMENT) path.push(n.name.value);
@@ -92,7 +99,13 @@ function locate(gql: GraphQLModule, schema: GraphQLSchema, doc: DocumentNode, ta
 
 const quoted = (message: string, n = 0): string => [...message.matchAll(/"([^"]*)"/g)][n]?.[1] ?? "";
 
-function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error: JsGraphQLError, sites: Map<ASTNode, Site>): GitHubGraphQLError {
+function rewrite(
+  gql: GraphQLModule,
+  schema: GraphQLSchema,
+  rule: string,
+  error: JsGraphQLError,
+  sites: Map<ASTNode, Site>,
+): GitHubGraphQLError {
   const K = gql.Kind;
   const nodes = error.nodes ?? [];
   const node = nodes[0];
@@ -102,7 +115,10 @@ function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error:
     ...(s ? { path: s.path } : {}),
   });
   const nearest = <T extends ASTNode>(s: Site | undefined, kinds: string[]): T | undefined =>
-    s?.ancestors.slice().reverse().find((a) => kinds.includes(a.kind)) as T | undefined;
+    s?.ancestors
+      .slice()
+      .reverse()
+      .find((a) => kinds.includes(a.kind)) as T | undefined;
   const opName = (n: ASTNode | undefined) =>
     n?.kind === K.OPERATION_DEFINITION ? (n.name?.value ?? `anonymous ${n.operation}`) : "anonymous query";
 
@@ -120,7 +136,12 @@ function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error:
       const arg = node?.kind === K.ARGUMENT ? node.name.value : quoted(error.message, 0);
       const parent = nearest(site, [K.FIELD, K.DIRECTIVE]);
       const kind = parent?.kind === K.DIRECTIVE ? "Directive" : "Field";
-      const name = parent?.kind === K.FIELD ? (parent.alias?.value ?? parent.name.value) : parent?.kind === K.DIRECTIVE ? parent.name.value : "";
+      const name =
+        parent?.kind === K.FIELD
+          ? (parent.alias?.value ?? parent.name.value)
+          : parent?.kind === K.DIRECTIVE
+            ? parent.name.value
+            : "";
       return {
         message: `${kind} '${name}' doesn't accept argument '${arg}'`,
         ...at(node, site),
@@ -146,7 +167,8 @@ function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error:
       };
     }
     case "NoUnusedVariablesRule": {
-      const variableName = node?.kind === K.VARIABLE_DEFINITION ? node.variable.name.value : quoted(error.message).slice(1);
+      const variableName =
+        node?.kind === K.VARIABLE_DEFINITION ? node.variable.name.value : quoted(error.message).slice(1);
       const op = nearest(site, [K.OPERATION_DEFINITION]);
       return {
         message: `Variable $${variableName} is declared by ${opName(op)} but not used`,
@@ -180,10 +202,15 @@ function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error:
       const argument = node?.kind === K.ARGUMENT ? node : nearest<ArgumentNode>(site, [K.ARGUMENT]);
       const parent = nearest(site, [K.FIELD, K.DIRECTIVE]);
       const kind = parent?.kind === K.DIRECTIVE ? "Directive" : "Field";
-      const name = parent?.kind === K.FIELD ? (parent.alias?.value ?? parent.name.value) : parent?.kind === K.DIRECTIVE ? parent.name.value : "";
+      const name =
+        parent?.kind === K.FIELD
+          ? (parent.alias?.value ?? parent.name.value)
+          : parent?.kind === K.DIRECTIVE
+            ? parent.name.value
+            : "";
       const argumentName = argument?.name.value ?? "";
       return {
-        message: `Argument '${argumentName}' on ${kind} '${name}' has an invalid value (${argument ? gql.print(argument.value) : ""}). Expected type '${argument ? site?.argTypes.get(argument) ?? "" : ""}'.`,
+        message: `Argument '${argumentName}' on ${kind} '${name}' has an invalid value (${argument ? gql.print(argument.value) : ""}). Expected type '${argument ? (site?.argTypes.get(argument) ?? "") : ""}'.`,
         ...at(parent, site),
         extensions: { code: "argumentLiteralsIncompatible", typeName: kind, argumentName },
       };
@@ -196,7 +223,11 @@ function rewrite(gql: GraphQLModule, schema: GraphQLSchema, rule: string, error:
       if (/must not have a selection/.test(error.message)) {
         const kinds = gql.isEnumType(schema.getType(typeName)) ? "enums" : "scalars";
         const selected = (field?.selectionSet?.selections ?? []).map((s) =>
-          s.kind === K.FIELD ? `"${s.name.value}"` : s.kind === K.INLINE_FRAGMENT ? `"... on ${s.typeCondition?.name.value ?? ""} { ... }"` : `"${s.name.value}"`,
+          s.kind === K.FIELD
+            ? `"${s.name.value}"`
+            : s.kind === K.INLINE_FRAGMENT
+              ? `"... on ${s.typeCondition?.name.value ?? ""} { ... }"`
+              : `"${s.name.value}"`,
         );
         return {
           message: `Selections can't be made on ${kinds} (field '${name}' returns ${typeName} but has selections [${selected.join(", ")}])`,

@@ -53,7 +53,13 @@ export function variableErrors(
 }
 
 /** graphql-ruby's explanation of one coercion problem at `path` inside the variable's value. */
-function explain(gql: GraphQLModule, root: GraphQLInputType, path: (string | number)[], invalid: unknown, message: string): string {
+function explain(
+  gql: GraphQLModule,
+  root: GraphQLInputType,
+  path: (string | number)[],
+  invalid: unknown,
+  message: string,
+): string {
   if (/not to be null|was not provided/.test(message)) {
     if (/was not provided/.test(message)) path.push(/Field "(?:[^".]*\.)?([^"]+)"/.exec(message)?.[1] ?? "");
     return "Expected value to not be null";
@@ -72,7 +78,10 @@ function explain(gql: GraphQLModule, root: GraphQLInputType, path: (string | num
   }
   const named = type && gql.getNamedType(type);
   if (gql.isEnumType(named)) {
-    return `Expected ${JSON.stringify(invalid)} to be one of: ${named.getValues().map((v) => v.name).join(", ")}`;
+    return `Expected ${JSON.stringify(invalid)} to be one of: ${named
+      .getValues()
+      .map((v) => v.name)
+      .join(", ")}`;
   }
   if (named) return `Could not coerce value ${JSON.stringify(invalid)} to ${named.name}`;
   return message;

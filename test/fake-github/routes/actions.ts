@@ -70,7 +70,11 @@ export const actionRoutes: RouteTable = {
         if (inputs[name] === undefined && def.default !== undefined) inputs[name] = def.default;
         if (def.required && inputs[name] === undefined) throw fail(ctx, 422, `Required input '${name}' not provided`);
         if (def.type === "choice" && inputs[name] !== undefined && !def.options?.includes(String(inputs[name]))) {
-          throw fail(ctx, 422, `Provided value '${inputs[name]}' for input '${name}' not in the list of allowed values`);
+          throw fail(
+            ctx,
+            422,
+            `Provided value '${inputs[name]}' for input '${name}' not in the list of allowed values`,
+          );
         }
       }
     }
@@ -170,7 +174,8 @@ export const actionRoutes: RouteTable = {
     run.status = "queued";
     run.conclusion = null;
     for (const j of ctx.state.jobsOf(repo, { ...run, runAttempt: run.runAttempt - 1 })) {
-      if (j.id === job.id) ctx.state.addJob(repo.fullName, run.id, { name: j.name, status: "queued", conclusion: null });
+      if (j.id === job.id)
+        ctx.state.addJob(repo.fullName, run.id, { name: j.name, status: "queued", conclusion: null });
       else j.runAttempt = run.runAttempt;
     }
     ctx.state.reruns.push({ repo: repo.fullName, kind: "job", id: job.id, at: ctx.state.now() });

@@ -30,17 +30,27 @@ export const appRoutes: RouteTable = {
   "POST /app/installations/{installation_id}/access_tokens": (ctx) => {
     const inst = installationOr404(ctx, ctx.int("installation_id"));
     if (inst.suspendedAt) throw fail(ctx, 403, "This installation has been suspended");
-    const body = (ctx.body ?? {}) as { repositories?: string[]; repository_ids?: number[]; permissions?: Record<string, string> };
+    const body = (ctx.body ?? {}) as {
+      repositories?: string[];
+      repository_ids?: number[];
+      permissions?: Record<string, string>;
+    };
     const token = ctx.state.issueToken(inst.id);
     let repositories: string[] | null = null;
     if (body.repositories?.length || body.repository_ids?.length) {
       const owned = [...ctx.state.repos.values()].filter((r) => r.installationId === inst.id);
       const picked = owned.filter(
         (r) =>
-          body.repositories?.some((n) => n.toLowerCase() === r.name.toLowerCase()) || body.repository_ids?.includes(r.id),
+          body.repositories?.some((n) => n.toLowerCase() === r.name.toLowerCase()) ||
+          body.repository_ids?.includes(r.id),
       );
       const asked = (body.repositories?.length ?? 0) + (body.repository_ids?.length ?? 0);
-      if (picked.length < asked) throw fail(ctx, 422, "There is at least one repository that does not exist or is not accessible to the parent installation.");
+      if (picked.length < asked)
+        throw fail(
+          ctx,
+          422,
+          "There is at least one repository that does not exist or is not accessible to the parent installation.",
+        );
       repositories = picked.map((r) => r.fullName.toLowerCase());
     }
     if (body.permissions) {

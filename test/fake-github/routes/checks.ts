@@ -40,7 +40,8 @@ export const checkRoutes: RouteTable = {
   "GET /repos/{owner}/{repo}/commits/{ref}/check-runs": (ctx) => {
     const repo = ctx.repo();
     const sha = shaForRef(ctx, repo);
-    const runs = ctx.query.get("filter") === "all" ? ctx.state.checkRunsFor(repo, sha) : ctx.state.latestCheckRuns(repo, sha);
+    const runs =
+      ctx.query.get("filter") === "all" ? ctx.state.checkRunsFor(repo, sha) : ctx.state.latestCheckRuns(repo, sha);
     return listRuns(ctx, repo, runs);
   },
 

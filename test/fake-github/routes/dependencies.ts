@@ -39,13 +39,16 @@ export const dependencyRoutes: RouteTable = {
     const repo = ctx.repo();
     const issue = issueOr404(ctx, repo);
     const blocker = blockerOr404(ctx, (ctx.body as { issue_id?: unknown })?.issue_id);
-    const refuse = (message: string) => validationFailed(ctx, [{ resource: "IssueDependency", code: "custom", field: "issue_id", message }]);
+    const refuse = (message: string) =>
+      validationFailed(ctx, [{ resource: "IssueDependency", code: "custom", field: "issue_id", message }]);
     if (blocker.issue.id === issue.id) throw refuse("An issue cannot be blocked by itself");
     if (issue.isPull || blocker.issue.isPull) throw refuse("Pull requests cannot be issue dependencies");
     if (!ctx.state.dependencies.add(issue, blocker.issue)) throw refuse("Issue is already blocked by this issue");
     return {
       ...created(ctx.json.issue(blocker.repo, blocker.issue)),
-      headers: { location: `${ctx.json.urls.api}/repos/${repo.fullName}/issues/${issue.number}/dependencies/blocked_by` },
+      headers: {
+        location: `${ctx.json.urls.api}/repos/${repo.fullName}/issues/${issue.number}/dependencies/blocked_by`,
+      },
     };
   },
 

@@ -20,7 +20,10 @@ export function jobLogUrl(state: FakeState, web: string, repo: Repo, jobId: numb
 export function download(state: FakeState, method: string, url: URL): Reply | null {
   const m = JOB_LOG.exec(url.pathname);
   if (!m || method !== "GET") return null;
-  const text = (status: number, body: string): Reply => ({ status, raw: { contentType: "text/plain; charset=utf-8", text: body } });
+  const text = (status: number, body: string): Reply => ({
+    status,
+    raw: { contentType: "text/plain; charset=utf-8", text: body },
+  });
   const expires = Date.parse(url.searchParams.get("expires") ?? "");
   if (!(expires >= state.now().getTime())) return text(403, "Signature expired");
   const repo = state.findRepo(`${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`);

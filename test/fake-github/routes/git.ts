@@ -41,7 +41,11 @@ export const gitRoutes: RouteTable = {
   "GET /repos/{owner}/{repo}/git/matching-refs/{ref}": (ctx) => {
     const repo = ctx.repo();
     const prefix = `refs/${ctx.params.ref}`;
-    return ok(allRefs(repo).filter(([n]) => n.startsWith(prefix)).map(([n, s]) => ctx.json.gitRef(repo, n, s)));
+    return ok(
+      allRefs(repo)
+        .filter(([n]) => n.startsWith(prefix))
+        .map(([n, s]) => ctx.json.gitRef(repo, n, s)),
+    );
   },
 
   "POST /repos/{owner}/{repo}/git/refs": (ctx) => {
@@ -65,7 +69,8 @@ export const gitRoutes: RouteTable = {
     const current = parsed && map!.get(parsed.name);
     if (!parsed || !current) throw fail(ctx, 422, "Reference does not exist");
     if (!repo.commits.has(b.sha)) throw fail(ctx, 422, "Object does not exist");
-    if (!b.force && !ctx.state.ancestors(repo, b.sha).has(current)) throw fail(ctx, 422, "Update is not a fast forward");
+    if (!b.force && !ctx.state.ancestors(repo, b.sha).has(current))
+      throw fail(ctx, 422, "Update is not a fast forward");
     if (parsed.kind === "heads") ctx.state.moveBranch(repo, parsed.name, b.sha);
     else map!.set(parsed.name, b.sha);
     return ok(ctx.json.gitRef(repo, `refs/${parsed.kind}/${parsed.name}`, b.sha));
@@ -109,7 +114,10 @@ export const gitRoutes: RouteTable = {
     const list = [...ctx.state.ancestors(repo, head)]
       .map((s) => repo.commits.get(s)!)
       .sort((a, b) => b.date.getTime() - a.date.getTime());
-    return paginate(ctx, list.map((c) => ctx.json.commit(repo, c)));
+    return paginate(
+      ctx,
+      list.map((c) => ctx.json.commit(repo, c)),
+    );
   },
 
   "GET /repos/{owner}/{repo}/commits/{ref}": (ctx) => {

@@ -30,7 +30,11 @@ export interface HookDelivery {
 }
 
 /** What a test registers: `payload` (object or exact body) fills in guid, action, installation and repository. */
-export type NewHookDelivery = Partial<Omit<HookDelivery, "body">> & { event: string; status: number; payload?: Record<string, unknown> | string };
+export type NewHookDelivery = Partial<Omit<HookDelivery, "body">> & {
+  event: string;
+  status: number;
+  payload?: Record<string, unknown> | string;
+};
 
 /** GitHub redelivers deliveries of the past 3 days. */
 const REDELIVERY_WINDOW_MS = 3 * 24 * 3_600_000;
@@ -54,14 +58,28 @@ export class HookDeliveries {
 
   record(r: NewHookDelivery): HookDelivery {
     const body = r.payload === undefined ? null : typeof r.payload === "string" ? r.payload : JSON.stringify(r.payload);
-    const parsed = (body ? JSON.parse(body) : {}) as { action?: unknown; installation?: { id?: unknown }; repository?: { id?: unknown } };
+    const parsed = (body ? JSON.parse(body) : {}) as {
+      action?: unknown;
+      installation?: { id?: unknown };
+      repository?: { id?: unknown };
+    };
     const item: HookDelivery = {
       id: r.id ?? ++this.seq,
       guid: r.guid ?? randomUUID(),
       event: r.event,
       action: r.action !== undefined ? r.action : typeof parsed.action === "string" ? parsed.action : null,
-      installationId: r.installationId !== undefined ? r.installationId : typeof parsed.installation?.id === "number" ? parsed.installation.id : null,
-      repositoryId: r.repositoryId !== undefined ? r.repositoryId : typeof parsed.repository?.id === "number" ? parsed.repository.id : null,
+      installationId:
+        r.installationId !== undefined
+          ? r.installationId
+          : typeof parsed.installation?.id === "number"
+            ? parsed.installation.id
+            : null,
+      repositoryId:
+        r.repositoryId !== undefined
+          ? r.repositoryId
+          : typeof parsed.repository?.id === "number"
+            ? parsed.repository.id
+            : null,
       status: r.status,
       deliveredAt: r.deliveredAt ?? this.now(),
       redelivery: r.redelivery ?? false,
@@ -73,13 +91,21 @@ export class HookDeliveries {
   }
 
   /** Delivers to the target as GitHub does and records the attempt (status 0 when nothing answered). */
-  async send(event: string, payload: Record<string, unknown> | string, opts: { guid?: string; redelivery?: boolean } = {}): Promise<HookDelivery> {
+  async send(
+    event: string,
+    payload: Record<string, unknown> | string,
+    opts: { guid?: string; redelivery?: boolean } = {},
+  ): Promise<HookDelivery> {
     if (!this.target) throw new Error("fake GitHub: no webhook target; call fake.setWebhookTarget(url, secret) first");
     const body = typeof payload === "string" ? payload : JSON.stringify(payload);
     const guid = opts.guid ?? randomUUID();
     let status = 0;
     try {
-      const res = await fetch(this.target.url, { method: "POST", headers: webhookHeaders(event, body, this.target.secret, guid), body });
+      const res = await fetch(this.target.url, {
+        method: "POST",
+        headers: webhookHeaders(event, body, this.target.secret, guid),
+        body,
+      });
       await res.arrayBuffer();
       status = res.status;
     } catch {
@@ -115,7 +141,12 @@ function itemJson(i: HookDelivery): Record<string, unknown> {
     delivered_at: ts(i.deliveredAt),
     redelivery: i.redelivery,
     duration: 0.05,
-    status: i.status === 0 ? "failed to connect" : i.status >= 200 && i.status < 300 ? "OK" : `Invalid HTTP Response: ${i.status}`,
+    status:
+      i.status === 0
+        ? "failed to connect"
+        : i.status >= 200 && i.status < 300
+          ? "OK"
+          : `Invalid HTTP Response: ${i.status}`,
     status_code: i.status,
     event: i.event,
     action: i.action,
@@ -159,9 +190,12 @@ export const hookRoutes: RouteTable = {
     const store = deliveries(ctx);
     const item = store.items.find((i) => i.id === ctx.int("delivery_id"));
     if (!item) throw notFound(ctx);
-    if (ctx.state.now().getTime() - item.deliveredAt.getTime() > REDELIVERY_WINDOW_MS) throw fail(ctx, 422, "This delivery is too old to redeliver");
+    if (ctx.state.now().getTime() - item.deliveredAt.getTime() > REDELIVERY_WINDOW_MS)
+      throw fail(ctx, 422, "This delivery is too old to redeliver");
     if (item.body === null) {
-      ctx.violation(`redelivery of ${item.guid}: the test registered it without a payload, so the fake cannot send it again`);
+      ctx.violation(
+        `redelivery of ${item.guid}: the test registered it without a payload, so the fake cannot send it again`,
+      );
       throw fail(ctx, 422, "Delivery has no payload");
     }
     if (!store.target) ctx.violation(`redelivery of ${item.guid}: no webhook target (fake.setWebhookTarget)`);

@@ -114,12 +114,21 @@ export const issueRoutes: RouteTable = {
           ? (i: Issue) => [...repo.comments.values()].filter((c) => c.issueNumber === i.number).length
           : (i: Issue) => i.createdAt.getTime() * 1e4 + i.number;
     list = sortBy(list, key, q.get("direction"), "desc");
-    return paginate(ctx, list.map((i) => ctx.json.issue(repo, i)));
+    return paginate(
+      ctx,
+      list.map((i) => ctx.json.issue(repo, i)),
+    );
   },
 
   "POST /repos/{owner}/{repo}/issues": (ctx) => {
     const repo = ctx.repo();
-    const b = ctx.body as { title?: unknown; body?: string | null; labels?: unknown; assignees?: string[]; assignee?: string | null };
+    const b = ctx.body as {
+      title?: unknown;
+      body?: string | null;
+      labels?: unknown;
+      assignees?: string[];
+      assignee?: string | null;
+    };
     if (b.title === undefined || b.title === null || String(b.title) === "") {
       throw validationFailed(ctx, [{ resource: "Issue", code: "missing_field", field: "title" }]);
     }
@@ -154,12 +163,22 @@ export const issueRoutes: RouteTable = {
     const pr = repo.pulls.get(issue.number);
     if (b.state === "open" && pr?.merged) {
       throw validationFailed(ctx, [
-        { resource: "Issue", code: "custom", field: "state", message: "state cannot be changed. The pull request has been merged." },
+        {
+          resource: "Issue",
+          code: "custom",
+          field: "state",
+          message: "state cannot be changed. The pull request has been merged.",
+        },
       ]);
     }
     if (b.state === "open" && pr && !headRepoOf(ctx.state, repo, pr).branches.has(pr.headRef)) {
       throw validationFailed(ctx, [
-        { resource: "Issue", code: "custom", field: "state", message: "state cannot be changed. The head branch was deleted." },
+        {
+          resource: "Issue",
+          code: "custom",
+          field: "state",
+          message: "state cannot be changed. The head branch was deleted.",
+        },
       ]);
     }
     if (b.title !== undefined && b.title !== null) issue.title = String(b.title);
@@ -289,7 +308,10 @@ export const issueRoutes: RouteTable = {
     const list = [...repo.comments.values()]
       .filter((c) => c.issueNumber === issue.number && (since === null || c.updatedAt.getTime() >= since))
       .sort((a, b) => a.id - b.id);
-    return paginate(ctx, list.map((c) => ctx.json.comment(repo, c)));
+    return paginate(
+      ctx,
+      list.map((c) => ctx.json.comment(repo, c)),
+    );
   },
 
   "GET /repos/{owner}/{repo}/issues/comments": (ctx) => {
@@ -298,7 +320,10 @@ export const issueRoutes: RouteTable = {
     let list = [...repo.comments.values()].filter((c) => since === null || c.updatedAt.getTime() >= since);
     const key = ctx.query.get("sort") === "updated" ? (c: Comment) => c.updatedAt.getTime() : (c: Comment) => c.id;
     list = sortBy(list, key, ctx.query.get("direction"), "asc");
-    return paginate(ctx, list.map((c) => ctx.json.comment(repo, c)));
+    return paginate(
+      ctx,
+      list.map((c) => ctx.json.comment(repo, c)),
+    );
   },
 
   "POST /repos/{owner}/{repo}/issues/{issue_number}/comments": (ctx) => {
@@ -308,7 +333,11 @@ export const issueRoutes: RouteTable = {
     const body = (ctx.body as { body?: string })?.body;
     if (!body) throw validationFailed(ctx, [{ resource: "IssueComment", code: "missing_field", field: "body" }]);
     checkCommentBody(ctx, "IssueComment", body);
-    const c = ctx.state.addComment(repo.fullName, issue.number, { body, user: ctx.actor, viaApp: ctx.auth.kind === "installation" });
+    const c = ctx.state.addComment(repo.fullName, issue.number, {
+      body,
+      user: ctx.actor,
+      viaApp: ctx.auth.kind === "installation",
+    });
     issue.updatedAt = ctx.state.now();
     return created(ctx.json.comment(repo, c));
   },

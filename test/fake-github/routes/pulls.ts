@@ -60,7 +60,10 @@ export const pullRoutes: RouteTable = {
     // GitHub: desc by default when sorting by creation, asc otherwise; ties in creation order (by number)
     const dir = (q.get("direction") ?? (sort === "created" ? "desc" : "asc")) === "asc" ? 1 : -1;
     list = list.sort((a, b) => (at(a) - at(b) || a.number - b.number) * dir);
-    return paginate(ctx, list.map((p) => ctx.json.pull(repo, p, false)));
+    return paginate(
+      ctx,
+      list.map((p) => ctx.json.pull(repo, p, false)),
+    );
   },
 
   "GET /repos/{owner}/{repo}/pulls/{pull_number}": (ctx) => {
@@ -83,10 +86,13 @@ export const pullRoutes: RouteTable = {
     const errors = [];
     const head = b.head ? parseHead(ctx.state, repo, b.head) : null;
     if (!b.head) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "head" });
-    else if (!head || !head.repo.branches.has(head.ref)) errors.push({ resource: "PullRequest", code: "invalid" as const, field: "head" });
+    else if (!head || !head.repo.branches.has(head.ref))
+      errors.push({ resource: "PullRequest", code: "invalid" as const, field: "head" });
     if (!b.base) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "base" });
-    else if (!repo.branches.has(b.base)) errors.push({ resource: "PullRequest", code: "invalid" as const, field: "base" });
-    if (!b.title && b.issue === undefined) errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "title" });
+    else if (!repo.branches.has(b.base))
+      errors.push({ resource: "PullRequest", code: "invalid" as const, field: "base" });
+    if (!b.title && b.issue === undefined)
+      errors.push({ resource: "PullRequest", code: "missing_field" as const, field: "title" });
     if (errors.length) throw validationFailed(ctx, errors);
     const { repo: headRepo, ref: headRef } = head!;
     const existing = [...repo.pulls.values()].find(
@@ -98,7 +104,11 @@ export const pullRoutes: RouteTable = {
     );
     if (existing) {
       throw validationFailed(ctx, [
-        { resource: "PullRequest", code: "custom", message: `A pull request already exists for ${headRepo.owner}:${headRef}.` },
+        {
+          resource: "PullRequest",
+          code: "custom",
+          message: `A pull request already exists for ${headRepo.owner}:${headRef}.`,
+        },
       ]);
     }
     const headSha = headRepo.branches.get(headRef)!;
@@ -106,7 +116,13 @@ export const pullRoutes: RouteTable = {
     if (headRepo !== repo) shareCommits(headRepo, repo, headSha);
     const cmp = ctx.state.compare(repo, repo.branches.get(b.base!)!, headSha);
     if (cmp.aheadBy === 0) {
-      throw validationFailed(ctx, [{ resource: "PullRequest", code: "custom", message: `No commits between ${b.base} and ${headRepo === repo ? headRef : `${headRepo.owner}:${headRef}`}` }]);
+      throw validationFailed(ctx, [
+        {
+          resource: "PullRequest",
+          code: "custom",
+          message: `No commits between ${b.base} and ${headRepo === repo ? headRef : `${headRepo.owner}:${headRef}`}`,
+        },
+      ]);
     }
     let pr: Pull;
     if (b.issue !== undefined) {
@@ -154,16 +170,28 @@ export const pullRoutes: RouteTable = {
     const repo = ctx.repo();
     const pr = pullOr404(ctx, repo);
     const issue = repo.issues.get(pr.number)!;
-    const b = ctx.body as { title?: string; body?: string; state?: "open" | "closed"; base?: string; maintainer_can_modify?: boolean };
+    const b = ctx.body as {
+      title?: string;
+      body?: string;
+      state?: "open" | "closed";
+      base?: string;
+      maintainer_can_modify?: boolean;
+    };
     if (b.base !== undefined) {
-      if (!repo.branches.has(b.base)) throw validationFailed(ctx, [{ resource: "PullRequest", code: "invalid", field: "base" }]);
+      if (!repo.branches.has(b.base))
+        throw validationFailed(ctx, [{ resource: "PullRequest", code: "invalid", field: "base" }]);
       pr.baseRef = b.base;
     }
     if (b.state === "open" && issue.state === "closed") {
       const headRepo = headRepoOf(ctx.state, repo, pr);
       if (pr.merged || !headRepo.branches.has(pr.headRef)) {
         throw validationFailed(ctx, [
-          { resource: "PullRequest", code: "custom", field: "state", message: "state cannot be changed. The head branch was deleted." },
+          {
+            resource: "PullRequest",
+            code: "custom",
+            field: "state",
+            message: "state cannot be changed. The head branch was deleted.",
+          },
         ]);
       }
       pr.headSha = headRepo.branches.get(pr.headRef)!;
@@ -192,7 +220,8 @@ export const pullRoutes: RouteTable = {
     const b = (ctx.body ?? {}) as { sha?: string; merge_method?: "merge" | "squash" | "rebase"; commit_title?: string };
     if (pr.merged || issue.state !== "open") throw fail(ctx, 405, "Pull Request is not mergeable");
     if (pr.draft) throw fail(ctx, 405, "Pull Request is still a draft");
-    if (b.sha && b.sha !== pr.headSha) throw fail(ctx, 409, "Head branch was modified. Review and try the merge again.");
+    if (b.sha && b.sha !== pr.headSha)
+      throw fail(ctx, 409, "Head branch was modified. Review and try the merge again.");
     if (ctx.state.pullMergeable(repo, pr) !== "MERGEABLE") throw fail(ctx, 405, "Pull Request is not mergeable");
     const sha = ctx.state.mergePull(repo.fullName, pr.number, {
       by: ctx.actor,
@@ -212,27 +241,41 @@ export const pullRoutes: RouteTable = {
     if (pr.conflicting) throw fail(ctx, 422, "merge conflict between base and head");
     // a fork's branch: the merge commit is pushed there, which only "allow edits from maintainers" permits
     const headRepo = headRepoOf(ctx.state, repo, pr);
-    if (headRepo !== repo && !pr.maintainerCanModify) throw fail(ctx, 422, "user doesn't have permission to update head repository");
+    if (headRepo !== repo && !pr.maintainerCanModify)
+      throw fail(ctx, 422, "user doesn't have permission to update head repository");
     const baseSha = repo.branches.get(pr.baseRef);
     if (!baseSha || !headRepo.branches.has(pr.headRef)) throw fail(ctx, 422, "Reference does not exist");
     if (ctx.state.compare(repo, pr.headSha, baseSha).aheadBy === 0) {
       throw fail(ctx, 422, "There are no new commits on the base branch.");
     }
     if (headRepo !== repo) shareCommits(repo, headRepo, baseSha);
-    const merge = ctx.state.commit(headRepo, [pr.headSha, baseSha], `Merge branch '${pr.baseRef}' into ${pr.headRef}`, ctx.actor);
+    const merge = ctx.state.commit(
+      headRepo,
+      [pr.headSha, baseSha],
+      `Merge branch '${pr.baseRef}' into ${pr.headRef}`,
+      ctx.actor,
+    );
     ctx.state.moveBranch(headRepo, pr.headRef, merge.sha);
     return {
       status: 202,
-      body: { message: "Updating pull request branch.", url: `${ctx.json.urls.web}/${repo.fullName}/pull/${pr.number}` },
+      body: {
+        message: "Updating pull request branch.",
+        url: `${ctx.json.urls.web}/${repo.fullName}/pull/${pr.number}`,
+      },
     };
   },
 
   "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits": (ctx) => {
     const repo = ctx.repo();
     const pr = pullOr404(ctx, repo);
-    const base = pr.merged ? (repo.commits.get(pr.mergeCommitSha!)?.parents[0] ?? pr.headSha) : repo.branches.get(pr.baseRef);
+    const base = pr.merged
+      ? (repo.commits.get(pr.mergeCommitSha!)?.parents[0] ?? pr.headSha)
+      : repo.branches.get(pr.baseRef);
     const list = ctx.state.compare(repo, base ?? pr.headSha, pr.headSha).ahead;
-    return paginate(ctx, list.map((c) => ctx.json.commit(repo, c)));
+    return paginate(
+      ctx,
+      list.map((c) => ctx.json.commit(repo, c)),
+    );
   },
 
   "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews": (ctx) => {
@@ -250,7 +293,10 @@ export const pullRoutes: RouteTable = {
     const review = repo.reviews.find((r) => r.id === ctx.int("review_id") && r.pullNumber === pr.number);
     if (!review) throw notFound(ctx);
     const comments = repo.reviewComments.filter((c) => c.reviewId === review.id).sort((a, b) => a.id - b.id);
-    return paginate(ctx, comments.map((c) => reviewCommentJson(ctx.json, repo, c)));
+    return paginate(
+      ctx,
+      comments.map((c) => reviewCommentJson(ctx.json, repo, c)),
+    );
   },
 
   "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls": (ctx) => {
@@ -258,6 +304,9 @@ export const pullRoutes: RouteTable = {
     // a sha (full or abbreviated) or, as GitHub allows, a branch name
     const sha = ctx.state.resolveRef(repo, ctx.params.commit_sha!);
     if (!sha) throw fail(ctx, 422, `No commit found for SHA: ${ctx.params.commit_sha}`);
-    return paginate(ctx, pullsWithCommit(ctx.state, repo, sha).map((p) => ctx.json.pull(repo, p, false)));
+    return paginate(
+      ctx,
+      pullsWithCommit(ctx.state, repo, sha).map((p) => ctx.json.pull(repo, p, false)),
+    );
   },
 };

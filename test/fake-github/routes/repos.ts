@@ -83,7 +83,8 @@ export const repoRoutes: RouteTable = {
     const web = `${ctx.json.urls.web}/${repo.fullName}`;
     const content = files.get(path);
     if (content !== undefined) {
-      if (wantsRaw(ctx)) return { status: 200, raw: { contentType: "application/vnd.github.raw; charset=utf-8", text: content } };
+      if (wantsRaw(ctx))
+        return { status: 200, raw: { contentType: "application/vnd.github.raw; charset=utf-8", text: content } };
       const sha = blobSha(content);
       const self = `${api}/contents/${path}?ref=${encodeURIComponent(ref)}`;
       return ok({
@@ -132,4 +133,3 @@ export const repoRoutes: RouteTable = {
     );
   },
 };
-
