@@ -144,7 +144,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     secret: randomBytes(32).toString("hex"),
     baseUrl: env.baseUrl,
     log,
-    Octokit: o.Octokit ?? (ProductionOctokit as unknown as typeof ProbotOctokit),
+    Octokit: o.Octokit ?? ProductionOctokit,
   });
   const server = new Server({
     Probot: ProbotWithDefaults,
@@ -388,7 +388,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       const http = await server.start();
       takeOverRequests(http, [ingest, apiHandler], log);
       processor.start();
-      if (o.effects?.start !== false) executor!.start();
+      if (o.effects?.start !== false) executor.start();
       if (withTasks) sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
@@ -400,7 +400,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       await server.stop();
       await sweeping?.stop();
       await processor.stop();
-      await executor!.stop();
+      await executor.stop();
     },
   };
 }

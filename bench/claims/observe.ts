@@ -152,7 +152,7 @@ export async function meter(
   }
   const ok = app0.every((c) => c !== null) && app1.every((c) => c !== null);
   return {
-    appCpuMs: ok ? app1.reduce((s, c, i) => s + c! - app0[i]!, 0) : null,
+    appCpuMs: ok ? app1.reduce((s, c, i) => s + c - app0[i]!, 0) : null,
     benchCpuMs: (bench.user + bench.system) / 1000,
     dbCpuMs,
     dbCommits: pg0 && pg1 ? pg1.commits - pg0.commits : null,

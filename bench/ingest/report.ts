@@ -162,7 +162,7 @@ export function table(cfg: Config, a: Summary, b: Summary): string {
   const header: [string, string, string, string] = ["", a.label, b.label, `${a.label}/${b.label}`];
   const all = [header, ...rows];
   const w0 = Math.max(...all.map((r) => r[0].length));
-  const w = [1, 2, 3].map((i) => Math.max(10, ...all.map((r) => r[i as 1]!.length)));
+  const w = [1, 2, 3].map((i) => Math.max(10, ...all.map((r) => r[i as 1].length)));
   return all
     .map((r) =>
       r[1] === "" && r[2] === "" && r !== header

@@ -183,7 +183,7 @@ export class Tasks {
       const quiet = event.kind === "heartbeat" || event.kind === "dispatched";
       this.deps.log[quiet ? "debug" : "info"]({ ...fields, from: task?.state ?? "none", to: d.to }, d.summary);
     } else {
-      this.deps.log.debug(fields, d.outcome === "refused" ? (d as Refused).message : d.why);
+      this.deps.log.debug(fields, d.outcome === "refused" ? d.message : d.why);
     }
   }
 

@@ -58,7 +58,7 @@ export function stackedBars(title: string, data: HourSeries, unit: string): Html
       if (v === 0) continue;
       const x = PAD.left + i * slot + (slot - barW) / 2;
       bars.push(
-        html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)!}"><title>${hourLabel(hour)} UTC: ${v} ${s.name}</title></rect>`,
+        html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)}"><title>${hourLabel(hour)} UTC: ${v} ${s.name}</title></rect>`,
       );
       base += v;
     }
@@ -77,10 +77,10 @@ export function stackedBars(title: string, data: HourSeries, unit: string): Html
   return html`<figure class="chart">
   <figcaption>${title} <span class="muted">(last ${n} hours, UTC)</span></figcaption>
   <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${name}" preserveAspectRatio="xMidYMid meet">${ticks}${bars}${labels}</svg>
-  <ul class="legend">${data.series.length ? data.series.map((s) => html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour.get(s.name)!}"/></svg>${s.name} <span class="muted">${s.counts.reduce((a, b) => a + b, 0)}</span></li>`) : html`<li class="muted">no ${unit} in this period</li>`}</ul>
+  <ul class="legend">${data.series.length ? data.series.map((s) => html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour.get(s.name)}"/></svg>${s.name} <span class="muted">${s.counts.reduce((a, b) => a + b, 0)}</span></li>`) : html`<li class="muted">no ${unit} in this period</li>`}</ul>
   <details><summary>Numbers</summary>
     <table><thead><tr><th scope="col">Hour (UTC)</th>${data.series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
-    <tbody>${data.hours.map((h, i) => (totals[i] ? html`<tr><td>${h.toISOString().slice(0, 13)}:00</td>${data.series.map((s) => html`<td>${s.counts[i]!}</td>`)}</tr>` : html``))}</tbody></table>
+    <tbody>${data.hours.map((h, i) => (totals[i] ? html`<tr><td>${h.toISOString().slice(0, 13)}:00</td>${data.series.map((s) => html`<td>${s.counts[i]}</td>`)}</tr>` : html``))}</tbody></table>
   </details>
 </figure>`;
 }

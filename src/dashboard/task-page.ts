@@ -78,7 +78,7 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
         r,
       ) => html`<tr><td class="num">${r.attempt}</td><td><code>${r.id}</code></td><td>${r.mode}</td><td>${r.workerId ?? "—"}</td><td>${r.state}</td><td>${time(r.startedAt, ctx.now)}</td>
       <td>${duration(((r.endedAt ?? ctx.now).getTime() - r.startedAt.getTime()) / 1000)}</td><td>${r.endReason ?? "—"}</td><td><b>${r.class ?? "—"}</b></td><td>${r.recovery ?? "—"}</td>
-      <td>${folded(typeof r.evidence?.["why"] === "string" ? (r.evidence["why"] as string) : "evidence", r.evidence)}</td><td>${ring(r.errors)}</td></tr>`,
+      <td>${folded(typeof r.evidence?.["why"] === "string" ? r.evidence["why"] : "evidence", r.evidence)}</td><td>${ring(r.errors)}</td></tr>`,
     ),
     "No run yet.",
   )}

@@ -235,7 +235,7 @@ export class Executor {
           checkRunOf: this.#checkRunOf,
           ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
         },
-        e.spec.payload as never,
+        e.spec.payload,
       );
       await this.deps.installations.healthy(e.installationId);
       await this.#finish(e, out);
@@ -319,7 +319,7 @@ export class Executor {
         { effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message },
         `effects: parked after ${e.attempts} attempts (${decision.why}); fix the cause, then run: orchestra effects replay ${e.id}`,
       );
-      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload as never, message);
+      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload, message);
       await this.#settle(
         e,
         "parked",

@@ -55,7 +55,7 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     ...issueMethods(octokit, read, write),
     async getPull(r, number) {
       const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number, ...read() }));
-      return res ? toPull(res.data as RawPull) : null;
+      return res ? toPull(res.data) : null;
     },
     async pullsForBranch(r, branch, state = "all") {
       const { data } = await call("list pull requests", () =>
@@ -160,7 +160,7 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     },
     async createPull(r, pr) {
       const { data } = await call("create pull request", () => rest.pulls.create({ ...r, ...pr, ...write() }));
-      return toPull(data as RawPull);
+      return toPull(data);
     },
     async updatePullBranch(r, number, expectedHeadSha) {
       await call("update pull request branch", () =>

@@ -31,10 +31,7 @@ export class Audit {
     });
   }
 
-  async list(opts: {
-    repo?: string;
-    limit: number;
-  }): Promise<{
+  async list(opts: { repo?: string; limit: number }): Promise<{
     ignored: Array<{ at: string; repo: string; actor: string; input: string; why: string }>;
     counts: Record<string, number>;
   }> {

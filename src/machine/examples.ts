@@ -217,5 +217,5 @@ export function exampleContext(state: State, kind: EventKind): Context {
 }
 
 export function exampleDecision(state: State, kind: EventKind): Decision {
-  return decide(exampleContext(state, kind), EXAMPLE_EVENTS[kind] as TaskEvent);
+  return decide(exampleContext(state, kind), EXAMPLE_EVENTS[kind]);
 }

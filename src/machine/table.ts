@@ -130,6 +130,6 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
 
 export function decide(ctx: Context, e: TaskEvent): Decision {
   const rows = TABLE[e.kind] as unknown as EventRows<EventKind>;
-  const row = rows[ctx.task?.state ?? "none"] as Row<EventKind>;
-  return row(ctx, e as never);
+  const row = rows[ctx.task?.state ?? "none"];
+  return row(ctx, e);
 }

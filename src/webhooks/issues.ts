@@ -127,8 +127,7 @@ export class IssueHandlers {
     github: Pick<GitHub, "blockedBy">,
   ): Promise<{ blockedBy?: string[] }> {
     const p = ctx.payload;
-    if (openBlockersInPayload(p.issue as { issue_dependencies_summary?: { blocked_by?: number } }) === 0)
-      return { blockedBy: [] };
+    if (openBlockersInPayload(p.issue) === 0) return { blockedBy: [] };
     try {
       return { blockedBy: await readOpenBlockers(github, p.repository.full_name, p.issue.number) };
     } catch (err) {

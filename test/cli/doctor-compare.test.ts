@@ -213,8 +213,8 @@ describe("deliveriesCheck", () => {
     expect(lines[0]).toBe(
       "at least 5 of 6 delivery attempt(s) in the last 24 h failed; 5 deliveries have not arrived since",
     );
-    expect(lines[1]).toMatch(/^2026-03-01T11:55:00Z  push  no connection  g\d+$/);
-    expect(lines[2]).toMatch(/issues\.labeled  answered 401/);
+    expect(lines[1]).toMatch(/^2026-03-01T11:55:00Z {2}push {2}no connection {2}g\d+$/);
+    expect(lines[2]).toMatch(/issues\.labeled {2}answered 401/);
     expect(lines[4]).toBe("… 2 more failed attempt(s)");
     // One fix per kind of failure seen, in the order the failures were met (newest first).
     expect(c.fix).toBe(deliveryFixes([0, 401, 502, 404]).join("; "));

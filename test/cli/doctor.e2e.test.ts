@@ -90,10 +90,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       ),
     );
     expect(r.stdout).toMatch(
-      /^ok    app permissions: the App conductor holds what app.yml asks: 6 permissions, 11 events$/m,
+      /^ok {4}app permissions: the App conductor holds what app.yml asks: 6 permissions, 11 events$/m,
     );
-    expect(r.stdout).toMatch(/^ok    installation acme: installation 77 on acme holds what app.yml asks/m);
-    expect(r.stdout).toMatch(/^ok    webhook deliveries: no deliveries in the last 24 h$/m);
+    expect(r.stdout).toMatch(/^ok {4}installation acme: installation 77 on acme holds what app.yml asks/m);
+    expect(r.stdout).toMatch(/^ok {4}webhook deliveries: no deliveries in the last 24 h$/m);
     expect(lines[lines.length - 1]).toBe(`all ${NAMES.length} checks passed`);
 
     const j = await checks();
@@ -117,14 +117,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       const r = await doctor();
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(
-        /^FAIL  app permissions: the App conductor: missing permission checks: write \(has read\)$/m,
+        /^FAIL {2}app permissions: the App conductor: missing permission checks: write \(has read\)$/m,
       );
       // The fake's App is owned by a user account: its settings live under /settings/apps.
       expect(r.stdout).toMatch(
-        /^      fix: in the App's settings \(http:\/\/127\.0\.0\.1:\d+\/settings\/apps\/conductor\/permissions\) set checks to Read and write; then the owner of each installation accepts the new permissions$/m,
+        /^ {6}fix: in the App's settings \(http:\/\/127\.0\.0\.1:\d+\/settings\/apps\/conductor\/permissions\) set checks to Read and write; then the owner of each installation accepts the new permissions$/m,
       );
       // acme accepted what the App asked before it was lowered: nothing is missing there.
-      expect(r.stdout).toMatch(/^ok    installation acme: /m);
+      expect(r.stdout).toMatch(/^ok {4}installation acme: /m);
       expect(r.stdout).toContain(
         "FAIL  installation globex: installation 78 on globex: missing permission pull_requests: write (not granted); missing event pull_request_review\n" +
           `      fix: an owner of globex accepts the App's requested permissions at ${fake.url}/organizations/globex/settings/installations/78 (Review request)\n`,
@@ -165,11 +165,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       const block = r.stdout.slice(r.stdout.indexOf("FAIL  webhook deliveries:"));
       expect(block.split("\n").slice(0, 5)).toEqual([
         "FAIL  webhook deliveries: 3 of 5 delivery attempt(s) in the last 24 h failed; 2 deliveries have not arrived since",
-        expect.stringMatching(/^      \S+Z  push  no connection  no-connection-guid$/),
-        expect.stringMatching(/^      \S+Z  issue_comment\.created  answered 401  bad-signature-guid$/),
-        expect.stringMatching(/^      \S+Z  pull_request\.opened  answered 502  recovered-guid  \(arrived later\)$/),
+        expect.stringMatching(/^ {6}\S+Z {2}push {2}no connection {2}no-connection-guid$/),
+        expect.stringMatching(/^ {6}\S+Z {2}issue_comment\.created {2}answered 401 {2}bad-signature-guid$/),
         expect.stringMatching(
-          /^      fix: GitHub could not connect to the webhook URL: .*; the signature did not match: WEBHOOK_SECRET must equal .*; the service could not take them/,
+          /^ {6}\S+Z {2}pull_request\.opened {2}answered 502 {2}recovered-guid {2}\(arrived later\)$/,
+        ),
+        expect.stringMatching(
+          /^ {6}fix: GitHub could not connect to the webhook URL: .*; the signature did not match: WEBHOOK_SECRET must equal .*; the service could not take them/,
         ),
       ]);
       expect(r.stdout).not.toContain("too-old-guid");
@@ -200,16 +202,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       });
       expect(r.code).toBe(1);
       const out = r.stdout + r.stderr;
-      expect(r.stdout).toMatch(/^FAIL  environment: 3 settings are missing or malformed:\n/);
+      expect(r.stdout).toMatch(/^FAIL {2}environment: 3 settings are missing or malformed:\n/);
       expect(r.stdout).toMatch(
-        /^      APP_ID must be the App's numeric id from its settings page, e\.g\. 123456 \(got "app-one"\)$/m,
+        /^ {6}APP_ID must be the App's numeric id from its settings page, e\.g\. 123456 \(got "app-one"\)$/m,
       );
-      expect(r.stdout).toMatch(/^      PRIVATE_KEY must be a PEM private key/m);
-      expect(r.stdout).toMatch(/^      ORCHESTRA_ADMIN_TOKEN must be at least 32 characters/m);
-      expect(r.stdout).toMatch(/^      fix: set them as each line says, in the service's environment/m);
+      expect(r.stdout).toMatch(/^ {6}PRIVATE_KEY must be a PEM private key/m);
+      expect(r.stdout).toMatch(/^ {6}ORCHESTRA_ADMIN_TOKEN must be at least 32 characters/m);
+      expect(r.stdout).toMatch(/^ {6}fix: set them as each line says, in the service's environment/m);
       for (const s of [badToken, badKey]) expect(out).not.toContain(s);
       // The database is checked on its own; GitHub is not asked with settings known to be wrong.
-      expect(r.stdout).toMatch(/^ok    database: /m);
+      expect(r.stdout).toMatch(/^ok {4}database: /m);
       for (const n of ["github", "app permissions", "installations", "webhook deliveries"])
         expect(r.stdout).toMatch(new RegExp(`^skip  ${n}: not checked: the environment check failed`, "m"));
       expect(fake.requests.length).toBe(0);
@@ -247,9 +249,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       const down = await doctor();
       expect(down.code).toBe(1);
       expect(down.stdout).toMatch(
-        /^FAIL  github: GitHub failed: GET \/app answered 500 .*; that is GitHub's trouble, not a sign that anything is missing$/m,
+        /^FAIL {2}github: GitHub failed: GET \/app answered 500 .*; that is GitHub's trouble, not a sign that anything is missing$/m,
       );
-      expect(down.stdout).toMatch(/^      fix: try again in a few minutes/m);
+      expect(down.stdout).toMatch(/^ {6}fix: try again in a few minutes/m);
       for (const n of ["app permissions", "installations", "webhook deliveries"])
         expect(down.stdout).toMatch(
           new RegExp(`^skip  ${n}: not checked: GitHub did not accept or answer GET /app`, "m"),
@@ -263,14 +265,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect(away.stdout).toMatch(
         new RegExp(`^FAIL  github: GET /app at http://127\\.0\\.0\\.1:${port}/api/v3: no answer: .*ECONNREFUSED`, "m"),
       );
-      expect(away.stdout).toMatch(/^      fix: check GHE_HOST and GHE_PROTOCOL/m);
+      expect(away.stdout).toMatch(/^ {6}fix: check GHE_HOST and GHE_PROTOCOL/m);
 
       const otherKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
         .privateKey.export({ type: "pkcs1", format: "pem" })
         .toString();
       const refused = await doctor({ PRIVATE_KEY: otherKey });
       expect(refused.code).toBe(1);
-      expect(refused.stdout).toMatch(/^FAIL  github: GitHub refused the App's credentials: GET \/app answered 401 /m);
+      expect(refused.stdout).toMatch(/^FAIL {2}github: GitHub refused the App's credentials: GET \/app answered 401 /m);
       expect(refused.stdout).not.toContain(otherKey.split("\n")[1]!);
 
       // GitHub failing on the delivery log alone: that line fails as a failure, the others stand.
@@ -332,13 +334,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await held.reached;
     // While GitHub has not answered the installations, the checks before it are already on screen.
     await eventually(
-      () => (/^ok    app permissions: /m.test(stdout) ? true : undefined),
+      () => (/^ok {4}app permissions: /m.test(stdout) ? true : undefined),
       10_000,
       "the lines before the installations",
     );
     expect(stdout).not.toMatch(/installation acme|webhook deliveries/);
     held.release();
     expect(await exited).toBe(0);
-    expect(stdout).toMatch(/^ok    installation acme: .*\nok    webhook deliveries: /m);
+    expect(stdout).toMatch(/^ok {4}installation acme: .*\nok {4}webhook deliveries: /m);
   });
 });

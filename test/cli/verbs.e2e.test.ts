@@ -33,7 +33,7 @@ describe("usage and reachability (no service needed)", () => {
       expect(r.code).toBe(0);
       for (const verb of ["status", "tasks", "task", "pause", "unpause", "sweeps", "branches", "workers", "classify"])
         expect(r.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
-      expect(r.stdout).toMatch(/exit codes:\n  0  done\n  1  .+\n  2  usage error/);
+      expect(r.stdout).toMatch(/exit codes:\n {2}0 {2}done\n {2}1 {2}.+\n {2}2 {2}usage error/);
     }
   });
 
@@ -74,7 +74,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     const paused = await ok("pause", REPO, "--reason", "deploy freeze");
     expect(paused).toMatch(/^acme\/app paused: nothing new is claimed/);
-    expect(paused).toMatch(/paused now:\n  acme\/app  since \S+Z  by operator: deploy freeze\n$/);
+    expect(paused).toMatch(/paused now:\n {2}acme\/app {2}since \S+Z {2}by operator: deploy freeze\n$/);
     expect(JSON.parse(await ok("pause", REPO, "--reason", "deploy freeze", "--json"))).toMatchObject({
       scope: REPO,
       paused: true,

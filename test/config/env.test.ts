@@ -61,7 +61,7 @@ describe("parseEnv", () => {
       /^PRIVATE_KEY_PATH cannot be read \(ENOENT\)/,
     ],
   ])("%s → one line naming the setting", (_name, env, pattern) => {
-    const lines = errorsOf(env as Record<string, string>);
+    const lines = errorsOf(env);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(pattern);
   });

@@ -35,7 +35,7 @@ beforeEach(async () => {
   octokit = new TestOctokit({
     auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION },
     baseUrl: fake.apiUrl,
-  }) as Client;
+  });
   gh = octokitGitHub(octokit);
 });
 

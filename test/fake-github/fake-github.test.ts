@@ -27,7 +27,7 @@ function installationClient(f: FakeGitHub, installationId = INSTALLATION): Clien
   return new TestOctokit({
     auth: { appId: f.appId, privateKey: f.privateKey, installationId },
     baseUrl: f.apiUrl,
-  }) as Client;
+  });
 }
 
 async function status(p: Promise<unknown>): Promise<number> {
@@ -75,12 +75,12 @@ describe("authentication", () => {
     const app = new TestOctokit({
       auth: { appId: fake.appId, privateKey: other.privateKey },
       baseUrl: fake.apiUrl,
-    }) as Client;
+    });
     await expect(app.request("GET /app")).rejects.toMatchObject({ status: 401 });
     const good = new TestOctokit({
       auth: { appId: fake.appId, privateKey: fake.privateKey },
       baseUrl: fake.apiUrl,
-    }) as Client;
+    });
     const { data } = await good.request("GET /app");
     expect(data).toMatchObject({ id: fake.appId, slug: "orchestra-test" });
   });
@@ -111,7 +111,7 @@ describe("the App's permissions and events", () => {
     const app = new TestOctokit({
       auth: { appId: fake.appId, privateKey: fake.privateKey },
       baseUrl: fake.apiUrl,
-    }) as Client;
+    });
     fake.state.appPermissions["members"] = "read";
     fake.state.appEvents.push("member");
     const lagging = fake.state.addInstallation(8, "globex", { events: ["issues"] });
@@ -771,7 +771,7 @@ describe("response shapes", () => {
     const app = new TestOctokit({
       auth: { appId: fake.appId, privateKey: fake.privateKey },
       baseUrl: fake.apiUrl,
-    }) as Client;
+    });
 
     fake.state.hookDeliveries.push(
       { event: "issues", action: "labeled", status: 502, installationId: INSTALLATION },

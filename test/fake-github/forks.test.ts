@@ -57,7 +57,7 @@ function client(installationId: number): Client {
   return new TestOctokit({
     auth: { appId: fake.appId, privateKey: fake.privateKey, installationId },
     baseUrl: fake.apiUrl,
-  }) as Client;
+  });
 }
 
 /** Issue #7 in the parent; mallory's fork with two commits on agent/issue-7 and PR #8 from it saying "Closes #7". */

@@ -28,7 +28,7 @@ beforeEach(async () => {
   octokit = new TestOctokit({
     auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: 4242 },
     baseUrl: fake.apiUrl,
-  }) as Client;
+  });
 });
 
 afterEach(async () => {

@@ -430,7 +430,7 @@ const DATA_KEYS = new Set(["enum", "default", "const", "required"]);
  * (a string label matches two branches) that GitHub itself accepts.
  */
 export function convertSchema(node: Spec, collect: (ref: string) => string): JsonSchema {
-  if (Array.isArray(node)) return node.map((n) => convertSchema(n, collect)) as unknown as JsonSchema;
+  if (Array.isArray(node)) return node.map((n) => convertSchema(n, collect));
   if (!node || typeof node !== "object") return node;
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries<Spec>(node)) {

@@ -219,15 +219,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const claimed = [(await w.claim()).body, (await w.claim()).body]; // 6-7: the first two claimed
     expect(claimed.map((c) => c.task.issue)).toEqual([first, queued[0]]);
     const act = (issue: number, action: string) =>
-      rig
-        .task(issue)
-        .then((t) =>
-          rig.app.admin(`/api/v1/tasks/${t.task.id}/${action}`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: "{}",
-          }),
-        );
+      rig.task(issue).then((t) =>
+        rig.app.admin(`/api/v1/tasks/${t.task.id}/${action}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: "{}",
+        }),
+      );
     expect((await act(queued[1]!, "hold")).status).toBe(200); // 8: held (blocked)
     expect((await act(queued[2]!, "cancel")).status).toBe(200); // 9: cancelled
     expect((await act(queued[1]!, "retry")).status).toBe(200); // 10: queued again

@@ -77,7 +77,7 @@ describe("waitingFor: the first gate that holds a queued task", () => {
   ])("%s", (_name, task, facts, gate) => {
     const { row, ...rest } = facts;
     const f: GateFacts = { ...FACTS, ...rest, ...(row ? { repo: { ...REPO_ROW, ...row } } : {}) };
-    const w = waitingFor({ ...TASK, ...task } as never, f);
+    const w = waitingFor({ ...TASK, ...task }, f);
     expect(w?.gate ?? null).toBe(gate);
     if (w) expect(w.detail.length).toBeGreaterThan(10);
   });

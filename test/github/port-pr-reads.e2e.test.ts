@@ -34,7 +34,7 @@ beforeEach(async () => {
   const octokit = new TestOctokit({
     auth: { appId: fake.appId, privateKey: fake.privateKey, installationId: INSTALLATION },
     baseUrl: fake.apiUrl,
-  }) as Client;
+  });
   gh = octokitGitHub(octokit);
 });
 

@@ -95,7 +95,7 @@ describe.each(providers)("ingest on %s", (provider) => {
       body: JSON.stringify(labeled()),
     });
     expect(res.status).toBe(400);
-    expect((await res.json()) as unknown).toEqual({ error: "missing required header(s): x-hub-signature-256" });
+    expect(await res.json()).toEqual({ error: "missing required header(s): x-hub-signature-256" });
     expect(await stored()).toBe(0);
   });
 

@@ -62,7 +62,7 @@ function postLarge(port: number, size: number, chunk: Buffer, chunked = false): 
       res.resume();
       done({
         status: res.statusCode ?? null,
-        retryAfter: res.headers["retry-after"] as string | undefined,
+        retryAfter: res.headers["retry-after"],
         error: null,
       });
     });

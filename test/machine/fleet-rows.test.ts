@@ -149,7 +149,7 @@ describe("which transitions the fleet issue shows", () => {
 
 describe("transitions in a repository with fleetIssue: true", () => {
   const decideIn = (state: State, kind: keyof typeof EXAMPLE_EVENTS, over: Parameters<typeof ctx>[1] = {}) =>
-    decide(ctx(state, over), EXAMPLE_EVENTS[kind] as TaskEvent);
+    decide(ctx(state, over), EXAMPLE_EVENTS[kind]);
 
   test.each<[string, State, keyof typeof EXAMPLE_EVENTS, number]>([
     ["queueing", "none", "queue-label", 1],

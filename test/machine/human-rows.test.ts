@@ -48,11 +48,8 @@ const EXPECTED: Record<Exclude<CommandName, "verify">, string> = {
 
 describe.each(Object.entries(EXPECTED))("orchestra %s", (command, row) => {
   test.each(STATES.map((s, i) => [s, i]))("in %s", (state, i) => {
-    const d = decide(
-      ctx(state as State),
-      cmd(command as CommandName, command === "help" ? { help: "the commands" } : {}),
-    );
-    const want = row.split(" ")[i as number];
+    const d = decide(ctx(state), cmd(command as CommandName, command === "help" ? { help: "the commands" } : {}));
+    const want = row.split(" ")[i];
     expect(outcome(d)).toBe(want);
     if (want === "✗") {
       expect(reactions(d)).toEqual(["confused"]);

@@ -42,7 +42,7 @@ function token(d: Decision, label: string): string {
   if (d.outcome !== "unchanged") return `✗${d.outcome}`;
   const fix = d.effects.find((e) => e.kind === "label");
   if (!fix) return d.effects.length === 0 ? "·" : "?";
-  const p = fix.payload as EffectPayloads["label"];
+  const p = fix.payload;
   if (p.label === label && p.others.length === 0) return "+";
   if (p.others.includes(label) && p.label !== label) return "-";
   return "?";
@@ -65,8 +65,8 @@ const EXPECTED: Record<string, string> = {
 describe.each(Object.entries(EXPECTED))("%s by someone untrusted", (what, row) => {
   const [label, change] = what.split(" ") as [string, "added" | "removed"];
   test.each(STATES.map((s, i) => [s, i]))("in %s", (state, i) => {
-    const d = decide(ctx(state as State), untrusted(label, change));
-    const want = row.split(" ")[i as number]!;
+    const d = decide(ctx(state), untrusted(label, change));
+    const want = row.split(" ")[i]!;
     expect(token(d, label)).toBe(want);
     // The task itself never changes.
     expect(d.outcome).toBe("unchanged");

@@ -272,9 +272,7 @@ describe("a run's class and the one recovery it names", () => {
       ["label", "comment"],
     ],
   ] as const)("%s", (_n, v, attempt, to, effects) => {
-    const d = applied(
-      decide(ctx("claimed", { task: { attempt }, run: ENDED, config: max3 }), classified(v as Verdict)),
-    );
+    const d = applied(decide(ctx("claimed", { task: { attempt }, run: ENDED, config: max3 }), classified(v)));
     expect(d.to).toBe(to);
     expect(kinds(d)).toEqual(effects);
     expect(d.run?.patch).toMatchObject({ class: v.class, recovery: v.recovery });

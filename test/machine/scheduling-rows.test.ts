@@ -209,7 +209,7 @@ describe("run-level infrastructure deaths are re-queued without using up an atte
   ])("%s", (_name, infra, freeRequeues, attempt, recovery, want, patch) => {
     const d = decide(
       ctx("claimed", { task: { attempt, freeRequeues }, run: { state: "exited" } }),
-      classified(infra as boolean, recovery as "hold-resume"),
+      classified(infra, recovery as "hold-resume"),
     );
     expect(outcome(d)).toBe(want);
     if (d.outcome === "applied") expect(d.task).toMatchObject(patch);

@@ -86,7 +86,7 @@ test("every event has a row for every state, in the machine and in the spec", ()
 
 describe.each(EVENT_KINDS.map((k) => [k]))("%s", (kind) => {
   test.each(STATES.map((s, i) => [s, i]))("in %s", (state, i) => {
-    const want = EXPECTED[kind].split(/\s+/)[i as number];
+    const want = EXPECTED[kind].split(/\s+/)[i];
     expect(token(exampleDecision(state, kind))).toBe(want);
   });
 });

@@ -279,7 +279,7 @@ test("the fake's delivery log: GitHub's shapes, cursor paging, JWT only, redeliv
     const app = new TestOctokit({
       auth: { appId: fake.appId, privateKey: fake.privateKey },
       baseUrl: fake.apiUrl,
-    }) as InstanceType<typeof ProbotOctokit>;
+    });
 
     const page1 = await app.rest.apps.listWebhookDeliveries({ per_page: 4 });
     expect(page1.data.map((d) => d.id)).toEqual([failed.id, failed.id - 1, failed.id - 2, failed.id - 3]);

@@ -156,20 +156,20 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a redelivery that may have been sent waits an hour; a rate limit stops the sweep and is asked again next time", async () => {
     const [a, b, c] = [log.add({ statusCode: 502 }), log.add({ statusCode: 502 }), log.add({ statusCode: 502 })];
     log.failRedeliver = (id) =>
-      id === a!.id
+      id === a.id
         ? new GitHubError("redeliver webhook delivery", 502, "Bad Gateway", true, { mayHaveSent: true })
-        : id === b!.id
+        : id === b.id
           ? new GitHubError("redeliver webhook delivery", 403, "secondary rate limit", true, { retryAfterMs: MINUTE })
           : null;
     const s = sweeper();
     expect(await s.sweep()).toMatchObject({ redelivered: 0, errors: 2, deferred: 1 });
-    expect(await database.db.redelivery.findUnique({ where: { guid: a!.guid } })).toMatchObject({
+    expect(await database.db.redelivery.findUnique({ where: { guid: a.guid } })).toMatchObject({
       lastError: expect.stringContaining("502"),
     });
     log.failRedeliver = null;
     clock.at += MINUTE;
     expect(await s.sweep()).toMatchObject({ redelivered: 2, skipped: 1 });
-    expect(log.asked).toEqual([b!.id, c!.id]);
+    expect(log.asked).toEqual([b.id, c.id]);
   });
 
   test("a saved cursor GitHub refuses is dropped; a full set of failed guids pauses reading at a page boundary", async () => {

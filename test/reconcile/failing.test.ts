@@ -32,12 +32,7 @@ describe("nextStreaks: escalate a scope once per failing streak", () => {
     ["success before escalation just ends the streak", { r: streak(2) }, [["r", null]], {}, [], []],
     ["a scope not read this run keeps its streak", { r: streak(2) }, [["s", null]], { r: { runs: 2 } }, [], []],
   ] as const)("%s", (_name, before, outcome, expected, escalate, recovered) => {
-    const r = nextStreaks(
-      before as Record<string, Streak>,
-      new Map(outcome as unknown as Array<[string, string | null]>),
-      at(15),
-      3,
-    );
+    const r = nextStreaks(before, new Map(outcome), at(15), 3);
     expect(Object.keys(r.streaks).sort()).toEqual(Object.keys(expected).sort());
     for (const [k, v] of Object.entries(expected)) expect(r.streaks[k]).toMatchObject(v);
     expect(r.escalate).toEqual(escalate);

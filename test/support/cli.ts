@@ -16,7 +16,7 @@ const INHERITED = ["PATH", "TZ", "LD_PRELOAD", "FAKETIME", "FAKETIME_DONT_FAKE_M
  * deliveries as today's.
  */
 export function childEnv(env: Record<string, string> = {}): Record<string, string> {
-  const inherited = INHERITED.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]!] as const]));
+  const inherited = INHERITED.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]] as const]));
   return { PATH: "", ...Object.fromEntries(inherited), ...env };
 }
 

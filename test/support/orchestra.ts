@@ -117,7 +117,7 @@ export async function startOrchestra(opts: {
       env: { ...env, credentials: env.credentials! },
       database,
       log: createLogger("info", sink),
-      Octokit: TestOctokit as unknown as typeof ProbotOctokit,
+      Octokit: TestOctokit,
       processor: { pollMs: 50, ...opts.processor },
       ...(opts.retry ? { retry: opts.retry } : {}),
       capabilities: opts.capabilities ?? [],

@@ -12,12 +12,12 @@ export function startChild(env: Record<string, string>): Promise<{ proc: ChildPr
     });
     let out = "";
     let err = "";
-    proc.stdout!.on("data", (b: Buffer) => {
+    proc.stdout.on("data", (b: Buffer) => {
       out += b.toString();
       const m = /LISTENING (\d+)/.exec(out);
       if (m) resolve({ proc, port: Number(m[1]) });
     });
-    proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
+    proc.stderr.on("data", (b: Buffer) => (err += b.toString()));
     proc.on("exit", (code) => reject(new Error(`child exited ${code} before listening: ${err}`)));
   });
 }

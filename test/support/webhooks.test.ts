@@ -15,7 +15,7 @@ describe("webhook helpers", () => {
   beforeAll(async () => {
     const webhooks = new Webhooks({ secret: SECRET });
     webhooks.onAny(({ id, name, payload }) => {
-      received.push({ id, name, payload: payload as unknown as Record<string, unknown> });
+      received.push({ id, name, payload: payload });
     });
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
     server = createServer(createNodeMiddleware(webhooks, { path: "/api/github/webhooks", log: quiet }));

@@ -140,23 +140,22 @@ describe("every comment Orchestra posts fits GitHub's limit with its marker", ()
 });
 
 describe("the performers cut what they send", () => {
-  const effect = (kind: OutboxEffect["kind"]): OutboxEffect =>
-    ({
-      seq: 1,
-      id: "eff-1",
-      key: "key-1",
-      kind,
-      spec: {} as OutboxEffect["spec"],
-      taskId: "task-1",
-      runId: null,
-      installationId: 1,
-      repo: "o/r",
-      attempts: 1,
-      maybeSent: false,
-      dryRun: false,
-      createdAt: new Date(),
-      errors: [],
-    }) as OutboxEffect;
+  const effect = (kind: OutboxEffect["kind"]): OutboxEffect => ({
+    seq: 1,
+    id: "eff-1",
+    key: "key-1",
+    kind,
+    spec: {} as OutboxEffect["spec"],
+    taskId: "task-1",
+    runId: null,
+    installationId: 1,
+    repo: "o/r",
+    attempts: 1,
+    maybeSent: false,
+    dryRun: false,
+    createdAt: new Date(),
+    errors: [],
+  });
   const sent: Array<{ op: string; text: string }> = [];
   const github = {
     async createComment(_r: unknown, _n: number, body: string) {
@@ -175,10 +174,13 @@ describe("the performers cut what they send", () => {
 
   test("a comment: under the limit, the note names the effect and its task in the operator API", async () => {
     const body = "q".repeat(100_000);
-    await PERFORMERS.comment.perform({ effect: effect("comment"), task: null, run: null, github }, {
-      issue: 7,
-      body,
-    } as never);
+    await PERFORMERS.comment.perform(
+      { effect: effect("comment"), task: null, run: null, github },
+      {
+        issue: 7,
+        body,
+      },
+    );
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(sent[0]!.text).toContain(`the full text is ${fullTextAt({ id: "eff-1", taskId: "task-1" })}.`);

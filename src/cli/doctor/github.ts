@@ -38,7 +38,7 @@ export function appOctokit(t: AppTarget): Octokit {
     auth: { appId: t.appId, privateKey: t.privateKey },
     ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),
     log: quiet,
-  }) as Octokit;
+  });
 }
 
 const request = () => ({ request: { signal: AbortSignal.timeout(TIMEOUT_MS) } });

@@ -44,7 +44,7 @@ export function location(node: ASTNode | undefined): { line: number; column: num
 export function validationErrors(gql: GraphQLModule, schema: GraphQLSchema, doc: DocumentNode): GitHubGraphQLError[] {
   if (gql.validate(schema, doc).length === 0) return [];
   const found: { rule: string; error: JsGraphQLError }[] = [];
-  for (const rule of gql.specifiedRules as readonly ValidationRule[]) {
+  for (const rule of gql.specifiedRules) {
     for (const error of gql.validate(schema, doc, [rule])) found.push({ rule: rule.name, error });
   }
   const sites = locate(gql, schema, doc, new Set(found.flatMap((f) => f.error.nodes ?? [])));

@@ -72,7 +72,7 @@ function explain(
   let type: GraphQLInputType | undefined = root;
   for (const step of path) {
     type = type && gql.getNullableType(type);
-    if (gql.isListType(type)) type = type.ofType as GraphQLInputType;
+    if (gql.isListType(type)) type = type.ofType;
     else if (gql.isInputObjectType(type)) type = type.getFields()[String(step)]?.type;
     else type = undefined;
   }
