@@ -200,8 +200,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       ),
   );
   // Installations whose webhook deliveries failed and are not recovered yet: claims there wait for the truth.
-  let deliveriesWaiting: () => Promise<Set<number>> = async () => new Set();
-  let executor: Executor | undefined;
+  let deliveriesWaiting: () => Promise<Set<number>> = () => Promise.resolve(new Set());
+  // The task room pokes the executor, which is built on the task room: the poke goes through this reference.
+  const late: { executor?: Executor } = {};
   const tasks = new Tasks({
     db,
     database,
@@ -210,16 +211,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     clock,
     dryRun: env.dryRun,
     fleetDebounceMs: env.fleetDebounceSeconds * 1000,
-    onEffects: () => executor?.poke(),
+    onEffects: () => late.executor?.poke(),
   });
   const outbox = new Outbox(db, database);
   const ledger = new Ledger(db);
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
-  executor = new Executor(
+  const executor = new Executor(
     { db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
     { windowMs: retry.windowMs!, ...o.effects },
   );
+  late.executor = executor;
   const workers = new Workers(db, clock);
   const workerTokens = new WorkerTokens({ db, workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
@@ -337,7 +339,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       web: webOf(env.baseUrl),
       deliveriesWaiting: () => deliveriesWaiting(),
       pokeInbox: () => processor.poke(),
-      pokeEffects: () => executor?.poke(),
+      pokeEffects: () => executor.poke(),
     },
     { tasks: withTasks },
   );

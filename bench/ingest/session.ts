@@ -23,7 +23,7 @@ import { fmt, phaseLine, settleLine, type PhaseWithCost, type SessionResult } fr
 
 /** Where the session writes its progress lines, and where the build is. */
 export interface SessionPlace {
-  log(line: string): void;
+  log: (line: string) => void;
   /** dist/bench/ingest, where bare-app.js is. */
   here: string;
   /** The repository, to name profile frames relative to it. */

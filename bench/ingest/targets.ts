@@ -108,7 +108,7 @@ export async function startTarget(o: StartOptions): Promise<RunningTarget> {
       resolve();
     });
   });
-  exited.then(() => children.delete(child));
+  void exited.then(() => children.delete(child));
   const target: RunningTarget = { name: o.name, port: o.port, child, output, exited };
 
   const deadline = Date.now() + o.startTimeoutMs;
@@ -117,7 +117,7 @@ export async function startTarget(o: StartOptions): Promise<RunningTarget> {
   while (Date.now() < deadline) {
     if (dead) {
       throw new StartError(
-        `${o.name} exited during start-up (code ${child.exitCode}, signal ${child.signalCode}). Output:\n${output}`,
+        `${o.name} exited during start-up (code ${String(child.exitCode)}, signal ${String(child.signalCode)}). Output:\n${output}`,
       );
     }
     if ((await probe(o.port, o.readyPath)) === 200) return target;

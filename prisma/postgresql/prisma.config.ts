@@ -9,9 +9,11 @@ export default defineConfig({
   migrations: { path: "migrations" },
   engine: "js",
   experimental: { adapter: true },
-  adapter: async () =>
-    new PrismaPg({
-      connectionString: process.env.DATABASE_URL ?? "postgresql://placeholder@localhost:5432/orchestra",
-      allowExitOnIdle: true,
-    }),
+  adapter: () =>
+    Promise.resolve(
+      new PrismaPg({
+        connectionString: process.env.DATABASE_URL ?? "postgresql://placeholder@localhost:5432/orchestra",
+        allowExitOnIdle: true,
+      }),
+    ),
 });

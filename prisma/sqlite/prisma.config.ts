@@ -9,5 +9,5 @@ export default defineConfig({
   migrations: { path: "migrations" },
   engine: "js",
   experimental: { adapter: true },
-  adapter: async () => new PrismaBetterSQLite3({ url: process.env.SQLITE_CLI_URL ?? "file:./cli.db" }),
+  adapter: () => Promise.resolve(new PrismaBetterSQLite3({ url: process.env.SQLITE_CLI_URL ?? "file:./cli.db" })),
 });

@@ -43,8 +43,8 @@ export interface ApiDeps extends WorkerApiDeps {
   rateLimits(): ReadonlyMap<number, RateLimitSeen>;
   /** GitHub's web address, for the dashboard's links. */
   web: string;
-  pokeInbox(): void;
-  pokeEffects(): void;
+  pokeInbox: () => void;
+  pokeEffects: () => void;
 }
 
 export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {

@@ -4,7 +4,6 @@
  * rendered the same way here and in a task's detail (GET /api/v1/tasks/:id):
  * both use `runJson` (src/views/task-detail.ts).
  */
-import type { Run } from "../store/generated/sqlite/client.js";
 import type { Database, Db } from "../store/db.js";
 import { runJson } from "../views/task-detail.js";
 import { select } from "../store/sql.js";

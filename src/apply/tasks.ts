@@ -11,7 +11,7 @@ import { parseRing, pushError } from "../store/error-ring.js";
 import type { Step } from "../store/sql.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { ConfigResult } from "../config/repo.js";
-import type { Applied, Context, Decision, Refused, RefusalReason, Subject, TaskView } from "../machine/decision.js";
+import type { Applied, Context, Decision, RefusalReason, Subject, TaskView } from "../machine/decision.js";
 import { runIdOf, type TaskEvent } from "../machine/events.js";
 import { decide } from "../machine/table.js";
 import { applyDecision, RolledBack, Stale } from "./apply.js";

@@ -3,6 +3,7 @@ import type { RunView, TaskView } from "../machine/decision.js";
 import type { Continuation, RunState, TaskState } from "../machine/model.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 import { dateOf } from "../store/sql.js";
+import { textOf } from "../texts/value.js";
 
 export function parseJson<T>(text: string | null): T | null {
   if (text === null) return null;
@@ -70,7 +71,7 @@ export function runView(r: Run): RunView {
 }
 
 const num = (v: unknown) => Number(v);
-const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+const text = (v: unknown) => (v === null || v === undefined ? null : textOf(v));
 
 /** A `Task` row read with plain SQL (`SELECT * FROM "Task"`), typed as the client types it. */
 export function taskFromSql(r: Record<string, unknown>): Task {

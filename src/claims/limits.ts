@@ -11,6 +11,7 @@ import type { Database } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
 import { dateOf, type Step } from "../store/sql.js";
 import { EVERYWHERE } from "../gates/repos.js";
+import { textOf } from "../texts/value.js";
 
 export const ownerOf = (repo: string) => repo.split("/")[0]!;
 
@@ -60,7 +61,7 @@ export function gateSteps(
         if (until && until > now)
           return `${repo}'s breaker is open until ${until.toISOString()} (${String(row["breakerClass"])})`;
         if (until && row["probeRunId"] !== null)
-          return `${repo}'s breaker waits on its probe run ${String(row["probeRunId"])}`;
+          return `${repo}'s breaker waits on its probe run ${textOf(row["probeRunId"])}`;
         return null;
       },
     },

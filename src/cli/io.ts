@@ -35,7 +35,7 @@ export async function api(path: string, init: RequestInit = {}): Promise<unknown
   } catch (err) {
     die(
       EXIT.failed,
-      `cannot reach the service at ${maskUrl(base)} (${(err as Error).cause ?? err}); is it running? set ORCHESTRA_URL if it listens elsewhere`,
+      `cannot reach the service at ${maskUrl(base)} (${String((err as Error).cause ?? err)}); is it running? set ORCHESTRA_URL if it listens elsewhere`,
     );
   }
   const body: unknown = await res.json().catch(() => null);
@@ -63,7 +63,7 @@ export const post = (value: unknown): RequestInit => ({
 export function query(values: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(values)) if (v !== undefined) q.set(k, v);
-  return q.size ? `?${q}` : "";
+  return q.size ? `?${q.toString()}` : "";
 }
 
 export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;

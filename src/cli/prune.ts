@@ -39,7 +39,7 @@ export interface PruneIo {
   out(text: string): void;
   err(text: string): void;
   /** For progress lines (default Date.now). */
-  now?(): number;
+  now?: () => number;
 }
 
 const LABEL: Record<PrunedKind, string> = {

@@ -10,7 +10,7 @@ import { table as textTable, when } from "./io.js";
 export interface WorkersIo {
   /** An admin API call; it reports the failure and exits on an error answer. */
   api(path: string, init?: RequestInit): Promise<unknown>;
-  out(text: string): void;
+  out: (text: string) => void;
 }
 
 export const WORKERS_USAGE = `  workers [list] [--json]      worker tokens: id, name, repositories, token hint, last seen, live leases, revoked

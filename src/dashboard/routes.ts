@@ -43,8 +43,8 @@ export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   rateLimits: Parameters<typeof githubStanding>[0]["rateLimits"];
   /** GitHub's web address for links: https://github.com, or the GHE host. */
   web: string;
-  pokeInbox(): void;
-  pokeEffects(): void;
+  pokeInbox: () => void;
+  pokeEffects: () => void;
 }
 
 const CSP =
@@ -196,7 +196,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     }
   };
 
-  router.add("GET", "/dashboard/assets/style.css", async ({ res }) => {
+  router.add("GET", "/dashboard/assets/style.css", ({ res }) => {
     res.writeHead(200, {
       "content-type": "text/css; charset=utf-8",
       "cache-control": "max-age=300",
@@ -205,7 +205,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     res.end(STYLE);
   });
 
-  router.add("GET", "/dashboard/sign-in", async (r) => {
+  router.add("GET", "/dashboard/sign-in", (r) => {
     send(r.res, 200, signInPage(context(r, null), safeNext(r.query.get("next")), false));
   });
 

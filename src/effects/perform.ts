@@ -22,7 +22,7 @@ export interface PerformContext {
   run: RunView | null;
   github: GitHub;
   /** What the Orchestra check run shows, read when it is performed. */
-  checkRunOf?(taskId: string, headSha: string): Promise<CheckRunView | null>;
+  checkRunOf?: (taskId: string, headSha: string) => Promise<CheckRunView | null>;
   /** The repositories' fleet issues (fleet/issues.ts). */
   fleet?: { perform(effect: OutboxEffect, github: GitHub): Promise<Performed> };
 }

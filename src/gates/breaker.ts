@@ -16,6 +16,7 @@ import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { select, dateOf, type Step } from "../store/sql.js";
 import type { Repo } from "../store/generated/sqlite/client.js";
+import { textOf } from "../texts/value.js";
 
 /** Classes that say a run failed (a PR, a question or publishable work do not). */
 export const COUNTED_CLASSES: ReadonlySet<string> = new Set([
@@ -101,7 +102,7 @@ export class Breaker {
     const runs = rows.map((r) => ({
       id: String(r["id"]),
       taskId: String(r["taskId"]),
-      class: r["class"] === null ? null : String(r["class"]),
+      class: r["class"] === null ? null : textOf(r["class"]),
       endedAt: dateOf(r["endedAt"])!,
     }));
     const trip = tripOf(runs, cfg.config.breaker, now, row.breakerClosedAt);

@@ -240,7 +240,7 @@ export interface GitHub {
   permission(r: RepoRef, username: string): Promise<Permission>;
 
   /** A YAML config file from the repo, with the org's `.github` repository as defaults; null when neither has it. */
-  readConfig(r: RepoRef, path: string): Promise<unknown | null>;
+  readConfig(r: RepoRef, path: string): Promise<unknown>;
 
   graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
 }

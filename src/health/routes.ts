@@ -34,7 +34,7 @@ export function healthRoutes(
   const clock = deps.clock ?? { now: () => new Date() };
   const readiness = deps.readiness ?? Readiness.of(deps.database, clock);
 
-  router.add("GET", "/health", async ({ res }) => {
+  router.add("GET", "/health", ({ res }) => {
     sendJson(res, 200, { status: "ok", mode: deps.mode });
   });
 

@@ -24,7 +24,7 @@ export interface Request {
   query: URLSearchParams;
 }
 
-type Handler = (r: Request) => Promise<void>;
+type Handler = (r: Request) => void | Promise<void>;
 
 interface Route {
   method: string;

@@ -8,7 +8,7 @@
 import { DEFAULT_CONFIG } from "../config/repo.js";
 import type { Verdict } from "../outcomes/classify.js";
 import type { Context, Decision, RunView, TaskView } from "./decision.js";
-import type { EventKind, EventOf, TaskEvent } from "./events.js";
+import type { EventKind, EventOf } from "./events.js";
 import { labelFor, type RunState, type State } from "./model.js";
 import { decide } from "./table.js";
 

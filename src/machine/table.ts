@@ -6,7 +6,7 @@
  */
 import type { Context, Decision } from "./decision.js";
 import type { EventKind, TaskEvent } from "./events.js";
-import type { EventRows, Row } from "./rows/build.js";
+import type { EventRows } from "./rows/build.js";
 import { claim, dispatched, dispatchRefused, sweepFailed } from "./rows/runs.js";
 import { heartbeat, leaseExpired, leaseStalled, workerRevoked } from "./rows/leases.js";
 import { runExited } from "./rows/exits.js";

@@ -38,7 +38,7 @@ export function metricsRoom(deps: {
   token: string | undefined;
   sweepMs: number;
   log: { warn(obj: object, msg: string): void };
-}): { metrics: Metrics; callHours: CallHours; stale(): StaleSweep[] } {
+}): { metrics: Metrics; callHours: CallHours; stale: () => StaleSweep[] } {
   const metrics = new Metrics();
   const callHours = new CallHours({
     database: deps.database,

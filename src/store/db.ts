@@ -132,5 +132,5 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
 
 /** A factory that hands the client an adapter that is already connected, so `raw` shares it. */
 function shared(factory: SqlDriverAdapterFactory, adapter: SqlDriverAdapter): SqlDriverAdapterFactory {
-  return { provider: factory.provider, adapterName: factory.adapterName, connect: async () => adapter };
+  return { provider: factory.provider, adapterName: factory.adapterName, connect: () => Promise.resolve(adapter) };
 }

@@ -95,7 +95,7 @@ function nativeSqlite(raw: SqlDriverAdapter): NativeSqlite {
 /** A statement prepared once per connection and kept. */
 function statementOf(db: NativeSqlite, sql: string): NativeStatement {
   let cache = prepared.get(db);
-  if (!cache) prepared.set(db, (cache = new Map()));
+  if (!cache) prepared.set(db, (cache = new Map<string, NativeStatement>()));
   let s = cache.get(sql);
   if (!s) cache.set(sql, (s = db.prepare(sql)));
   return s;
@@ -192,7 +192,7 @@ export function dateOf(v: unknown): Date | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return v;
   if (typeof v === "number") return new Date(v);
-  const text = String(v);
+  const text = typeof v === "string" ? v : JSON.stringify(v);
   // timestamp(3) without a zone is UTC in this schema.
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(" ", "T")}Z`);
 }

@@ -6,6 +6,7 @@
  */
 import type { Labels } from "../machine/model.js";
 import { fitted, GITHUB_COMMENT_LIMIT } from "./limits.js";
+import { textOf } from "./value.js";
 
 /** The reply to untrusted label changes goes once per person, issue and UTC day; it says so. */
 const ONCE_A_DAY = " Further label changes of yours on this issue today are undone without another reply.";
@@ -72,7 +73,7 @@ export const texts = {
   escalation(runId: string, attempt: number, klass: string, evidence: Record<string, unknown>, labels: Labels): string {
     const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
     return [
-      `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ended as **${klass}**: ${String(evidence["why"] ?? "")}.`,
+      `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ended as **${klass}**: ${textOf(evidence["why"] ?? "")}.`,
       ...(calls.length ? ["", `Last tool calls: ${calls.map((c) => `\`${c}\``).join(" → ")}`] : []),
       "",
       "<details><summary>Evidence</summary>",

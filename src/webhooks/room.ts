@@ -36,7 +36,7 @@ export interface WebhookRoomDeps {
   dispatcher: Dispatcher;
   configs: ConfigLoader;
   permissions: PermissionCache;
-  isSelf(actor: Actor): Promise<boolean>;
+  isSelf: (actor: Actor) => Promise<boolean>;
   blockers: Blockers;
   audit: Audit;
   counters: Counters;

@@ -168,7 +168,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await ok("deliveries")).toMatch(
       new RegExp(
         `^deliveries: ${Object.entries(deliveries.summary)
-          .map(([k, v]) => `${k}=${v}`)
+          .map(([k, v]) => `${k}=${String(v)}`)
           .join(" ")}\n`,
       ),
     );

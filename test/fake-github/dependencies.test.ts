@@ -63,7 +63,7 @@ const counts = (blocked_by: number, total_blocked_by: number, blocking = 0, tota
 test("blocking, closing the blocker and unblocking, step by step", async () => {
   const issue = fake.state.addIssue(REPO, { number: 1, title: "Blocked" }).number;
   fake.state.addIssue(REPO, { number: 2, title: "Blocker" });
-  const across = fake.state.addIssue(OTHER, { number: 7, title: "Blocker elsewhere" });
+  fake.state.addIssue(OTHER, { number: 7, title: "Blocker elsewhere" });
   fake.state.addIssue(REPO, { number: 3, title: "Blocker by API" });
   const byApi = fake.state.issue(REPO, 3);
 

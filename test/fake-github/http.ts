@@ -54,7 +54,6 @@ export interface RouteContext {
   op: OperationSpec;
   params: Record<string, string>;
   query: URLSearchParams;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   headers: IncomingHttpHeaders;
   auth: AuthInfo;

@@ -34,7 +34,6 @@ export interface OperationSpec {
   body: { required: boolean; schema: JsonSchema | null; contentTypes: string[] } | null;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type JsonSchema = Record<string, any>;
 
 interface IndexFile {
@@ -321,7 +320,6 @@ function cacheDir(specPath: string): string {
   return path.join(root, ".cache", "fake-github");
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Spec = any;
 
 function buildIndex(spec: Spec, source: string): IndexFile {

@@ -8,7 +8,6 @@ import { createRequire } from "node:module";
 import type { Ajv, ValidateFunction } from "ajv";
 import { convertSchema, createAjv, formatAjvErrors, type JsonSchema } from "./openapi.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Spec = any;
 
 /**

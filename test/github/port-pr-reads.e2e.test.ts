@@ -18,7 +18,6 @@ const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
   retry: { enabled: false },
   throttle: { enabled: false },
 }));
-type Client = InstanceType<typeof ProbotOctokit>;
 
 const REPO = "acme/widgets";
 const r = { owner: "acme", repo: "widgets" };

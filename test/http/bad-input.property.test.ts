@@ -114,7 +114,9 @@ describe.each(providers)("bad input on %s", (provider) => {
           });
         } catch (err) {
           if (c.mayReset) return;
-          throw new Error(`${c.kind}: ${c.method} ${c.path}: no answer (${String((err as Error).cause ?? err)})`);
+          throw new Error(`${c.kind}: ${c.method} ${c.path}: no answer (${String((err as Error).cause ?? err)})`, {
+            cause: err,
+          });
         }
         const text = await res.text();
         const where = `${c.kind}: ${c.method} ${c.path} answered ${res.status} ${text.slice(0, 200)}`;

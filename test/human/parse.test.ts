@@ -9,7 +9,8 @@ import type { CommandName as EventCommandName } from "../../src/machine/events.j
 // The parser's command names and the state machine's are the same set.
 const toEvent: EventCommandName = "" as CommandName;
 const fromEvent: CommandName = "" as EventCommandName;
-(void toEvent, fromEvent);
+void toEvent;
+void fromEvent;
 
 const NOTE_COMMANDS = COMMANDS.filter((c) => c.takes === "note").map((c) => c.name);
 

@@ -6,7 +6,6 @@
  */
 import { DEFAULT_CONFIG } from "../../src/config/repo.js";
 import type { Context, Decision } from "../../src/machine/decision.js";
-import type { EffectPayloads } from "../../src/machine/effects.js";
 import type { TaskEvent } from "../../src/machine/events.js";
 import { exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
 import { STATES, type State } from "../../src/machine/model.js";

@@ -5,7 +5,6 @@
  * (JWT) and asks for what never arrived. On SQLite and PostgreSQL.
  */
 import { createServer } from "node:http";
-import { ProbotOctokit } from "probot";
 import { REPO, INSTALLATION, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { eventually, freePort, TestOctokit } from "../support/orchestra.js";
 import { providers } from "../support/databases.js";

@@ -114,7 +114,8 @@ describe("fakeIssueDependenciesPayload", () => {
     webhooks.on("issue_dependencies.blocked_by_added", (e) => void received.push(e));
     webhooks.on("issue_dependencies.blocked_by_removed", (e) => void received.push(e));
     const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-    server = createServer(createNodeMiddleware(webhooks, { path: "/api/github/webhooks", log: quiet }));
+    const middleware = createNodeMiddleware(webhooks, { path: "/api/github/webhooks", log: quiet });
+    server = createServer((req, res) => void middleware(req, res));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/github/webhooks`;
   });

@@ -23,7 +23,7 @@ export const DELIVERIES_WINDOW_MS = 24 * 3_600_000;
 export interface DoctorIo {
   env: NodeJS.ProcessEnv;
   out(text: string): void;
-  now?(): Date;
+  now?: () => Date;
 }
 
 const skip = (name: string, why: string): Check => ({ name, status: "skip", detail: `not checked: ${why}` });

@@ -24,7 +24,7 @@ export function parseManifest(text: string): Access {
   try {
     doc = parse(text);
   } catch (err) {
-    throw new Error(`it is not YAML: ${(err as Error).message.split("\n")[0]}`);
+    throw new Error(`it is not YAML: ${(err as Error).message.split("\n")[0]}`, { cause: err });
   }
   const r = manifest.safeParse(doc);
   if (!r.success)

@@ -13,6 +13,7 @@ import type { EffectSpec } from "../effects.js";
 import type { EventOf } from "../events.js";
 import { afterFailedRun, QUESTION_TTL_MS, type Continuation } from "../model.js";
 import { effect, everyState, ignore, labelsOf, move, NO_LEASE, unchanged, type EventRows } from "./build.js";
+import { textOf } from "../../texts/value.js";
 
 /** The run this event settles, while the task still waits on it. */
 function owed(ctx: Context, runId: string): { task: TaskView; run: RunView } | null {
@@ -249,11 +250,11 @@ function settleClass(ctx: Context, e: EventOf<"run-classified">): Decision {
         task,
         run,
         recorded(ctx, v),
-        String(v.evidence["why"] ?? "see the run's evidence"),
+        textOf(v.evidence["why"] ?? "see the run's evidence"),
         freeRequeue(ctx, task, v),
       );
     case "block-question": {
-      const question = String(v.evidence["question"] ?? "");
+      const question = textOf(v.evidence["question"] ?? "");
       const blocked = block(ctx, task, run, recorded(ctx, v), "the agent asked a question: blocked", [
         effect("comment", `escalation:${run.id}:question`, {
           issue: task.issue,

@@ -21,6 +21,7 @@ import {
   unchanged,
   type EventRows,
 } from "./build.js";
+import { textOf } from "../../texts/value.js";
 
 /** A PR opened from the task's branch: review, whatever the run was doing. */
 function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
@@ -210,7 +211,7 @@ export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a t
         const used = Number(v.evidence["rerunsUsed"] ?? 0);
         const key = (target: string) => `rerun:${e.pr.number}:${e.pr.headSha}:${target}:${e.failureKey}`;
         return unchanged(
-          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${String(v.evidence["rerunBudget"] ?? "?")}`,
+          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${textOf(v.evidence["rerunBudget"] ?? "?")}`,
           [
             ...e.reruns.map((r) =>
               "workflowRunId" in r

@@ -15,7 +15,7 @@
  * Any operation is answered from the shared root; a test can register a
  * handler for one operation name to answer it from its own object graph.
  */
-import type { DocumentNode, OperationDefinitionNode } from "graphql";
+import { OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from "graphql";
 import type { FakeState } from "../state.js";
 import { runOperation } from "./execute.js";
 import { githubRoot, type GraphQLContext } from "./github.js";
@@ -32,11 +32,7 @@ export type { GitHubGraphQLError } from "./validation.js";
  * Returns the root object the operation is answered from (see github.ts for
  * the conventions: properties, functions of the field's arguments).
  */
-export type GraphQLHandler = (
-  variables: Record<string, unknown>,
-  state: FakeState,
-  ctx: GraphQLContext,
-) => unknown | Promise<unknown>;
+export type GraphQLHandler = (variables: Record<string, unknown>, state: FakeState, ctx: GraphQLContext) => unknown;
 
 export interface GraphQLOutcome {
   body: { data?: unknown; errors?: GitHubGraphQLError[] };
@@ -127,7 +123,8 @@ export class GraphQLRegistry {
 
     // the shared root serves queries only: a mutation's fields are all "not served"
     const handler =
-      (opName ? this.handlers.get(opName) : undefined) ?? (op.operation === "query" ? rootHandler : () => ({}));
+      (opName ? this.handlers.get(opName) : undefined) ??
+      (op.operation === OperationTypeNode.QUERY ? rootHandler : () => ({}));
     const root = await handler(variables, ctx.state, ctx);
     const result = await runOperation(loaded, doc, opName ?? undefined, root, variables, label);
     const out: GraphQLOutcome["body"] = { data: result.data };

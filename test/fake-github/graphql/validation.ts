@@ -14,7 +14,6 @@ import type {
   FieldNode,
   GraphQLError as JsGraphQLError,
   GraphQLSchema,
-  ValidationRule,
   VariableDefinitionNode,
 } from "graphql";
 import type { GraphQLModule } from "./schema.js";

@@ -99,7 +99,7 @@ export class HookDeliveries {
     if (!this.target) throw new Error("fake GitHub: no webhook target; call fake.setWebhookTarget(url, secret) first");
     const body = typeof payload === "string" ? payload : JSON.stringify(payload);
     const guid = opts.guid ?? randomUUID();
-    let status = 0;
+    let status: number;
     try {
       const res = await fetch(this.target.url, {
         method: "POST",
