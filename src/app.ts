@@ -52,6 +52,7 @@ import { webhookRoom } from "./webhooks/room.js";
 import { FleetIssues } from "./fleet/issues.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
+import { dashboardRoutes } from "./dashboard/routes.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
 
@@ -312,37 +313,35 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       log,
     });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
-  registerApi(
-    api,
-    {
-      db,
-      database,
-      adminToken: credentials.adminToken,
-      workers,
-      tokens: workerTokens,
-      idempotency,
-      claims: metrics.timedClaims(claims),
-      leases,
-      exits,
-      inbox,
-      outbox,
-      ledger,
-      gates,
-      audit,
-      streaks,
-      branches,
-      counters,
-      tasks,
-      clock,
-      callHours,
-      rateLimits: () => metrics.rateLimits,
-      web: webOf(env.baseUrl),
-      deliveriesWaiting: () => deliveriesWaiting(),
-      pokeInbox: () => processor.poke(),
-      pokeEffects: () => executor.poke(),
-    },
-    { tasks: withTasks },
-  );
+  const apiDeps = {
+    db,
+    database,
+    adminToken: credentials.adminToken,
+    workers,
+    tokens: workerTokens,
+    idempotency,
+    claims: metrics.timedClaims(claims),
+    leases,
+    exits,
+    inbox,
+    outbox,
+    ledger,
+    gates,
+    audit,
+    streaks,
+    branches,
+    counters,
+    tasks,
+    clock,
+    callHours,
+    rateLimits: () => metrics.rateLimits,
+    web: webOf(env.baseUrl),
+    deliveriesWaiting: () => deliveriesWaiting(),
+    pokeInbox: () => processor.poke(),
+    pokeEffects: () => executor.poke(),
+  };
+  registerApi(api, apiDeps, { tasks: withTasks });
+  if (withTasks) dashboardRoutes(api, apiDeps);
   for (const capability of o.capabilities ?? [])
     capability({ events, api, database, log, adminToken: credentials.adminToken });
 

@@ -22,7 +22,8 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Db } from "../store/db.js";
 import { isUniqueViolation } from "../store/sql.js";
-import { HttpError } from "../http/router.js";
+import { HttpError, REFUSAL_STATUS } from "../http/router.js";
+import { Refusal } from "../refusal.js";
 import { Busy } from "../apply/tasks.js";
 
 export interface Answer {
@@ -182,6 +183,7 @@ async function answerOf(work: () => Promise<Answer>): Promise<Answer> {
     return await work();
   } catch (err) {
     if (err instanceof HttpError) return { status: err.status, body: { error: err.message, ...err.extra } };
+    if (err instanceof Refusal) return { status: REFUSAL_STATUS[err.kind], body: { error: err.message, ...err.extra } };
     if (err instanceof Busy) return { status: 409, body: { error: err.message, reason: "busy", retryable: true } };
     throw err;
   }

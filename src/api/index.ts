@@ -20,7 +20,6 @@ import type { StaleBranches } from "../reconcile/branches.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 import { ignoredRoutes } from "./ignored.js";
 import type { Counters } from "../ignored/counters.js";
-import { dashboardRoutes } from "../dashboard/routes.js";
 import type { CallHours } from "../metrics/call-hours.js";
 import type { RateLimitSeen } from "../metrics/registry.js";
 import { githubRoutes } from "./github.js";
@@ -40,7 +39,7 @@ export interface ApiDeps extends WorkerApiDeps {
   counters: Counters;
   clock: { now(): Date };
   callHours: Pick<CallHours, "lastHours">;
-  rateLimits(): ReadonlyMap<number, RateLimitSeen>;
+  rateLimits: () => ReadonlyMap<number, RateLimitSeen>;
   /** GitHub's web address, for the dashboard's links. */
   web: string;
   pokeInbox: () => void;
@@ -59,7 +58,6 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
   taskActionRoutes(router, { db: deps.db, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
-  dashboardRoutes(router, { ...deps, tasks: deps.tasks, adminToken: deps.adminToken });
   runRoutes(router, { db: deps.db, database: deps.database, adminToken: deps.adminToken });
   taskRoutes(router, {
     db: deps.db,

@@ -6,7 +6,7 @@
  */
 import type { Db } from "../store/db.js";
 import { randomUUID } from "node:crypto";
-import { HttpError } from "../http/router.js";
+import { leaseRefused, Refusal } from "../refusal.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Usage } from "../machine/events.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
@@ -26,36 +26,27 @@ export function progressDigest(p: Progress | undefined): string | undefined {
   return JSON.stringify({ headSha: p.headSha ?? null, worktree: p.worktree ?? null, step: p.step ?? null });
 }
 
-/**
- * A refusal from the machine, as the worker API answers it. Only `busy` is
- * worth sending again as it is; every other 409 means the lease is gone and
- * the worker must drop the run's work.
- */
-export function conflict(message: string, reason: string): HttpError {
-  return new HttpError(409, message, { reason, retryable: reason === "busy" });
-}
-
 export class Leases {
   constructor(readonly deps: { db: Db; tasks: Tasks; workers: Workers; decisions: Decisions }) {}
 
   /** The run, if it exists and belongs to the worker (null worker: the App itself, for dispatched runs). */
   async runOf(worker: Worker | null, runId: string): Promise<{ run: Run; task: Task }> {
     const run = await this.deps.db.run.findUnique({ where: { id: runId } });
-    if (!run) throw new HttpError(404, `no run ${runId}`);
-    if (worker && run.workerId !== worker.id) throw new HttpError(403, `run ${runId} belongs to another worker`);
+    if (!run) throw new Refusal("not-found", `no run ${runId}`);
+    if (worker && run.workerId !== worker.id) throw new Refusal("forbidden", `run ${runId} belongs to another worker`);
     const task = await this.deps.db.task.findUnique({ where: { id: run.taskId } });
-    if (!task) throw new HttpError(404, `no task for run ${runId}`);
+    if (!task) throw new Refusal("not-found", `no task for run ${runId}`);
     return { run, task };
   }
 
   /** 409 unless the run holds its live lease under this epoch. */
   assertLive(run: Run, task: Task, leaseEpoch: string): void {
     if (run.leaseEpoch !== leaseEpoch)
-      throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+      throw leaseRefused("stale lease epoch: this run's lease has another epoch", "stale-epoch");
     if (run.state !== "live")
-      throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.stalled ? "stalled" : run.state);
+      throw leaseRefused(`lease no longer held: ${run.endReason ?? run.state}`, run.stalled ? "stalled" : run.state);
     if (task.runId !== run.id || task.leaseEpoch !== leaseEpoch)
-      throw conflict("lease no longer held: the task has moved on", "superseded");
+      throw leaseRefused("lease no longer held: the task has moved on", "superseded");
   }
 
   async heartbeat(
@@ -75,8 +66,8 @@ export class Leases {
       // The lease stops here; the run is classified like an expired lease.
       await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-stalled", runId, leaseEpoch });
     }
-    if (r.outcome === "refused") throw conflict(r.message, r.reason);
-    if (r.outcome !== "applied") throw conflict("lease no longer held", "superseded");
+    if (r.outcome === "refused") throw leaseRefused(r.message, r.reason);
+    if (r.outcome !== "applied") throw leaseRefused("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);
     return {
       leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(),
@@ -89,7 +80,7 @@ export class Leases {
     const { run, task } = await this.runOf(worker, runId);
     this.assertLive(run, task, leaseEpoch);
     const r = await this.deps.decisions.receipt(runId, decisionId);
-    if (!r) throw new HttpError(404, `decision ${decisionId} was not handed to run ${runId}`);
+    if (!r) throw new Refusal("not-found", `decision ${decisionId} was not handed to run ${runId}`);
     if (r.first)
       await this.deps.tasks.raise(
         { taskId: task.id },
@@ -123,7 +114,7 @@ export class Leases {
         ...(subject ? { subject } : {}),
       },
     );
-    if (r.outcome === "refused") throw conflict(r.message, r.reason);
+    if (r.outcome === "refused") throw leaseRefused(r.message, r.reason);
     void worker;
     return decisionId;
   }

@@ -1,7 +1,7 @@
 /** The overview's health section: the inbox, the outbox, GitHub's rate limit, and reconcile scopes that fail. */
 import { html, time, type Html } from "./html.js";
 import { table, type PageContext } from "./layout.js";
-import type { GitHubStanding } from "../api/github.js";
+import type { GitHubStanding } from "../metrics/standing.js";
 import type { Streak } from "../reconcile/failing.js";
 
 export interface Health {

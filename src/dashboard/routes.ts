@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { TLSSocket } from "node:tls";
-import { HttpError, type Request, type Router } from "../http/router.js";
+import { HttpError, REFUSAL_STATUS, type Request, type Router } from "../http/router.js";
+import { Refusal } from "../refusal.js";
 import { BodyTooLarge, readBody } from "../http/respond.js";
 import { html, type Html } from "./html.js";
 import { layout, type PageContext } from "./layout.js";
@@ -30,9 +31,9 @@ import { STYLE } from "./style.js";
 import { fleetOverview, type FleetDeps } from "../views/fleet.js";
 import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
 import { callSeries, runsByClass } from "../views/activity.js";
-import { taskAction, type TaskActionDeps } from "../api/task-actions.js";
+import { taskAction, type TaskActionDeps } from "../human/actions.js";
 import type { Inbox } from "../inbox/store.js";
-import { githubStanding } from "../api/github.js";
+import { githubStanding } from "../metrics/standing.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
@@ -169,10 +170,10 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     try {
       send(r.res, 200, await handler(r, ctx));
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof HttpError) && !(err instanceof Refusal)) throw err;
       send(
         r.res,
-        err.status,
+        err instanceof Refusal ? REFUSAL_STATUS[err.kind] : err.status,
         layout({ ...ctx, error: err.message }, "Error", html`<p><a href="/dashboard">Back to the fleet</a></p>`),
       );
     }
@@ -191,7 +192,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
       const { to, notice } = await handler(r);
       redirect(r.res, withMessage(to, "notice", notice));
     } catch (err) {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof HttpError) && !(err instanceof Refusal)) throw err;
       redirect(r.res, withMessage(back, "error", err.message));
     }
   };

@@ -12,7 +12,7 @@ import {
   type PageContext,
 } from "./layout.js";
 import type { TaskDetail } from "../views/task-detail.js";
-import { TASK_ACTIONS } from "../api/task-actions.js";
+import { TASK_ACTIONS } from "../human/actions.js";
 import { describeEffect, type EffectSpec } from "../machine/effects.js";
 
 const ACTION_HELP: Record<(typeof TASK_ACTIONS)[number], string> = {

@@ -8,7 +8,7 @@
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
 import type { Db } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
-import { HttpError } from "../http/router.js";
+import { isLeaseRefusal, Refusal } from "../refusal.js";
 import type { Claims } from "../claims/claims.js";
 import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
@@ -65,7 +65,7 @@ export class Dispatcher {
       ...(infra ? { infra } : {}),
     };
     await this.deps.exits.exit(null, run.id, report).catch((err: unknown) => {
-      if (err instanceof HttpError && err.status === 409) return; // the lease already ended another way
+      if (isLeaseRefusal(err)) return; // the lease already ended another way
       throw err;
     });
   }
@@ -100,7 +100,7 @@ export class Dispatcher {
     const run = await this.deps.db.run.findUnique({ where: { id: runId } });
     if (!run || run.state !== "live") return;
     await this.deps.leases.heartbeat(null, run.id, run.leaseEpoch).catch((err: unknown) => {
-      if (!(err instanceof HttpError)) throw err;
+      if (!(err instanceof Refusal)) throw err;
     });
   }
 }

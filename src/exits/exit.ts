@@ -6,7 +6,7 @@
  * phantom, not a success). The answer never waits on a GitHub write.
  */
 import type { Db } from "../store/db.js";
-import { HttpError } from "../http/router.js";
+import { leaseRefused, Refusal } from "../refusal.js";
 import { repoRef, type GitHubFor, type PullInfo } from "../github/port.js";
 import { errorClass, errorText as errText } from "../github/errors.js";
 import { instrument, newCounts } from "../github/instrument.js";
@@ -16,7 +16,7 @@ import type { ExitReport } from "../machine/events.js";
 import type { ConfigResult } from "../config/repo.js";
 import type { Worker } from "../workers/workers.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
-import { conflict, type Leases } from "../claims/leases.js";
+import type { Leases } from "../claims/leases.js";
 import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
 
 /** What verifying an exit reads: the run's PRs, then the facts of what it left. */
@@ -64,7 +64,7 @@ export class Exits {
     const { leases } = this.deps;
     const { run, task } = await leases.runOf(worker, runId);
     if (run.leaseEpoch !== report.leaseEpoch)
-      throw conflict("stale lease epoch: this run's lease has another epoch", "stale-epoch");
+      throw leaseRefused("stale lease epoch: this run's lease has another epoch", "stale-epoch");
     // A repeated exit (the first answer was lost) gets the recorded outcome again.
     if (run.state === "review" && run.prNumber !== null)
       return {
@@ -74,8 +74,8 @@ export class Exits {
       };
     if (run.state === "exited" && run.report !== null) return answerOf(run, null);
     if (report.branch !== undefined && report.branch !== run.branch) {
-      throw new HttpError(
-        400,
+      throw new Refusal(
+        "invalid",
         `the reported branch ${report.branch} is not this run's branch ${run.branch}: push the work to ${run.branch} and report that`,
         { reason: "wrong-branch" },
       );
@@ -83,7 +83,7 @@ export class Exits {
     await this.#assertNotSuperseded(run, task);
     const cfg = await this.deps.configs.get(task.installationId, task.repo);
     if (!cfg.ok)
-      throw new HttpError(503, "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
+      throw new Refusal("unavailable", "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
 
     const counts = newCounts();
     try {
@@ -101,13 +101,13 @@ export class Exits {
    */
   async #assertNotSuperseded(run: Run, task: Task): Promise<void> {
     if (run.state === "revoked" || run.state === "aborted")
-      throw conflict(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
+      throw leaseRefused(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
     if (task.runId === run.id) return;
     const later = await this.deps.db.run.count({
       where: { taskId: task.id, id: { not: run.id }, startedAt: { gt: run.startedAt } },
     });
     if (later > 0 || task.state === "done" || task.state === "cancelled") {
-      throw conflict(
+      throw leaseRefused(
         `superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; drop this run's work`,
         "superseded",
       );
@@ -117,7 +117,7 @@ export class Exits {
   async #recorded(runId: string): Promise<ExitAnswer> {
     const run = await this.deps.db.run.findUnique({ where: { id: runId } });
     const task = run ? await this.deps.db.task.findUnique({ where: { id: run.taskId } }) : null;
-    if (!run) throw new HttpError(404, `no run ${runId}`);
+    if (!run) throw new Refusal("not-found", `no run ${runId}`);
     return answerOf(run, task);
   }
 
@@ -135,8 +135,8 @@ export class Exits {
       );
     } catch (err) {
       await tasks.recordRunError(run.id, errorClass(err, "error"), `looking for the pull request: ${errText(err)}`);
-      throw new HttpError(
-        503,
+      throw new Refusal(
+        "unavailable",
         `could not verify the exit on GitHub (${errText(err)}); nothing changed, send the exit again`,
       );
     }
@@ -159,7 +159,7 @@ export class Exits {
       { task, run },
       { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr },
     );
-    if (result.outcome === "refused") throw conflict(result.message, result.reason);
+    if (result.outcome === "refused") throw leaseRefused(result.message, result.reason);
     if (result.outcome === "unchanged") return this.#recorded(runId);
     if (open)
       return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };

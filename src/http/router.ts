@@ -6,6 +6,7 @@
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathOf, sendError } from "./respond.js";
+import { Refusal, type RefusalKind } from "../refusal.js";
 
 export class HttpError extends Error {
   constructor(
@@ -23,6 +24,15 @@ export interface Request {
   params: Record<string, string>;
   query: URLSearchParams;
 }
+
+/** The status that answers each kind of refusal from the rooms below the HTTP layer. */
+export const REFUSAL_STATUS: Record<RefusalKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  "not-found": 404,
+  conflict: 409,
+  unavailable: 503,
+};
 
 type Handler = (r: Request) => void | Promise<void>;
 
@@ -71,6 +81,8 @@ export class Router {
       } catch (err) {
         if (err instanceof HttpError) {
           if (!res.headersSent) sendError(res, err.status, err.message, err.extra);
+        } else if (err instanceof Refusal) {
+          if (!res.headersSent) sendError(res, REFUSAL_STATUS[err.kind], err.message, err.extra);
         } else {
           log.error({ err: String(err), path }, "api: request failed");
           if (!res.headersSent) sendError(res, 500, "internal error; see the service log");
