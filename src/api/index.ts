@@ -7,7 +7,9 @@ import { deliveryRoutes } from "./deliveries.js";
 import { effectRoutes } from "./effects.js";
 import { taskRoutes } from "./tasks.js";
 import { runRoutes } from "./runs.js";
-import { workerRoutes, type WorkerApiDeps } from "./workers.js";
+import { workerRoutes } from "./workers.js";
+import { workerAdminRoutes } from "./worker-admin.js";
+import type { WorkerApiDeps } from "./worker-schemas.js";
 import { pauseRoutes } from "./pause.js";
 import type { RepoGates } from "../gates/repos.js";
 import type { Audit } from "../human/audit.js";
@@ -52,6 +54,7 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
   githubRoutes(router, deps);
   if (!opts.tasks) return;
+  workerAdminRoutes(router, deps);
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });

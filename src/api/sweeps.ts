@@ -7,9 +7,8 @@ import type { Db } from "../store/db.js";
 import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
+import { SWEEP_KINDS } from "../reconcile/reports.js";
 
-/** The kinds of sweep report (also the CLI's choices for `orchestra sweeps --kind`). */
-export const SWEEP_KINDS = ["reconcile", "reconcile-escalated", "reconcile-recovered", "deliveries"] as const;
 const KINDS = new Set<string>(SWEEP_KINDS);
 
 export function sweepRoutes(

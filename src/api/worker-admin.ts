@@ -10,8 +10,7 @@ import { HttpError, requireAdmin, type Router } from "../http/router.js";
 import { jsonRequest } from "../http/body.js";
 import { sendJson } from "../http/respond.js";
 import { Busy } from "../apply/tasks.js";
-import type { WorkerApiDeps } from "./workers.js";
-import { schemas } from "./workers.js";
+import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
 
 const shownOnce = (id: string) =>
   `this is a replay of an earlier request with the same Idempotency-Key: a token is shown only once, in the first answer, and never stored; if it was lost, rotate it (POST /api/v1/workers/${id}/rotate, or orchestra workers rotate ${id}) for a new one`;

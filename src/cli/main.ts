@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { RUN_STATES, TASK_STATES } from "../machine/model.js";
 import { FAILURE_CLASSES } from "../outcomes/classify.js";
-import { SWEEP_KINDS } from "../api/sweeps.js";
+import { SWEEP_KINDS } from "../reconcile/reports.js";
 import { EXIT, api, die, json, out, post, query } from "./io.js";
 import { classifyCommand, readAll } from "./classify.js";
 import { pruneCommand } from "./prune.js";

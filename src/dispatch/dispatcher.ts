@@ -14,7 +14,8 @@ import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { Tasks } from "../apply/tasks.js";
-import type { ExitReport, InfraDeath } from "../machine/events.js";
+import type { ExitReport } from "../machine/events.js";
+import type { InfraDeath } from "../outcomes/facts.js";
 
 type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
 type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];

@@ -6,6 +6,7 @@
  * capability adds a raiser, never a second write path.
  */
 import type { Verdict } from "../outcomes/classify.js";
+import type { InfraDeath } from "../outcomes/facts.js";
 import type { FailingCheck } from "./model.js";
 
 export interface Usage {
@@ -34,19 +35,6 @@ export interface ExitReport {
   model?: string;
 }
 
-/**
- * Run-level infrastructure deaths: the provider was unavailable, the runner
- * was lost, or the dispatched workflow was cancelled or never started. Runs
- * that end this way are re-queued without using up an attempt (within
- * limits.infraRequeues), and the breaker counts them.
- */
-export const INFRA_DEATHS = [
-  "provider-unavailable",
-  "runner-lost",
-  "workflow-cancelled",
-  "workflow-startup-failure",
-] as const;
-export type InfraDeath = (typeof INFRA_DEATHS)[number];
 
 export interface PullFact {
   number: number;

@@ -4,7 +4,20 @@
  * Shape per the design contract; validated with zod at the edge.
  */
 import { z } from "zod";
-import { INFRA_DEATHS } from "../machine/events.js";
+
+/**
+ * Run-level infrastructure deaths: the provider was unavailable, the runner
+ * was lost, or the dispatched workflow was cancelled or never started. Runs
+ * that end this way are re-queued without using up an attempt (within
+ * limits.infraRequeues), and the breaker counts them.
+ */
+export const INFRA_DEATHS = [
+  "provider-unavailable",
+  "runner-lost",
+  "workflow-cancelled",
+  "workflow-startup-failure",
+] as const;
+export type InfraDeath = (typeof INFRA_DEATHS)[number];
 
 const check = z
   .object({

@@ -12,7 +12,7 @@ export type FactsGitHub = Pick<
   "pullsForBranch" | "getBranch" | "defaultBranch" | "compare" | "checkRunsForRef"
 >;
 import type { Facts } from "./facts.js";
-import type { InfraDeath } from "../machine/events.js";
+import type { InfraDeath } from "./facts.js";
 
 export interface RunRecord {
   branch: string;

@@ -1,0 +1,142 @@
+/**
+ * The layering of src/, checked by `npm run lint` (docs/architecture.md draws it).
+ *
+ *   pure rooms      decisions and texts: no I/O, no database, no GitHub, no HTTP
+ *   store, github   the two ports: the database and GitHub
+ *   rooms           capabilities, each owning its queries
+ *   HTTP layer      http/, api/, dashboard/, ingest/ and the route modules
+ *   wiring          app.ts, main.ts, cli/
+ */
+
+/** Rooms whose modules decide or render and never touch the outside world. */
+const PURE = [
+  "^src/machine/",
+  "^src/outcomes/(classify|facts|infra-catalogue|infra-patterns)\\.ts$",
+  "^src/texts/",
+  "^src/retry/",
+  "^src/redact/",
+  "^src/refusal\\.ts$",
+  "^src/config/(repo|defaults)\\.ts$",
+  "^src/trust/trust\\.ts$",
+  "^src/human/parse\\.ts$",
+  "^src/inbox/task-key\\.ts$",
+  "^src/reconcile/deliveries-model\\.ts$",
+];
+
+/** The HTTP layer and the wiring above it: the only modules that may import http/ or api/. */
+const HTTP_AND_ABOVE = [
+  "^src/http/",
+  "^src/api/",
+  "^src/dashboard/",
+  "^src/ingest/",
+  "^src/health/routes\\.ts$",
+  "^src/metrics/routes\\.ts$",
+  "^src/app\\.ts$",
+  "^src/main\\.ts$",
+  "^src/cli/",
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Rooms import one way; a cycle means two rooms are one, or a type sits in the wrong one.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "pure-rooms-no-io",
+      severity: "error",
+      comment:
+        "The machine, the classifier and the texts decide from what they are given: no database, GitHub, HTTP, " +
+        "file system or network. They may import each other and types only from elsewhere.",
+      from: { path: PURE },
+      to: {
+        pathNot: [...PURE, "^node_modules/zod/"],
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
+      name: "pure-rooms-no-io-builtins",
+      severity: "error",
+      comment: "Pure rooms use no Node.js I/O modules (crypto for ids and digests is allowed).",
+      from: { path: PURE },
+      to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
+    },
+    {
+      name: "http-only-from-the-http-layer",
+      severity: "error",
+      comment: "Domain rooms return typed outcomes (src/refusal.ts); only the HTTP layer speaks HTTP.",
+      from: { path: "^src/", pathNot: HTTP_AND_ABOVE },
+      to: { path: ["^src/http/", "^src/api/", "^src/dashboard/", "^src/ingest/"] },
+    },
+    {
+      name: "api-only-from-the-wiring",
+      severity: "error",
+      comment: "The API's routes are registered by app.ts; the CLI may read their types.",
+      from: { path: "^src/", pathNot: ["^src/api/", "^src/app\\.ts$", "^src/cli/"] },
+      to: { path: "^src/api/" },
+    },
+    {
+      name: "cli-reads-api-types-only",
+      severity: "error",
+      comment: "The CLI talks to the service over HTTP: it shares the API's types and constants, never its code paths.",
+      from: { path: "^src/cli/" },
+      to: { path: "^src/api/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "generated-client-only-in-store",
+      severity: "error",
+      comment:
+        "Prisma's generated client is imported by store/ alone (it opens the database and exports the row " +
+        "types); every other room reaches the database through store/ and its own queries module.",
+      from: { path: "^src/", pathNot: "^src/store/" },
+      to: { path: "^src/store/generated/" },
+    },
+    {
+      name: "drivers-only-in-store",
+      severity: "error",
+      comment: "The database drivers and Prisma's runtime are store/'s business.",
+      from: { path: "^src/", pathNot: "^src/store/" },
+      to: { path: "^node_modules/(@prisma|prisma|pg|better-sqlite3)/" },
+    },
+    {
+      name: "octokit-only-in-github",
+      severity: "error",
+      comment: "GitHub is reached through one port (github/port.ts); Octokit stays behind it.",
+      from: { path: "^src/", pathNot: ["^src/github/", "^src/app\\.ts$", "^src/main\\.ts$", "^src/cli/doctor/"] },
+      to: { path: "^node_modules/(@octokit|octokit)/" },
+    },
+    {
+      name: "entry-only-wires",
+      severity: "error",
+      comment: "Nothing imports the entry points.",
+      from: {},
+      to: { path: ["^src/main\\.ts$", "^src/cli/main\\.ts$"] },
+    },
+    {
+      name: "not-to-unresolvable",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: "no-test-code-in-src",
+      severity: "error",
+      from: { path: "^(src|bench|scripts)/" },
+      to: { path: "^test/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["^src/store/generated/", "^dist/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".js", ".mjs", ".cjs", ".json"],
+    },
+  },
+};
