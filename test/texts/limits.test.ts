@@ -7,9 +7,10 @@ import fc from "fast-check";
 import { fitted, GITHUB_CHECK_SUMMARY_LIMIT, GITHUB_COMMENT_LIMIT } from "../../src/texts/limits.js";
 import { commentMarker, texts, withMarker } from "../../src/texts/comments.js";
 import { fullTextAt, PERFORMERS, type PerformContext } from "../../src/effects/perform.js";
-import type { GitHub } from "../../src/github/port.js";
+import { memoryGitHub, type MemoryGitHub } from "../support/memory-github.js";
 import type { OutboxEffect } from "../../src/effects/outbox.js";
-import type { TaskView } from "../../src/machine/decision.js";
+import { exampleTask } from "../../src/machine/examples.js";
+import { CHECK_RUN_NAME } from "../../src/texts/check-run.js";
 import type { Labels } from "../../src/machine/model.js";
 
 const DEFAULT_LABELS: Labels = {
@@ -156,21 +157,12 @@ describe("the performers cut what they send", () => {
     createdAt: new Date(),
     errors: [],
   });
-  const sent: Array<{ op: string; text: string }> = [];
-  const github = {
-    async createComment(_r: unknown, _n: number, body: string) {
-      sent.push({ op: "comment", text: body });
-      return { id: 1, url: "u", body, user: "bot", createdAt: new Date() };
-    },
-    async checkRunsForRef() {
-      return [];
-    },
-    async createCheckRun(_r: unknown, f: { summary: string }) {
-      sent.push({ op: "check-run", text: f.summary });
-      return { id: 1 };
-    },
-  } as unknown as GitHub;
-  beforeEach(() => (sent.length = 0));
+  const HEAD = "a".repeat(40);
+  let github: MemoryGitHub;
+  beforeEach(() => {
+    github = memoryGitHub({ repos: { "o/r": { issues: [{ number: 7, title: "the task" }] } } });
+    github.commit("o/r", "main", { sha: HEAD });
+  });
 
   test("a comment: under the limit, the note names the effect and its task in the operator API", async () => {
     const body = "q".repeat(100_000);
@@ -181,25 +173,33 @@ describe("the performers cut what they send", () => {
         body,
       },
     );
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
-    expect(sent[0]!.text).toContain(`the full text is ${fullTextAt({ id: "eff-1", taskId: "task-1" })}.`);
-    expect(sent[0]!.text).toContain("GET /api/v1/tasks/task-1");
-    expect(sent[0]!.text.endsWith(commentMarker("key-1"))).toBe(true);
+    expect(github.callsTo("createComment")).toHaveLength(1);
+    const posted = github.comments("o/r", 7);
+    expect(posted).toHaveLength(1);
+    const text = posted[0]!.body;
+    expect(github.callsTo("createComment")[0]!.args).toEqual([{ owner: "o", repo: "r" }, 7, text]);
+    expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(text).toContain(`the full text is ${fullTextAt({ id: "eff-1", taskId: "task-1" })}.`);
+    expect(text).toContain("GET /api/v1/tasks/task-1");
+    expect(text.endsWith(commentMarker("key-1"))).toBe(true);
   });
 
   test("a check run summary: under GitHub's 65,535, with the note naming the task view", async () => {
     const ctx: PerformContext = {
       effect: effect("check-run"),
-      task: { id: "task-1" } as TaskView,
+      task: exampleTask("claimed", { id: "task-1" }),
       run: null,
       github,
       checkRunOf: async () => ({ title: "Task claimed", summary: "| row |\n".repeat(20_000), conclusion: "neutral" }),
     };
-    await PERFORMERS["check-run"].perform(ctx, { headSha: "a".repeat(40) } as never);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.text.length).toBeLessThanOrEqual(GITHUB_CHECK_SUMMARY_LIMIT);
-    expect(sent[0]!.text).toMatch(
+    await PERFORMERS["check-run"].perform(ctx, { headSha: HEAD, prNumber: 7 });
+    expect(github.callsTo("createCheckRun")).toHaveLength(1);
+    const runs = github.checkRuns("o/r", HEAD);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ name: CHECK_RUN_NAME, status: "completed", conclusion: "neutral" });
+    const summary = runs[0]!.output.summary ?? "";
+    expect(summary.length).toBeLessThanOrEqual(GITHUB_CHECK_SUMMARY_LIMIT);
+    expect(summary).toMatch(
       /\*\*Truncated:\*\* this text was 160,000 characters, over GitHub's limit of 65,535; the full text is shown by the task view in Orchestra's operator API \(GET \/api\/v1\/tasks\/task-1\)\.$/,
     );
   });
