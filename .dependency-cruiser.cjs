@@ -18,7 +18,7 @@ const PURE = [
   "^src/refusal\\.ts$",
   "^src/config/(repo|defaults)\\.ts$",
   "^src/trust/trust\\.ts$",
-  "^src/human/parse\\.ts$",
+  "^src/human/(parse|commands)\\.ts$",
   "^src/inbox/task-key\\.ts$",
   "^src/reconcile/deliveries-model\\.ts$",
 ];
@@ -54,7 +54,7 @@ module.exports = {
       from: { path: PURE },
       to: {
         pathNot: [...PURE, "^node_modules/zod/"],
-        dependencyTypesNot: ["type-only"],
+        dependencyTypesNot: ["type-only", "core"],
       },
     },
     {
@@ -63,6 +63,25 @@ module.exports = {
       comment: "Pure rooms use no Node.js I/O modules (crypto for ids and digests is allowed).",
       from: { path: PURE },
       to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
+    },
+    {
+      name: "ports-import-no-rooms",
+      severity: "error",
+      comment:
+        "store/ and github/ are the two ports at the bottom: they import each other, the pure rooms and the " +
+        "configuration, never a capability above them.",
+      from: { path: ["^src/store/", "^src/github/", "^src/config/", "^src/log\\.ts$", "^src/paths\\.ts$"] },
+      to: {
+        path: "^src/",
+        pathNot: [...PURE, "^src/store/", "^src/github/", "^src/config/", "^src/log\\.ts$", "^src/paths\\.ts$"],
+      },
+    },
+    {
+      name: "webhooks-only-from-the-wiring",
+      severity: "error",
+      comment: "One room receives webhooks and app.ts registers it; no capability reaches into it.",
+      from: { path: "^src/", pathNot: ["^src/webhooks/", "^src/app\\.ts$"] },
+      to: { path: "^src/webhooks/" },
     },
     {
       name: "http-only-from-the-http-layer",
@@ -106,7 +125,7 @@ module.exports = {
       severity: "error",
       comment: "GitHub is reached through one port (github/port.ts); Octokit stays behind it.",
       from: { path: "^src/", pathNot: ["^src/github/", "^src/app\\.ts$", "^src/main\\.ts$", "^src/cli/doctor/"] },
-      to: { path: "^node_modules/(@octokit|octokit)/" },
+      to: { path: "^node_modules/(@octokit|octokit)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "entry-only-wires",

@@ -7,7 +7,7 @@ import { createLogger } from "./log.js";
 import { run } from "probot";
 import { ConfigError, parseEnv, type Env } from "./config/env.js";
 import { DEFAULT_SQLITE_PATH, openDatabase, type Database } from "./store/db.js";
-import { maskUrl, scrub, secretsOf } from "./config/redact.js";
+import { maskUrl, scrub, secretsOf } from "./redact/redact.js";
 import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app.js";
 import { ingestLimits, type IngestLimits } from "./ingest/limits.js";

@@ -11,7 +11,6 @@ import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
 
-
 const REGISTER_AGAIN = "register a new worker (POST /api/v1/workers, admin token) and give it the new token";
 
 /** The worker the bearer token names; 401 for none, an unknown token, or a revoked worker (saying so). */

@@ -6,7 +6,7 @@
  * Exit codes: 0 done, 1 the service or the database failed (what happened and
  * what to do on stderr), 2 the command line or a setting is wrong.
  */
-import { maskUrl, scrub, secretsOf } from "../config/redact.js";
+import { maskUrl, scrub, secretsOf } from "../redact/redact.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 

@@ -4,7 +4,7 @@
  * rather than asking a running service.
  */
 import { ConfigError, parseEnv } from "../config/env.js";
-import { maskUrl } from "../config/redact.js";
+import { maskUrl } from "../redact/redact.js";
 import { openDatabase } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 import { EXIT, die, out } from "./io.js";

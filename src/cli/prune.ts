@@ -6,15 +6,9 @@
  * than asking a running service.
  */
 import { ConfigError, parseEnv } from "../config/env.js";
-import { scrub, secretsOf } from "../config/redact.js";
-import {
-  PRUNED_KINDS,
-  prune,
-  totalOf,
-  type PrunedKind,
-  type PruneResult,
-  type RetentionPolicy,
-} from "../reconcile/retention.js";
+import { scrub, secretsOf } from "../redact/redact.js";
+import { PRUNED_KINDS, prune, totalOf, type PrunedKind, type PruneResult } from "../retention/retention.js";
+import type { RetentionPolicy } from "../config/defaults.js";
 import { openExisting, reason } from "./database.js";
 
 export interface PruneFlags {

@@ -6,14 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { maskUrl, SECRET_SETTING } from "./redact.js";
-import { DEFAULT_FLEET_DEBOUNCE_MS } from "../machine/fleet.js";
+import { maskUrl, SECRET_SETTING } from "../redact/redact.js";
 import {
+  DEFAULT_FLEET_DEBOUNCE_MS,
   DEFAULT_RETENTION,
   GITHUB_REDELIVERY_DAYS,
   MIN_DELIVERIES_DAYS,
   type RetentionPolicy,
-} from "../reconcile/retention.js";
+} from "./defaults.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 

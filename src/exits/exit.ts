@@ -83,7 +83,10 @@ export class Exits {
     await this.#assertNotSuperseded(run, task);
     const cfg = await this.deps.configs.get(task.installationId, task.repo);
     if (!cfg.ok)
-      throw new Refusal("unavailable", "the repository's .github/orchestra.yml is invalid; fix it and send the exit again");
+      throw new Refusal(
+        "unavailable",
+        "the repository's .github/orchestra.yml is invalid; fix it and send the exit again",
+      );
 
     const counts = newCounts();
     try {

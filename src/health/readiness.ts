@@ -7,7 +7,7 @@
  */
 import type { Database } from "../store/db.js";
 import { migrationNames, pendingOf } from "../store/migrate.js";
-import { scrub } from "../config/redact.js";
+import { scrub } from "../redact/redact.js";
 
 /** How long one check answers for. */
 export const READY_CACHE_MS = 5_000;

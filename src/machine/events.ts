@@ -35,7 +35,6 @@ export interface ExitReport {
   model?: string;
 }
 
-
 export interface PullFact {
   number: number;
   headSha: string;

@@ -10,9 +10,8 @@
 import type { TaskPatch, RunPatch } from "./decision.js";
 import type { EffectSpec } from "./effects.js";
 import type { State, TaskState } from "./model.js";
+import { DEFAULT_FLEET_DEBOUNCE_MS } from "../config/defaults.js";
 
-/** The debounce window when ORCHESTRA_FLEET_DEBOUNCE_SECONDS is not set. */
-export const DEFAULT_FLEET_DEBOUNCE_MS = 30_000;
 /**
  * The effect is due this long after its window ends, so that a change
  * decided just before the end has committed when the issue is rendered.

@@ -11,7 +11,7 @@ import type { SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-a
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
 import { startCheckpointer } from "./checkpointer.js";
-import { maskUrl } from "../config/redact.js";
+import { maskUrl } from "../redact/redact.js";
 import type * as SqliteModels from "./generated/sqlite/client.js";
 import type * as PgModels from "./generated/postgresql/client.js";
 

@@ -21,7 +21,7 @@ import type { Breaker } from "../gates/breaker.js";
 import type { Questions } from "../human/conditions.js";
 import type { ReconcileCounts } from "../reconcile/drift.js";
 import type { DeliveriesReport } from "../reconcile/deliveries-model.js";
-import { totalOf, type Retention } from "../reconcile/retention.js";
+import { totalOf, type Retention } from "../retention/retention.js";
 
 export interface SweepReport {
   expired: number;

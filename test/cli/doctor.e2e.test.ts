@@ -16,7 +16,7 @@ import { eventually, freePort } from "../support/orchestra.js";
 import { bin, runCli, childEnv } from "../support/cli.js";
 import { openDatabase } from "../../src/store/db.js";
 import { listMigrations, migrate } from "../../src/store/migrate.js";
-import { maskUrl, scrub, secretsOf } from "../../src/config/redact.js";
+import { maskUrl, scrub, secretsOf } from "../../src/redact/redact.js";
 
 const NAMES = ["environment", "database", "github", "app permissions", "installation acme", "webhook deliveries"];
 

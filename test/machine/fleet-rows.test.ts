@@ -9,13 +9,8 @@ import type { Context, TaskPatch, TaskView } from "../../src/machine/decision.js
 import type { EffectSpec } from "../../src/machine/effects.js";
 import type { TaskEvent } from "../../src/machine/events.js";
 import { EXAMPLE_EVENTS, exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
-import {
-  DEFAULT_FLEET_DEBOUNCE_MS,
-  FLEET_SETTLE_MS,
-  fleetEffect,
-  fleetShows,
-  fleetWindow,
-} from "../../src/machine/fleet.js";
+import { DEFAULT_FLEET_DEBOUNCE_MS } from "../../src/config/defaults.js";
+import { FLEET_SETTLE_MS, fleetEffect, fleetShows, fleetWindow } from "../../src/machine/fleet.js";
 import type { State, TaskState } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
 

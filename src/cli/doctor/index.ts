@@ -9,7 +9,7 @@
  * A check that depends on a failed one is not run and says so (`skip`), so a
  * missing key is reported once, not as five GitHub failures.
  */
-import { scrub, secretsOf } from "../../config/redact.js";
+import { scrub, secretsOf } from "../../redact/redact.js";
 import { checkText, exitCodeOf, summaryText, type Check } from "./check.js";
 import { appAccessCheck, installationAccessCheck, type Access } from "./compare.js";
 import { deliveriesCheck } from "./deliveries.js";

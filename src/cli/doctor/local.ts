@@ -6,7 +6,7 @@
  */
 import { ConfigError, parseEnv, type Credentials, type Env } from "../../config/env.js";
 import { ingestLimits } from "../../ingest/limits.js";
-import { maskUrl } from "../../config/redact.js";
+import { maskUrl } from "../../redact/redact.js";
 import { migrationNames, pendingOf } from "../../store/migrate.js";
 import { openExisting, reason } from "../database.js";
 import type { Check } from "./check.js";

@@ -1,4 +1,4 @@
-import { maskUrl, scrub, secretsOf, urlSecrets } from "../../src/config/redact.js";
+import { maskUrl, scrub, secretsOf, urlSecrets } from "../../src/redact/redact.js";
 
 describe("maskUrl", () => {
   test.each([

@@ -11,13 +11,8 @@ import { openDatabase } from "../../src/store/db.js";
 import { Inbox } from "../../src/inbox/store.js";
 import { parseEnv } from "../../src/config/env.js";
 import { errorsOf } from "../support/env-errors.js";
-import {
-  DEFAULT_RETENTION,
-  MIN_DELIVERIES_DAYS,
-  prune,
-  Retention,
-  type RetentionPolicy,
-} from "../../src/reconcile/retention.js";
+import { prune, Retention } from "../../src/retention/retention.js";
+import { DEFAULT_RETENTION, MIN_DELIVERIES_DAYS, type RetentionPolicy } from "../../src/config/defaults.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { startRig } from "../support/lifecycle-rig.js";
 

@@ -42,33 +42,7 @@
 import type { Logger } from "pino";
 import type { Database } from "../store/db.js";
 import { atomically, select } from "../store/sql.js";
-
-export interface RetentionPolicy {
-  /** Finished inbox rows (done, ignored): at least MIN_DELIVERIES_DAYS. */
-  deliveriesDays: number;
-  /** Finished effects (done, dropped, dry-run). */
-  effectsDays: number;
-  /** Idempotency-Key answers of the worker API. */
-  idempotencyHours: number;
-  sweepReportsDays: number;
-  auditDays: number;
-  /** How often the service prunes; 0: never on its own (only `orchestra prune`). */
-  intervalMinutes: number;
-}
-
-/** GitHub redelivers a delivery (same X-GitHub-Delivery) for up to 3 days. */
-export const GITHUB_REDELIVERY_DAYS = 3;
-/** The shortest inbox retention allowed: longer than GitHub's redelivery window. */
-export const MIN_DELIVERIES_DAYS = GITHUB_REDELIVERY_DAYS + 1;
-
-export const DEFAULT_RETENTION: RetentionPolicy = {
-  deliveriesDays: 7,
-  effectsDays: 14,
-  idempotencyHours: 24,
-  sweepReportsDays: 14,
-  auditDays: 30,
-  intervalMinutes: 60,
-};
+import type { RetentionPolicy } from "../config/defaults.js";
 
 export const PRUNED_KINDS = ["deliveries", "effects", "idempotency", "sweepReports", "audit"] as const;
 export type PrunedKind = (typeof PRUNED_KINDS)[number];

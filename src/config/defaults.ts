@@ -1,0 +1,35 @@
+/**
+ * The defaults of settings that several rooms read: the configuration
+ * (config/env.ts) and the rooms that apply them take them from here, so the
+ * configuration imports no room.
+ */
+
+/** The debounce window when ORCHESTRA_FLEET_DEBOUNCE_SECONDS is not set. */
+export const DEFAULT_FLEET_DEBOUNCE_MS = 30_000;
+
+export interface RetentionPolicy {
+  /** Finished inbox rows (done, ignored): at least MIN_DELIVERIES_DAYS. */
+  deliveriesDays: number;
+  /** Finished effects (done, dropped, dry-run). */
+  effectsDays: number;
+  /** Idempotency-Key answers of the worker API. */
+  idempotencyHours: number;
+  sweepReportsDays: number;
+  auditDays: number;
+  /** How often the service prunes; 0: never on its own (only `orchestra prune`). */
+  intervalMinutes: number;
+}
+
+/** GitHub redelivers a delivery (same X-GitHub-Delivery) for up to 3 days. */
+export const GITHUB_REDELIVERY_DAYS = 3;
+/** The shortest inbox retention allowed: longer than GitHub's redelivery window. */
+export const MIN_DELIVERIES_DAYS = GITHUB_REDELIVERY_DAYS + 1;
+
+export const DEFAULT_RETENTION: RetentionPolicy = {
+  deliveriesDays: 7,
+  effectsDays: 14,
+  idempotencyHours: 24,
+  sweepReportsDays: 14,
+  auditDays: 30,
+  intervalMinutes: 60,
+};
