@@ -23,7 +23,7 @@ import type { GitHubFor } from "./github/port.js";
 import { ConfigLoader } from "./config/loader.js";
 import { Tasks, type Clock } from "./apply/tasks.js";
 import { Outbox } from "./effects/outbox.js";
-import { Installations } from "./effects/installations.js";
+import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
 import { Ledger } from "./cost/ledger.js";
 import { Workers } from "./workers/workers.js";
@@ -47,7 +47,6 @@ import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
-import { unmanagedInstallation } from "./reconcile/installations.js";
 import { webhookRoom } from "./webhooks/room.js";
 import { FleetIssues } from "./fleet/issues.js";
 import { cachedFor } from "./gates/waiting.js";
@@ -309,6 +308,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       questions,
       reconciler,
       fleet,
+      installations,
+      outbox,
+      gates,
       clock,
       log,
     });

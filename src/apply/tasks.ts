@@ -211,4 +211,27 @@ export class Tasks {
       data: { classifyAfter: until, classifyFailures: { increment: 1 } },
     });
   }
+
+  /** The ids of the tasks not yet done or cancelled in an installation or a repository. */
+  async openIn(where: { installationId: number } | { repo: string }): Promise<string[]> {
+    const open = await this.deps.db.task.findMany({
+      where: { ...where, state: { notIn: ["done", "cancelled"] } },
+      select: { id: true },
+    });
+    return open.map((t) => t.id);
+  }
+
+  /**
+   * A renamed or transferred repository: its tasks follow it, matched by the
+   * repository's id or by the old name. The version moves on, so a decision
+   * read before the move is applied again on the new name. Returns how many moved.
+   */
+  async followRepository(to: { repo: string; repoId: number }, oldName: string | null): Promise<number> {
+    const where = oldName ? { OR: [{ repoId: to.repoId }, { repo: oldName }] } : { repoId: to.repoId };
+    const moved = await this.deps.db.task.updateMany({
+      where,
+      data: { repo: to.repo, repoId: to.repoId, version: { increment: 1 } },
+    });
+    return moved.count;
+  }
 }

@@ -23,6 +23,14 @@ export function pauseMs(failures: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Why Orchestra does not manage an installation now (uninstalled or suspended), or null: it does. */
+export async function unmanagedInstallation(db: Pick<Db, "installation">, id: number): Promise<string | null> {
+  const row = await db.installation.findUnique({ where: { id }, select: { deletedAt: true, suspendedAt: true } });
+  if (row?.deletedAt) return "the App was uninstalled";
+  if (row?.suspendedAt) return "the App's installation is suspended";
+  return null;
+}
+
 export class Installations {
   /** Installations known to have failed before, so a success resets them (and nothing else writes). */
   readonly #troubled = new Set<number>();
@@ -41,6 +49,27 @@ export class Installations {
     } catch (err) {
       if ((err as { code?: string }).code !== "P2002") throw err;
     }
+  }
+
+  /** The App was uninstalled (deleted) or its installation suspended: sweeps and claims skip it from now. */
+  async gone(id: number, how: "deleted" | "suspended"): Promise<void> {
+    const now = this.clock.now();
+    const mark = how === "deleted" ? { deletedAt: now } : { suspendedAt: now };
+    await this.db.installation.upsert({
+      where: { id },
+      create: { id, nextWriteAt: now, updatedAt: now, ...mark },
+      update: { ...mark, updatedAt: now },
+    });
+  }
+
+  /** Installed again, unsuspended or its permissions accepted: managed again, with a clean slate. */
+  async back(id: number): Promise<void> {
+    const now = this.clock.now();
+    await this.db.installation.upsert({
+      where: { id },
+      create: { id, nextWriteAt: now, updatedAt: now },
+      update: { suspendedAt: null, deletedAt: null, pausedUntil: null, failures: 0, updatedAt: now },
+    });
   }
 
   /** Waits for this installation's next write slot and takes it. */

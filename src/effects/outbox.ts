@@ -234,6 +234,15 @@ export class Outbox {
   }
 
   /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
+  /** Drops the pending effects of an installation or repository that Orchestra no longer manages (GitHub would refuse them). */
+  async dropPending(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number> {
+    const r = await this.db.effect.updateMany({
+      where: { ...where, state: "pending" },
+      data: { state: "dropped", note: why, doneAt: now },
+    });
+    return r.count;
+  }
+
   async releaseAll(): Promise<number> {
     const r = await this.db.effect.updateMany({
       where: { state: "running" },

@@ -79,6 +79,8 @@ export class EventRouter {
 
   #add(names: readonly string[], handler: AnyHandler): void {
     for (const name of names) {
+      // One handler per event or action (webhooks/register.ts): a second one is a wiring mistake.
+      if (this.#handlers.has(name)) throw new Error(`${name} has a handler already; register each event once`);
       const list = this.#handlers.get(name) ?? [];
       list.push(handler);
       this.#handlers.set(name, list);

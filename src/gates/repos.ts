@@ -55,6 +55,11 @@ export class RepoGates {
     });
   }
 
+  /** A repository removed from the installation or renamed away: its gates are read again if it comes back. */
+  async forget(repo: string): Promise<void> {
+    await this.deps.db.repo.deleteMany({ where: { id: repo } });
+  }
+
   async get(repo: string): Promise<Repo | null> {
     return this.deps.db.repo.findUnique({ where: { id: repo } });
   }

@@ -17,18 +17,21 @@ import type { Counters } from "../ignored/counters.js";
 import type { Questions } from "../human/conditions.js";
 import type { Reconciler } from "../reconcile/drift.js";
 import { emptyCounts } from "../reconcile/drift.js";
-import { InstallationHandlers } from "../reconcile/installations.js";
+import { InstallationHandlers } from "./installations.js";
 import { IssueHandlers } from "./issues.js";
 import { PullHandlers } from "./pulls.js";
 import { ReviewHandlers } from "./reviews.js";
 import { registerWebhooks } from "./register.js";
-import { SubmissionHandlers } from "../checks/webhooks.js";
+import { SubmissionHandlers } from "./checks.js";
 import { CheckFailures } from "../checks/failures.js";
 import { BaseMoves } from "../checks/base.js";
 import { Rewrites } from "../checks/rewrites.js";
-import { CommentHandlers } from "../human/comments.js";
+import { CommentHandlers } from "./comments.js";
 import type { FleetIssues } from "../fleet/issues.js";
-import { FleetWebhooks } from "../fleet/webhooks.js";
+import { FleetWebhooks } from "./fleet.js";
+import type { Installations } from "../effects/installations.js";
+import type { Outbox } from "../effects/outbox.js";
+import type { RepoGates } from "../gates/repos.js";
 
 export interface WebhookRoomDeps {
   db: Db;
@@ -43,6 +46,9 @@ export interface WebhookRoomDeps {
   questions: Questions;
   reconciler: Pick<Reconciler, "repo">;
   fleet: FleetIssues;
+  installations: Pick<Installations, "gone" | "back">;
+  outbox: Pick<Outbox, "dropPending">;
+  gates: Pick<RepoGates, "forget">;
   clock: { now(): Date };
   log: Logger;
 }
@@ -50,7 +56,14 @@ export interface WebhookRoomDeps {
 export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
   const { db, tasks, configs, permissions, audit, counters, clock, log } = d;
   registerWebhooks(events, {
-    installations: new InstallationHandlers({ db, tasks, clock, log }),
+    installations: new InstallationHandlers({
+      tasks,
+      installations: d.installations,
+      outbox: d.outbox,
+      gates: d.gates,
+      clock,
+      log,
+    }),
     reconcileRepo: async (installationId, repo) => {
       await d.reconciler.repo(installationId, repo, emptyCounts());
     },

@@ -5,9 +5,9 @@
  * by dispatch.)
  */
 import type { EventContext } from "../events/router.js";
-import type { CheckFailures } from "./failures.js";
-import type { BaseMoves } from "./base.js";
-import type { Rewrites } from "./rewrites.js";
+import type { CheckFailures } from "../checks/failures.js";
+import type { BaseMoves } from "../checks/base.js";
+import type { Rewrites } from "../checks/rewrites.js";
 
 const PASSING = new Set(["success", "neutral", "skipped"]);
 const failed = (conclusion: string | null | undefined) => typeof conclusion === "string" && !PASSING.has(conclusion);

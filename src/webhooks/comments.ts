@@ -18,9 +18,9 @@ import type { CommandName } from "../machine/events.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import { judge, type Actor } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
-import { actorOf } from "../webhooks/issues.js";
-import { helpText, parseComment, type Parsed } from "./parse.js";
-import type { Audit } from "./audit.js";
+import { actorOf } from "./issues.js";
+import { helpText, parseComment, type Parsed } from "../human/parse.js";
+import type { Audit } from "../human/audit.js";
 import type { Counters } from "../ignored/counters.js";
 
 type CommentPayload = Pick<EventContext<"issue_comment.created">["payload"], "repository" | "issue">;

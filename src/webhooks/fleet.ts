@@ -10,7 +10,7 @@
  */
 import type { Tasks } from "../apply/tasks.js";
 import type { EventContext } from "../events/router.js";
-import type { FleetIssues } from "./issues.js";
+import type { FleetIssues } from "../fleet/issues.js";
 
 export class FleetWebhooks {
   constructor(readonly deps: { tasks: Pick<Tasks, "raise">; fleet: Pick<FleetIssues, "forget" | "isFleetIssue"> }) {}
