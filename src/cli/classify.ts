@@ -21,18 +21,6 @@ export interface CliAnswer {
   code: number;
 }
 
-export const CLASSIFY_USAGE = "usage: orchestra classify [--batch] < facts.json";
-
-/** Flags from argv; anything unrecognised is an error rather than silently ignored. */
-export function classifyArgs(args: readonly string[]): { flags: ClassifyFlags } | { error: string } {
-  const flags: ClassifyFlags = {};
-  for (const a of args) {
-    if (a === "--batch") flags.batch = true;
-    else return { error: `classify: unknown argument "${a}"\n${CLASSIFY_USAGE}` };
-  }
-  return { flags };
-}
-
 function fail(lines: string[]): CliAnswer {
   return { stdout: "", stderr: lines.map((l) => `orchestra: ${l}\n`).join(""), code: 2 };
 }

@@ -16,18 +16,6 @@ export interface PruneFlags {
   json: boolean;
 }
 
-const USAGE = "usage: orchestra prune [--dry-run] [--json]";
-
-export function pruneArgs(args: string[]): { flags: PruneFlags } | { error: string } {
-  const flags: PruneFlags = { dryRun: false, json: false };
-  for (const a of args) {
-    if (a === "--dry-run") flags.dryRun = true;
-    else if (a === "--json") flags.json = true;
-    else return { error: `prune: unknown argument "${a}"; ${USAGE}` };
-  }
-  return { flags };
-}
-
 export interface PruneIo {
   env: NodeJS.ProcessEnv;
   out(text: string): void;

@@ -11,7 +11,7 @@ import {
   type PullMergeability,
   type ReviewCommentInfo,
 } from "./port.js";
-import type { ClosingPullNode, IssuesLabelledQuery, OpenPullNode } from "./queries.js";
+import type { IssuesLabelledQuery, OpenPullNode } from "./queries.js";
 
 export type RawPull = {
   number: number;
@@ -42,24 +42,6 @@ export function toPull(p: RawPull): PullInfo {
     baseRef: p.base.ref,
     url: p.html_url,
     author: p.user?.login ?? "",
-  };
-}
-
-/** A closing reference (GraphQL) as a PullInfo; GraphQL does not name the head repository here. */
-export function closingPullToPull(n: ClosingPullNode): PullInfo {
-  return {
-    number: n.number,
-    title: n.title,
-    body: n.body ?? "",
-    state: n.state === "OPEN" ? "open" : "closed",
-    merged: n.merged,
-    mergeCommitSha: n.mergeCommit?.oid ?? null,
-    headRef: n.headRefName,
-    headSha: n.headRefOid,
-    headRepo: null,
-    baseRef: n.baseRefName,
-    url: n.url,
-    author: n.author?.login ?? "",
   };
 }
 

@@ -16,7 +16,6 @@ import {
 } from "./port.js";
 import { call, maybe } from "./errors.js";
 import {
-  closingPullToPull,
   logTail,
   toCheckRun,
   toLabelledIssue,
@@ -28,11 +27,9 @@ import {
 import { issueMethods, type CallOptions } from "./octokit-issues.js";
 import {
   BRANCHES,
-  CLOSING_PULLS,
   ISSUES_LABELLED,
   OPEN_PULLS_INTO,
   type BranchesQuery,
-  type ClosingPullsQuery,
   type IssuesLabelledQuery,
   type OpenPullsIntoQuery,
 } from "./queries.js";
@@ -62,13 +59,6 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
         rest.pulls.list({ ...r, head: `${r.owner}:${branch}`, state, per_page: 100, ...read() }),
       );
       return (data as RawPull[]).map(toPull);
-    },
-    async closingPulls(r, issue) {
-      const data = await call("closing pull requests", () =>
-        octokit.graphql<ClosingPullsQuery>(CLOSING_PULLS, { owner: r.owner, repo: r.repo, number: issue, ...read() }),
-      );
-      const nodes = data.repository?.issue?.closedByPullRequestsReferences?.nodes ?? [];
-      return nodes.map(closingPullToPull);
     },
     async pullsForCommit(r, sha) {
       const items = await call("list pull requests for commit", () =>
@@ -342,9 +332,6 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
     async readConfig(r, path) {
       const { config, files } = await call("read config", () => octokit.config.get({ ...r, path }));
       return files.some((f) => f.config !== null) ? config : null;
-    },
-    async graphql<T>(query: string, variables: Record<string, unknown>) {
-      return call("graphql", () => octokit.graphql<T>(query, variables));
     },
   };
 }

@@ -184,8 +184,6 @@ export interface GitHub {
   blockedBy(r: RepoRef, issue: number): Promise<BlockerInfo[]>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
-  /** Pull requests that will close (or closed) the issue, from GitHub's closing references. */
-  closingPulls(r: RepoRef, issue: number): Promise<PullInfo[]>;
   /** Pull requests whose head is `branch` in this repository. */
   pullsForBranch(r: RepoRef, branch: string, state?: "open" | "closed" | "all"): Promise<PullInfo[]>;
   createPull(r: RepoRef, pr: { title: string; body: string; head: string; base: string }): Promise<PullInfo>;
@@ -241,8 +239,6 @@ export interface GitHub {
 
   /** A YAML config file from the repo, with the org's `.github` repository as defaults; null when neither has it. */
   readConfig(r: RepoRef, path: string): Promise<unknown>;
-
-  graphql<T>(query: string, variables: Record<string, unknown>): Promise<T>;
 }
 
 export interface GitHubErrorDetail {

@@ -4,38 +4,6 @@
  * (@octokit/graphql-schema) by the fake GitHub the tests run against.
  */
 
-export const CLOSING_PULLS = `query IssueClosingPullRequests($owner: String!, $repo: String!, $number: Int!) {
-  repository(owner: $owner, name: $repo) {
-    issue(number: $number) {
-      closedByPullRequestsReferences(first: 10, includeClosedPrs: true) {
-        nodes { number title body url state merged mergeCommit { oid } headRefName headRefOid baseRefName author { login } }
-      }
-    }
-  }
-}`;
-
-export interface ClosingPullNode {
-  number: number;
-  title: string;
-  body: string | null;
-  url: string;
-  state: "OPEN" | "CLOSED" | "MERGED";
-  merged: boolean;
-  mergeCommit: { oid: string } | null;
-  headRefName: string;
-  headRefOid: string;
-  baseRefName: string;
-  author: { login: string } | null;
-}
-
-export interface ClosingPullsQuery {
-  repository: {
-    issue: {
-      closedByPullRequestsReferences: { nodes: ClosingPullNode[] } | null;
-    } | null;
-  } | null;
-}
-
 /** Open pull requests into a base, oldest first, 100 a page. */
 export const OPEN_PULLS_INTO = `query OpenPullRequestsInto($owner: String!, $repo: String!, $base: String!, $cursor: String) {
   repository(owner: $owner, name: $repo) {

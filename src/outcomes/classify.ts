@@ -9,7 +9,7 @@
  * checks-failed; base moved: merge-conflict), else unknown.
  */
 import type { CheckFact, Facts } from "./facts.js";
-import { INFRA_FAMILIES, infraMatch } from "./infra-patterns.js";
+import { infraMatch } from "./infra-patterns.js";
 
 /** The closed set of failure classes, in the order of the design's table. */
 export const FAILURE_CLASSES = [
@@ -47,12 +47,6 @@ export interface Verdict {
 
 const GREEN = new Set(["success", "neutral", "skipped"]);
 const INFRA_CONCLUSIONS = new Set(["cancelled", "timed_out", "startup_failure", "stale"]);
-
-/**
- * Every catalogue pattern, flattened. Matching goes through infraMatch, which
- * also applies the genuine-failure rule; see infra-patterns.ts.
- */
-export const INFRA_PATTERNS: readonly RegExp[] = INFRA_FAMILIES.flatMap((f) => f.patterns);
 
 function outputText(c: CheckFact): string {
   return [c.output?.title, c.output?.summary, c.output?.text].filter(Boolean).join("\n");

@@ -83,9 +83,3 @@ export const factsSchema = z
 
 export type Facts = z.infer<typeof factsSchema>;
 export type CheckFact = z.infer<typeof check>;
-
-/** Problems with a facts document, each naming its field; empty when valid. */
-export function factsProblems(doc: unknown): string[] {
-  const r = factsSchema.safeParse(doc);
-  return r.success ? [] : r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(document)"}: ${i.message}`);
-}

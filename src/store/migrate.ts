@@ -133,11 +133,6 @@ export function migrationNames(provider: Database["provider"]): string[] {
     .sort();
 }
 
-/** Names of committed migrations the database has not applied (empty when ready). */
-export async function pendingMigrations(database: Database): Promise<string[]> {
-  return pendingOf(database, migrationNames(database.provider));
-}
-
 /** Which of `committed` the database has not applied: one query. */
 export async function pendingOf(database: Pick<Database, "db">, committed: readonly string[]): Promise<string[]> {
   let done: AppliedRow[];

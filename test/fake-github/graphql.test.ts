@@ -303,23 +303,6 @@ describe("the App's queries", () => {
     for (const q of queries)
       expect({ q, errors: validationErrors(graphql, schema, graphql.parse(q)) }).toEqual({ q, errors: [] });
   });
-
-  it("closingPulls runs through the port against the fake", async () => {
-    const issue = fake.state.addIssue("acme/widgets", { title: "bug" });
-    const pr = fake.state.addPull("acme/widgets", { head: "agent/issue-1", body: `Closes #${issue.number}` });
-    const pulls = await octokitGitHub(octokit).closingPulls(REPO, issue.number);
-    expect(pulls).toEqual([
-      expect.objectContaining({
-        number: pr.number,
-        state: "open",
-        merged: false,
-        headRef: "agent/issue-1",
-        headSha: pr.headSha,
-        baseRef: "main",
-      }),
-    ]);
-    fake.assertNoViolations();
-  });
 });
 
 describe("the object graph", () => {

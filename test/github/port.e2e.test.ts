@@ -154,16 +154,6 @@ test("repository config with the org .github repository as defaults", async () =
   expect(await gh.readConfig(r, ".github/orchestra.yml")).toEqual({ limits: { maxAttempts: 5 } });
 });
 
-test("graphql", async () => {
-  fake.state.addBranch(REPO, "agent/g", { aheadBy: 1 });
-  const pr = fake.state.addPull(REPO, { head: "agent/g" });
-  const data = await gh.graphql<{ repository: { pullRequest: { mergeable: string } } }>(
-    `query PullRequestMergeState($owner: String!, $repo: String!, $number: Int!) { repository(owner: $owner, name: $repo) { pullRequest(number: $number) { mergeable } } }`,
-    { owner: "acme", repo: "widgets", number: pr.number },
-  );
-  expect(data.repository.pullRequest.mergeable).toBe("MERGEABLE");
-});
-
 test("a 502 from GitHub is an error, never absence", async () => {
   fake.inject({ method: "GET", path: "/repos/{owner}/{repo}/git/ref/{ref}", status: 502, times: 1 });
   const err = await gh.getBranch(r, "main").then(

@@ -5,7 +5,8 @@
  * read as green (which publishes untested work).
  */
 import { classify, type FailureClass, type Recovery } from "../../src/outcomes/classify.js";
-import { factsProblems, type CheckFact, type Facts } from "../../src/outcomes/facts.js";
+import type { CheckFact, Facts } from "../../src/outcomes/facts.js";
+import { factsProblems } from "../support/facts.js";
 
 const HEAD = "c0ffee1";
 const OLD = "0ld5ha0";

@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { classifyArgs, classifyCommand } from "../../src/cli/classify.js";
+import { classifyCommand } from "../../src/cli/classify.js";
 import { classify } from "../../src/outcomes/classify.js";
 import type { Facts } from "../../src/outcomes/facts.js";
 
@@ -142,17 +142,6 @@ describe("classifyCommand", () => {
       expect.stringMatching(/^orchestra: facts: \[2\]\.trigger: expected one of/),
       "orchestra: facts: [3]: expected object, received number",
     ]);
-  });
-});
-
-describe("classifyArgs", () => {
-  test.each([
-    [[], { flags: {} }],
-    [["--batch"], { flags: { batch: true } }],
-    [["--bacth"], { error: expect.stringMatching(/unknown argument "--bacth"/) }],
-    [["facts.json"], { error: expect.stringMatching(/usage: orchestra classify \[--batch\] < facts\.json/) }],
-  ])("%j", (args, expected) => {
-    expect(classifyArgs(args)).toEqual(expected);
   });
 });
 

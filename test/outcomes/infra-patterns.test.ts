@@ -5,7 +5,8 @@
  * rerun instead of fixed.
  */
 import { classify, infraReason } from "../../src/outcomes/classify.js";
-import { factsProblems, type CheckFact, type Facts } from "../../src/outcomes/facts.js";
+import type { CheckFact, Facts } from "../../src/outcomes/facts.js";
+import { factsProblems } from "../support/facts.js";
 import { INFRA_FAMILIES, hasTestFailure, infraMatch, normalizeLine } from "../../src/outcomes/infra-patterns.js";
 
 const samples = INFRA_FAMILIES.flatMap((f) => f.samples.map((sample) => ({ family: f.family, sample })));

@@ -10,7 +10,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type Database } from "../../src/store/db.js";
-import { pruneArgs } from "../../src/cli/prune.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 
 const DAY = 24 * 3600_000;
@@ -176,13 +175,5 @@ describe("orchestra prune errors", () => {
     expect(r.stderr).toMatch(
       /^orchestra: ORCHESTRA_RETENTION_DELIVERIES_DAYS must be at least 4 days: GitHub redelivers/,
     );
-  });
-
-  test.each([
-    [[], { flags: { dryRun: false, json: false } }],
-    [["--dry-run", "--json"], { flags: { dryRun: true, json: true } }],
-    [["--dryrun"], { error: 'prune: unknown argument "--dryrun"; usage: orchestra prune [--dry-run] [--json]' }],
-  ])("arguments %j", (args, expected) => {
-    expect(pruneArgs(args)).toEqual(expected);
   });
 });

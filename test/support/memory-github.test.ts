@@ -138,7 +138,6 @@ describe("state: what the port writes, a later read sees", () => {
         expect(await gh.pullsForBranch(R, "agent/1", "open")).toEqual([pr]);
         expect(await gh.pullsForBranch(R, "agent/1", "closed")).toEqual([]);
         expect(await gh.pullsForCommit(R, sha)).toEqual([pr]);
-        expect(await gh.closingPulls(R, 1)).toEqual([{ ...pr, headRepo: null }]);
         const merged = gh.mergePull("o/r", 2);
         expect(merged).toMatchObject({ state: "closed", merged: true, mergeCommitSha: gh.branch("o/r", "main") });
         expect((await gh.getIssue(R, 1))?.state).toBe("closed");
@@ -345,7 +344,6 @@ describe("what the fake does not model is a plain Error naming the method", () =
       (gh) => gh.getIssue({ owner: "o", repo: "x" }, 1),
       /^memoryGitHub\.getIssue: no repository o\/x/,
     ],
-    ["GraphQL without a handler", (gh) => gh.graphql("query { viewer { login } }", {}), /^memoryGitHub\.graphql: /],
     [
       "a pull request from a fork's branch",
       (gh) => gh.createPull(R, { title: "t", body: "", head: "f:b", base: "main" }),
@@ -357,11 +355,6 @@ describe("what the fake does not model is a plain Error naming the method", () =
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(GitHubError);
     expect((err as Error).message).toMatch(message);
-  });
-
-  test("GraphQL answers what its handler answers", async () => {
-    const gh = memoryGitHub({ graphql: (_q, v) => ({ echoed: v }) });
-    expect(await gh.graphql<{ echoed: unknown }>("query", { a: 1 })).toEqual({ echoed: { a: 1 } });
   });
 });
 

@@ -58,7 +58,6 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   addReaction: "add reaction",
   blockedBy: "list blocked-by dependencies",
   getPull: "get pull request",
-  closingPulls: "closing pull requests",
   pullsForBranch: "list pull requests",
   createPull: "create pull request",
   updatePullBranch: "update pull request branch",
@@ -83,7 +82,6 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   dispatchedRuns: "list workflow runs",
   permission: "get collaborator permission",
   readConfig: "read config",
-  graphql: "graphql",
 };
 
 // ---- GitHub's failures -------------------------------------------------------
@@ -270,8 +268,6 @@ export interface MemoryGitHubInit {
   /** The fake's clock. Default: the wall clock. */
   now?: () => Date;
   repos?: Record<string, RepoSeed>;
-  /** Answers `graphql`; without it, graphql throws (the fake models no GraphQL schema). */
-  graphql?: (query: string, variables: Record<string, unknown>) => unknown;
 }
 
 export interface MemoryCall {
@@ -785,15 +781,6 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         const p = rec.pulls.get(number);
         return p ? pullInfo(rec, p) : null;
       }),
-    closingPulls: (r, issue) =>
-      call("closingPulls", [r, issue], () => {
-        const rec = repo("closingPulls", r);
-        issueFor("closingPulls", rec, issue);
-        // GraphQL's closing references do not name the head repository.
-        return [...rec.pulls.values()]
-          .filter((p) => closesOf(rec, p).includes(issue))
-          .map((p) => ({ ...pullInfo(rec, p), headRepo: null }));
-      }),
     pullsForBranch: (r, branch, state = "all") =>
       call("pullsForBranch", [r, branch, state], () => {
         const rec = repo("pullsForBranch", r);
@@ -1062,13 +1049,6 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         if (own.has(path)) return structuredClone(own.get(path));
         const org = repos.get(`${r.owner}/.github`)?.configs;
         return org?.has(path) ? structuredClone(org.get(path)) : null;
-      }),
-
-    graphql: <T>(query: string, variables: Record<string, unknown>) =>
-      call("graphql", [query, variables], async () => {
-        if (!init.graphql)
-          throw new Error("memoryGitHub.graphql: the fake models no GraphQL; pass a graphql handler to memoryGitHub");
-        return (await init.graphql(query, variables)) as T;
       }),
   } satisfies GitHub;
 
