@@ -56,8 +56,6 @@ export interface ExecutorDeps {
   fleet?: PerformContext["fleet"];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export class Executor {
   readonly owner: string;
   readonly #o: Required<Omit<ExecutorOptions, "owner">>;
@@ -68,7 +66,6 @@ export class Executor {
   #running = false;
   #ticking: Promise<void> | null = null;
   #again = false;
-  #looks = 0;
   readonly #checkRunOf: ReturnType<typeof checkRunReader>;
 
   constructor(
@@ -85,11 +82,6 @@ export class Executor {
       backoff: opts.backoff ?? { baseMs: DEFAULT_RETRY.baseMs, capMs: DEFAULT_RETRY.capMs },
       pokeGapMs: opts.pokeGapMs ?? 100,
     };
-  }
-
-  /** How many times this executor has looked for due effects (each poll or poke answered). */
-  get looks(): number {
-    return this.#looks;
   }
 
   start(): void {
@@ -124,35 +116,10 @@ export class Executor {
     this.#timer = setTimeout(() => this.#tick(), waitMs);
   }
 
-  /**
-   * Resolves when nothing is due or in flight, nor due within `horizonMs`
-   * (retries coming up soon count as work still to do).
-   */
-  async idle(opts: { timeoutMs?: number; horizonMs?: number } = {}): Promise<void> {
-    if (!this.#running) return; // stopped: nothing will perform them
-    const until = Date.now() + (opts.timeoutMs ?? 15_000);
-    for (;;) {
-      const soon = new Date(this.deps.clock.now().getTime() + (opts.horizonMs ?? 0));
-      if (this.#lanes.size === 0 && !this.#ticking && (await this.deps.outbox.active(soon)) === 0) return;
-      if (Date.now() > until) {
-        const left = [
-          ...(await this.deps.outbox.list({ state: "pending" })),
-          ...(await this.deps.outbox.list({ state: "running" })),
-        ].map((x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }));
-        throw new Error(
-          `effects still pending after ${opts.timeoutMs ?? 15_000} ms (lanes ${[...this.#lanes.keys()].join(",") || "none"}): ${JSON.stringify(left)}`,
-        );
-      }
-      this.poke();
-      await sleep(20);
-    }
-  }
-
   #tick(): void {
     this.#timer = undefined;
     if (!this.#running) return;
     this.#lastTick = Date.now();
-    this.#looks++;
     this.#ticking = this.#fill()
       .catch((err: unknown) =>
         this.deps.log.error(

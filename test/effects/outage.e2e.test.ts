@@ -34,7 +34,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     rig.fake.outage({ status: 502 });
     const start = rig.clock.now().getTime();
-    rig.app.orchestra.executor.start();
+    rig.startEffects();
     const attempts = new Map<string, number[]>(); // effect id → simulated times of its failed attempts
     const scheduled: number[] = [];
     for (;;) {
@@ -117,7 +117,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     rig.fake.outage({ status: 502 });
     const start = rig.clock.now().getTime();
-    rig.app.orchestra.executor.start();
+    rig.startEffects();
     for (;;) {
       const rows = await eventually(
         async () => {

@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
+import { REPO, settleEffects, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { eventually } from "../support/orchestra.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
@@ -275,7 +275,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
     const mints = () => rig.fake.requests.filter((q) => q.path === "/app/installations/79/access_tokens").length;
     const installation = () => db.installation.findUnique({ where: { id: 79 } });
-    const executor = rig.app.orchestra.executor;
+    // Each look of the executor for due effects asks the outbox which installations have some.
+    const outbox = rig.app.orchestra.outbox;
+    let looks = 0;
+    const dueInstallations = outbox.dueInstallations.bind(outbox);
+    outbox.dueInstallations = (...args) => {
+      looks++;
+      return dueInstallations(...args);
+    };
     // Paused, and the effect back in the queue until the pause ends.
     await eventually(
       async () =>
@@ -286,13 +293,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       5_000,
       "installation paused",
     );
-    await executor.idle();
+    await settleEffects(rig.app, rig.clock, { horizonMs: 0, timeoutMs: 15_000 });
     const after = mints();
     const failures = (await installation())!.failures;
     for (let i = 0; i < 5; i++) await rig.app.orchestra.sweeper.sweep();
     // The executor looks for due effects again and again meanwhile, and leaves the paused installation alone.
-    const looks = executor.looks;
-    await eventually(() => (executor.looks >= looks + 5 ? true : undefined), 5_000, "five more looks");
+    const looked = looks;
+    await eventually(() => (looks >= looked + 5 ? true : undefined), 5_000, "five more looks");
     expect(mints()).toBe(after);
     const inst = (await installation())!;
     expect(inst.pauseReason).toContain("suspended");
@@ -353,7 +360,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       outcome: "review",
       prNumber: pr.number,
     });
-    rig.app.orchestra.executor.start();
+    rig.startEffects();
     await rig.settle();
     expect(rig.labels(8)).toEqual(["agent:review"]);
     const t = await rig.task(8);
@@ -381,7 +388,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(claim.status).toBe(200);
     expect(rig.writesSince(from)).toEqual([]);
     expect((await rig.task(9)).effects.filter((e: { state: string }) => e.state === "pending")).toHaveLength(2);
-    rig.app.orchestra.executor.start();
+    rig.startEffects();
     await rig.settle();
     expect(rig.labels(9)).toEqual(["agent:in-progress"]);
   });

@@ -14,6 +14,30 @@ import { testDatabase, type TestDb } from "./databases.js";
 import { eventually, startOrchestra, type Running } from "./orchestra.js";
 import { fakeWebhookPayload, listExamples, sendWebhook } from "./webhooks.js";
 
+/**
+ * Waits until the outbox has no effect due within `horizonMs` on the App's clock, nor one in flight (retries coming
+ * up soon count as work still to do), poking the executor meanwhile.
+ */
+export async function settleEffects(
+  app: Running,
+  clock: { now(): Date },
+  o: { horizonMs: number; timeoutMs: number },
+): Promise<void> {
+  const { outbox, executor } = app.orchestra;
+  const until = Date.now() + o.timeoutMs;
+  for (;;) {
+    if ((await outbox.active(new Date(clock.now().getTime() + o.horizonMs))) === 0) return;
+    if (Date.now() > until) {
+      const left = [...(await outbox.list({ state: "pending" })), ...(await outbox.list({ state: "running" }))].map(
+        (x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }),
+      );
+      throw new Error(`effects still pending after ${o.timeoutMs} ms: ${JSON.stringify(left)}`);
+    }
+    executor.poke();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export const REPO = "acme/app";
 export const INSTALLATION = 77;
 
@@ -56,6 +80,8 @@ export interface Rig {
   sweep(opts?: { timeoutMs?: number }): Promise<SweepReport>;
   /** Waits until no effect is due or in flight. */
   settle(): Promise<void>;
+  /** Starts the executor of a rig started with `effects: { start: false }`. */
+  startEffects(): void;
   /** GitHub write requests (not token exchanges) recorded since `from`. */
   writesSince(from: number): Array<{ method: string; path: string }>;
   stop(): Promise<void>;
@@ -112,8 +138,15 @@ export async function startRig(
   });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
   /** Waits until the effects due within 5 s are performed (15 s at most unless told). */
+  let effectsRunning = opts.effects?.start !== false;
+  const startEffects = () => {
+    effectsRunning = true;
+    app.orchestra.executor.start();
+  };
   const settle = (timeoutMs?: number) =>
-    app.orchestra.executor.idle({ horizonMs: 5_000, ...(timeoutMs ? { timeoutMs } : {}) });
+    effectsRunning
+      ? settleEffects(app, clock, { horizonMs: 5_000, timeoutMs: timeoutMs ?? 15_000 })
+      : Promise.resolve();
   // Tests start from a quiet App: the sweep it runs at start-up has finished.
   await app.orchestra.sweepSettled();
 
@@ -209,6 +242,7 @@ export async function startRig(
       return r;
     },
     settle,
+    startEffects,
     writesSince(from) {
       return fake.requests
         .slice(from)

@@ -154,7 +154,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // The executor is held: the rerun is recorded, then the branch moves before it is performed.
     await ciRun(head, [{ name: "build", conclusion: "cancelled" }]).catch(() => {});
     rig.fake.state.addCommits(REPO, branch, 1);
-    rig.app.orchestra.executor.start();
+    rig.startEffects();
     await rig.settle();
     expect(reruns()).toHaveLength(0);
     const effects = (
