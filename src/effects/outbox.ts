@@ -162,7 +162,9 @@ export class Outbox {
     now: Date,
   ): Step {
     return {
-      sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
+      sql:
+        `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, ` +
+        `"note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
       args: [
         state,
         state === "parked" ? null : now,
@@ -202,7 +204,9 @@ export class Outbox {
     now: Date,
     why: string,
   ) {
-    const note = `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`;
+    const note =
+      `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. ` +
+      `Fix the cause, then run: orchestra effects replay ${e.id}`;
     return {
       note,
       errors: pushError(e.errors, { at: now.toISOString(), ...error }),
