@@ -161,7 +161,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     metrics.watchRateLimit(installationId, octokit);
     return metrics.countingPort(installationId, octokitGitHub(octokit));
   };
-  // The App's own login, its delivery log and its installations are read as the App itself (its JWT), not as an installation.
+  // The App's own login, its delivery log and its installations
+  // are read as the App itself (its JWT), not as an installation.
   const appAuth = async () => {
     if (!probot) throw new Error("server not loaded");
     return probot.auth();
@@ -385,7 +386,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
         if (effects > 0)
           log.warn(
             { effects },
-            "effects: re-queued effects left in flight by a previous process; each is checked on GitHub before it is sent again",
+            "effects: re-queued effects left in flight by a previous process; " +
+              "each is checked on GitHub before it is sent again",
           );
       }
       const http = await server.start();

@@ -27,7 +27,8 @@ export function branchRoutes(
       if (err instanceof GitHubError)
         throw new HttpError(
           502,
-          `could not list the branches of ${repo} on GitHub (${err.message}); ${err.retryable ? "try again shortly" : "check the App's access to the repository"}`,
+          `could not list the branches of ${repo} on GitHub (${err.message}); ` +
+            `${err.retryable ? "try again shortly" : "check the App's access to the repository"}`,
         );
       throw err;
     });

@@ -131,7 +131,8 @@ export class Idempotency {
             status: 422,
             body: {
               error:
-                "this Idempotency-Key was already used with a different request body; a retry must send the same body, and a new request needs a new key",
+                "this Idempotency-Key was already used with a different request body; " +
+                "a retry must send the same body, and a new request needs a new key",
               reason: "key-reused",
               retryable: false,
             },
@@ -152,7 +153,9 @@ export class Idempotency {
           answer: {
             status: 409,
             body: {
-              error: `a request with this Idempotency-Key is still running (started ${row.createdAt.toISOString()}); retry shortly with the same key to get its answer`,
+              error:
+                `a request with this Idempotency-Key is still running (started ${row.createdAt.toISOString()}); ` +
+                `retry shortly with the same key to get its answer`,
               reason: "in-progress",
               retryable: true,
             },

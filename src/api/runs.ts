@@ -78,7 +78,10 @@ export function runFilter(query: URLSearchParams): RunFilter {
   return f;
 }
 
-/** The ids of the runs a filter selects, newest first: the filters and the order in one query, whatever the size of a repository. */
+/**
+ * The ids of the runs a filter selects, newest first: the filters
+ * and the order in one query, whatever the size of a repository.
+ */
 async function selectedIds(database: Pick<Database, "raw" | "provider">, f: RunFilter): Promise<string[]> {
   const where: string[] = [];
   const args: unknown[] = [];

@@ -13,7 +13,9 @@ import { Busy } from "../apply/tasks.js";
 import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
 
 const shownOnce = (id: string) =>
-  `this is a replay of an earlier request with the same Idempotency-Key: a token is shown only once, in the first answer, and never stored; if it was lost, rotate it (POST /api/v1/workers/${id}/rotate, or orchestra workers rotate ${id}) for a new one`;
+  `this is a replay of an earlier request with the same Idempotency-Key: ` +
+  `a token is shown only once, in the first answer, and never stored; if it was lost, ` +
+  `rotate it (POST /api/v1/workers/${id}/rotate, or orchestra workers rotate ${id}) for a new one`;
 
 export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
   const { workers, tokens, idempotency } = deps;
@@ -46,7 +48,8 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
       if (!(err instanceof Busy)) throw err;
       throw new HttpError(
         409,
-        `worker ${id} is revoked, but a lease of it could not be released yet (its task kept changing); send the revoke again to release it`,
+        `worker ${id} is revoked, but a lease of it could not be released yet (its task kept changing); ` +
+          `send the revoke again to release it`,
         { reason: "busy", retryable: true },
       );
     }
@@ -67,7 +70,8 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
           throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
         throw new HttpError(
           409,
-          `worker ${id} was revoked at ${worker.revokedAt!.toISOString()}; a revoked worker stays revoked: register a new one (POST /api/v1/workers)`,
+          `worker ${id} was revoked at ${worker.revokedAt!.toISOString()}; ` +
+            `a revoked worker stays revoked: register a new one (POST /api/v1/workers)`,
           { reason: "revoked" },
         );
       }

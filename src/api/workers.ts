@@ -21,7 +21,8 @@ async function authWorker(req: IncomingMessage, workers: Workers, opts: { fresh?
   if (!worker)
     throw new HttpError(
       401,
-      "unknown worker token: it was never issued, or it was replaced by a rotation (orchestra workers rotate <id> shows the new one once)",
+      "unknown worker token: it was never issued, or it was replaced by " +
+        "a rotation (orchestra workers rotate <id> shows the new one once)",
       { reason: "unknown-token" },
     );
   if (worker.revokedAt) throw revokedError(worker);
@@ -31,7 +32,8 @@ async function authWorker(req: IncomingMessage, workers: Workers, opts: { fresh?
 function revokedError(worker: Worker): HttpError {
   return new HttpError(
     401,
-    `worker ${worker.name} (${worker.id}) was revoked at ${worker.revokedAt!.toISOString()}; its token no longer works and its leases were released; ${REGISTER_AGAIN}`,
+    `worker ${worker.name} (${worker.id}) was revoked at ${worker.revokedAt!.toISOString()}; ` +
+      `its token no longer works and its leases were released; ${REGISTER_AGAIN}`,
     {
       reason: "revoked",
     },

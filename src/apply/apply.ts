@@ -30,7 +30,9 @@ export interface ApplyInput {
   /** Effects are recorded as "would have done" (dry run). */
   dryRun: boolean;
   now: Date;
-  /** The caller's own statements, last in the transaction: a limit check, finishing the effect that raised the event. */
+  /**
+   * The caller's own statements, last in the transaction: a limit check, finishing the effect that raised the event.
+   */
   steps?: Step[];
   /**
    * PostgreSQL: do not wait for a task row another transaction holds; treat it
@@ -79,7 +81,9 @@ function assignments(patch: Record<string, unknown>): { sets: string[]; args: un
 function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"]>[number], now: Date): Step[] {
   const steps: Step[] = [
     {
-      sql: `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source","createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
+      sql:
+        `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source",` +
+        `"createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
       args: [
         x.id,
         taskId,
@@ -103,7 +107,10 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
         ? [`"subject" = ?`, [x.supersedes.subject]]
         : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
     steps.push({
-      sql: `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND "kind" = ? AND ${clause} AND "supersededAt" IS NULL AND "source" <> ? AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
+      sql:
+        `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND "kind" = ? AND ${clause} ` +
+        `AND "supersededAt" IS NULL AND "source" <> ? ` +
+        `AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
       args: [now, taskId, x.kind, ...args, x.source, x.source],
     });
   }
@@ -130,7 +137,10 @@ export function stepsOf(
     if (d.create) {
       taskId = d.create.id;
       steps.push({
-        sql: `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state","attempt","priority","queuedAt","branch","label","blockedBy","blockersAt","repoId","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+        sql:
+          `INSERT INTO "Task" ("id","installationId","repo","issue","title","body","state",` +
+          `"attempt","priority","queuedAt","branch","label","blockedBy","blockersAt",` +
+          `"repoId","createdAt","updatedAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         args: [
           d.create.id,
           subject.installationId,
@@ -164,8 +174,9 @@ export function stepsOf(
         where.push(d.fence.leaseEpoch === null ? `"leaseEpoch" IS NULL` : `"leaseEpoch" = ?`);
         if (d.fence.leaseEpoch !== null) whereArgs.push(d.fence.leaseEpoch);
       }
+      const columns = [...sets, `"state" = ?`, `"label" = ?`, `"version" = "version" + 1`, `"updatedAt" = ?`];
       steps.push({
-        sql: `UPDATE "Task" SET ${[...sets, `"state" = ?`, `"label" = ?`, `"version" = "version" + 1`, `"updatedAt" = ?`].join(", ")} WHERE ${where.join(" AND ")}`,
+        sql: `UPDATE "Task" SET ${columns.join(", ")} WHERE ${where.join(" AND ")}`,
         args: [...args, d.to, d.label, now, ...whereArgs],
         check: one(`task ${t.id} changed since version ${t.version}`),
       });
@@ -192,7 +203,9 @@ export function stepsOf(
     if (d.newRun) {
       const n = d.newRun;
       steps.push({
-        sql: `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt","branch","continuation","startedAt","progressAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+        sql:
+          `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt",` +
+          `"branch","continuation","startedAt","progressAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
         args: [
           n.id,
           taskId,
@@ -212,7 +225,9 @@ export function stepsOf(
     if (d.receipt) {
       const r = d.receipt;
       steps.push({
-        sql: `INSERT INTO "CompletionReceipt" ("id","taskId","runId","prNumber","mergeSha","headSha","mergedAt") VALUES (?,?,?,?,?,?,?) ON CONFLICT ("taskId") DO NOTHING`,
+        sql:
+          `INSERT INTO "CompletionReceipt" ("id","taskId","runId","prNumber","mergeSha","headSha","mergedAt") ` +
+          `VALUES (?,?,?,?,?,?,?) ON CONFLICT ("taskId") DO NOTHING`,
         args: [randomUUID(), taskId, r.runId, r.prNumber, r.mergeSha, r.headSha, r.mergedAt],
       });
     }
@@ -235,9 +250,13 @@ export function stepsOf(
     });
   }
   if (d.effects.length > 0) {
-    // One logical effect, one row: a key already recorded (the same event again, a debounced effect's window) adds nothing.
+    // One logical effect, one row: a key already recorded (the
+    // same event again, a debounced effect's window) adds nothing.
     steps.push({
-      sql: `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind","payload","state","nextAttemptAt","dryRun","createdAt") VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
+      sql:
+        `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind",` +
+        `"payload","state","nextAttemptAt","dryRun","createdAt") ` +
+        `VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
       args: d.effects.flatMap((e) => [
         randomUUID(),
         e.key,

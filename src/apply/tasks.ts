@@ -31,7 +31,10 @@ export type RaiseResult =
   | { outcome: "refused"; taskId: string | null; reason: RefusalReason; message: string; stepsRan: boolean };
 
 export interface RaiseOptions {
-  /** The caller's statements, run in the same transaction when the decision writes anything; a refused check rolls it back. */
+  /**
+   * The caller's statements, run in the same transaction when
+   * the decision writes anything; a refused check rolls it back.
+   */
   steps?: Step[];
   /** How often to decide again when someone else changed the task first (default 6). */
   attempts?: number;

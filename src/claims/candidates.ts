@@ -44,7 +44,8 @@ export async function installationsInTurn(
   // From the repositories (a few rows), each asked whether it has queued work (one index probe each).
   const rows = await select(
     database,
-    `SELECT i."installationId" FROM (SELECT DISTINCT "installationId" FROM "Repo") i WHERE EXISTS (SELECT 1 FROM "Task" t WHERE t."state" = 'queued' AND t."installationId" = i."installationId")`,
+    `SELECT i."installationId" FROM (SELECT DISTINCT "installationId" FROM "Repo") i WHERE EXISTS ` +
+      `(SELECT 1 FROM "Task" t WHERE t."state" = 'queued' AND t."installationId" = i."installationId")`,
   );
   const ids = rows.map((r) => Number(r["installationId"]));
   const tie = new Map(ids.map((id) => [id, Math.random()]));
@@ -79,7 +80,8 @@ export async function candidates(
   const where = [
     `t."state" = 'queued'`,
     `t."installationId" = ?`,
-    `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`,
+    `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" ` +
+      `LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`,
   ];
   const whereArgs: unknown[] = [installationId, ...args];
   where.push(
@@ -98,7 +100,8 @@ export async function candidates(
   }
   const sql = [
     `WITH lr AS (SELECT "repo", COUNT(*) AS "n" FROM "Task" WHERE "state" = 'claimed' GROUP BY "repo"),`,
-    `lo AS (SELECT r2."owner", COUNT(*) AS "n" FROM "Task" c JOIN "Repo" r2 ON r2."id" = c."repo" WHERE c."state" = 'claimed' GROUP BY r2."owner")`,
+    `lo AS (SELECT r2."owner", COUNT(*) AS "n" FROM "Task" c JOIN "Repo" r2 ON r2."id" = c."repo" ` +
+      `WHERE c."state" = 'claimed' GROUP BY r2."owner")`,
     `SELECT t.* FROM "Task" t WHERE ${where.join(" AND ")}`,
     `ORDER BY t."priority", t."queuedAt" LIMIT ${Math.max(1, Math.floor(q.limit))}`,
   ].join(" ");

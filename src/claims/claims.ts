@@ -68,7 +68,10 @@ const WINDOWS = 4;
 const MAX_LOST = 8;
 
 export class Claims {
-  /** Tasks a claim in this process is deciding on: other claims here take the next candidate instead of queueing behind it. */
+  /**
+   * Tasks a claim in this process is deciding on: other claims
+   * here take the next candidate instead of queueing behind it.
+   */
   readonly #claiming = new Set<string>();
 
   constructor(readonly deps: ClaimsDeps) {}
@@ -208,8 +211,10 @@ export class Claims {
           attempts: 1,
         },
       );
-      if (r.outcome === "refused" && r.reason === "rolled-back") return "gated"; // over a limit, paused, breaker: rolled back
-      if (r.outcome === "refused" && r.reason === "superseded") return "lost"; // claimed (or changed) by someone else first
+      // over a limit, paused, breaker: rolled back
+      if (r.outcome === "refused" && r.reason === "rolled-back") return "gated";
+      // claimed (or changed) by someone else first
+      if (r.outcome === "refused" && r.reason === "superseded") return "lost";
       if (r.outcome !== "applied") return null;
       return {
         runId,

@@ -53,7 +53,8 @@ export class Decisions {
   async forClaim(taskId: string, runId: string, headSha: string | null): Promise<DecisionOut[]> {
     const rows = (await select(
       this.database,
-      `SELECT "id", "kind", "subject", "body", "author", "createdAt", "headSha", "supersededAt" FROM "Decision" WHERE "taskId" = ? AND "kind" IN ${HANDED} ORDER BY "createdAt"`,
+      `SELECT "id", "kind", "subject", "body", "author", "createdAt", "headSha", "supersededAt" ` +
+        `FROM "Decision" WHERE "taskId" = ? AND "kind" IN ${HANDED} ORDER BY "createdAt"`,
       [taskId],
     )) as Row[];
     await this.#handed(
@@ -63,12 +64,17 @@ export class Decisions {
     return rows.map((r) => out(r, headSha));
   }
 
-  /** At a heartbeat: the standing decisions this run has not receipted. Every claim and heartbeat asks; almost always there is nothing: plain SQL, no planning. */
+  /**
+   * At a heartbeat: the standing decisions this run has not receipted. Every claim
+   * and heartbeat asks; almost always there is nothing: plain SQL, no planning.
+   */
   async forHeartbeat(taskId: string, runId: string, headSha: string | null): Promise<DecisionOut[]> {
     const rows = (await select(
       this.database,
-      `SELECT d."id", d."kind", d."subject", d."body", d."author", d."createdAt", d."headSha", d."supersededAt" FROM "Decision" d WHERE d."taskId" = ? AND d."kind" IN ${HANDED} AND d."supersededAt" IS NULL
-         AND NOT EXISTS (SELECT 1 FROM "DecisionDelivery" x WHERE x."decisionId" = d."id" AND x."runId" = ? AND x."receiptAt" IS NOT NULL) ORDER BY d."createdAt"`,
+      `SELECT d."id", d."kind", d."subject", d."body", d."author", d."createdAt", d."headSha", d."supersededAt" ` +
+        `FROM "Decision" d WHERE d."taskId" = ? AND d."kind" IN ${HANDED} AND d."supersededAt" IS NULL
+         AND NOT EXISTS (SELECT 1 FROM "DecisionDelivery" x WHERE x."decisionId" = d."id" AND x."runId" = ? ` +
+        `AND x."receiptAt" IS NOT NULL) ORDER BY d."createdAt"`,
       [taskId, runId],
     )) as Row[];
     await this.#handed(
@@ -89,7 +95,10 @@ export class Decisions {
     }
   }
 
-  /** The decision's source comment when it was handed to this run (its receipt is recorded once); undefined when it was not. */
+  /**
+   * The decision's source comment when it was handed to this run
+   * (its receipt is recorded once); undefined when it was not.
+   */
   async receipt(runId: string, decisionId: string): Promise<{ commentId: number | null; first: boolean } | undefined> {
     const d = await this.db.decision.findUnique({ where: { id: decisionId } });
     const handed = d

@@ -67,11 +67,15 @@ export function gateSteps(
     },
     // Past the cool-down, the first claim is the breaker's one probe.
     {
-      sql: `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`,
+      sql:
+        `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? ` +
+        `AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`,
       args: [runId, repo, now],
     },
     {
-      sql: `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" FROM "Task" WHERE "state" = 'claimed' AND substr("repo", 1, ?) = ?`,
+      sql:
+        `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" ` +
+        `FROM "Task" WHERE "state" = 'claimed' AND substr("repo", 1, ?) = ?`,
       args: [repo, owner.length + 1, `${owner}/`],
       check: (r) => {
         const inRepo = Number(r.rows[0]?.["inRepo"] ?? 0);

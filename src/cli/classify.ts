@@ -84,7 +84,9 @@ export function classifyCommand(input: string, flags: ClassifyFlags = {}): CliAn
   const text = input.replace(/^\uFEFF/, "");
   if (text.trim() === "") {
     return fail([
-      `classify: no input on stdin; it reads ${flags.batch ? "a JSON array of facts documents" : "one facts document (JSON)"}, e.g. orchestra classify${flags.batch ? " --batch" : ""} < facts.json`,
+      `classify: no input on stdin; ` +
+        `it reads ${flags.batch ? "a JSON array of facts documents" : "one facts document (JSON)"}, ` +
+        `e.g. orchestra classify${flags.batch ? " --batch" : ""} < facts.json`,
     ]);
   }
   let parsed: unknown;
@@ -97,7 +99,8 @@ export function classifyCommand(input: string, flags: ClassifyFlags = {}): CliAn
   if (flags.batch) {
     if (!Array.isArray(parsed)) {
       return fail([
-        `classify --batch: expected a JSON array of facts documents, got ${describe(parsed)}; for one document drop --batch`,
+        `classify --batch: expected a JSON array of facts documents, ` +
+          `got ${describe(parsed)}; for one document drop --batch`,
       ]);
     }
     const docs: Facts[] = [];

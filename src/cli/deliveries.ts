@@ -30,7 +30,9 @@ export function deliveriesText(body: DeliveriesAnswer): string {
     const since = d.firstFailedAt ? `  failing since ${d.firstFailedAt}` : "";
     const next = d.state === "retrying" ? `  next attempt ${d.nextAttemptAt}` : "";
     lines.push(
-      `${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  attempts=${d.attempts}${d.state === "retrying" || d.state === "parked" ? since : ""}${next}${last ? `  last error: ${last}` : ""}`,
+      `${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  ` +
+        `attempts=${d.attempts}${d.state === "retrying" || d.state === "parked" ? since : ""}` +
+        `${next}${last ? `  last error: ${last}` : ""}`,
     );
     const parked = d.state === "parked" ? d.errors.filter((e) => e.class === "parked").pop() : undefined;
     if (parked) lines.push(`  ${parked.message}`);

@@ -46,7 +46,8 @@ export function ignoredText(body: IgnoredAnswer): string {
   return body.counters
     .map(
       (c) =>
-        `${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`,
+        `${c.name.padEnd(width)}  ${String(c.value).padStart(6)}  ` +
+        `${c.updatedAt ? `last ${c.updatedAt}` : "never"}  ${c.what}\n`,
     )
     .join("");
 }

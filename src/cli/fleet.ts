@@ -15,7 +15,8 @@ export interface PauseAnswer {
 export function pauseText(a: PauseAnswer): string {
   const what = a.scope === "all" ? "Orchestra (every repository)" : a.scope;
   const head = a.paused
-    ? `${what} ${a.changed ? "paused" : "was already paused"}: nothing new is claimed or dispatched there; reconcile and classification go on`
+    ? `${what} ${a.changed ? "paused" : "was already paused"}: ` +
+      `nothing new is claimed or dispatched there; reconcile and classification go on`
     : `${what} ${a.changed ? "resumed" : "was not paused"}`;
   const rest = a.all.length
     ? a.all.map((p) => `  ${p.scope}  since ${when(p.at)}  by ${p.by}: ${p.reason}`)
@@ -33,7 +34,8 @@ export function sweepsText(a: SweepsAnswer): string {
   const lines = [failing.length ? `failing: ${failing.length} scope(s)` : "failing: none"];
   for (const [scope, f] of failing)
     lines.push(
-      `  ${scope}  ${f.runs} run(s) since ${when(f.since)}${f.escalatedAt ? `  escalated ${when(f.escalatedAt)}` : ""}  ${f.error}`,
+      `  ${scope}  ${f.runs} run(s) since ${when(f.since)}` +
+        `${f.escalatedAt ? `  escalated ${when(f.escalatedAt)}` : ""}  ${f.error}`,
     );
   if (a.reports.length === 0) return `${lines.join("\n")}\nno sweep reports yet\n`;
   const counts = (c: Record<string, number>) =>
@@ -69,7 +71,9 @@ export interface BranchesAnswer {
 }
 
 export function branchesText(a: BranchesAnswer): string {
-  const head = `${a.repo}: ${a.branches.length} branch(es) under ${a.prefix}, ${a.stale} stale (older than ${a.staleDays} days; listed, never deleted)\n`;
+  const head =
+    `${a.repo}: ${a.branches.length} branch(es) under ${a.prefix}, ${a.stale} stale ` +
+    `(older than ${a.staleDays} days; listed, never deleted)\n`;
   if (a.branches.length === 0) return head;
   return (
     head +

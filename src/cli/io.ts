@@ -35,7 +35,8 @@ export async function api(path: string, init: RequestInit = {}): Promise<unknown
   } catch (err) {
     die(
       EXIT.failed,
-      `cannot reach the service at ${maskUrl(base)} (${String((err as Error).cause ?? err)}); is it running? set ORCHESTRA_URL if it listens elsewhere`,
+      `cannot reach the service at ${maskUrl(base)} (${String((err as Error).cause ?? err)}); ` +
+        `is it running? set ORCHESTRA_URL if it listens elsewhere`,
     );
   }
   const body: unknown = await res.json().catch(() => null);

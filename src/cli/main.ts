@@ -67,7 +67,8 @@ function program(): Command {
   cli
     .command("status")
     .description(
-      "one screen: queue by repository and why tasks wait, live leases, blocked, failed, parked and retrying work, failing reconcile scopes, GitHub calls this hour and rate limit",
+      "one screen: queue by repository and why tasks wait, live leases, blocked, failed, " +
+        "parked and retrying work, failing reconcile scopes, GitHub calls this hour and rate limit",
     )
     .option("--json", "the API answers, keyed by what they are")
     .action(async (o: { json?: boolean }) => {
@@ -118,7 +119,8 @@ function program(): Command {
       async (o: { repo?: string; class?: string; state?: string; task?: string; limit?: number; json?: boolean }) =>
         show<RunsAnswer>(o, (b) => runsText(b))(
           await api(
-            `/api/v1/runs${query({ repo: o.repo, class: o.class, state: o.state, task: o.task, limit: o.limit?.toString() })}`,
+            `/api/v1/runs` +
+              `${query({ repo: o.repo, class: o.class, state: o.state, task: o.task, limit: o.limit?.toString() })}`,
           ),
         ),
     );
@@ -163,7 +165,8 @@ function program(): Command {
         show<{ task: { id: string; state: string; attempt: number }; outcome: string }>(
           o,
           (a) =>
-            `${a.task.id}  ${action}: ${a.outcome === "applied" ? `now ${a.task.state}` : `nothing to do (${a.task.state})`}\n`,
+            `${a.task.id}  ${action}: ` +
+            `${a.outcome === "applied" ? `now ${a.task.state}` : `nothing to do (${a.task.state})`}\n`,
         )(await api(`/api/v1/tasks/${encodeURIComponent(id)}/${action}`, post({ by: byWhom }))),
       );
   }
@@ -193,7 +196,8 @@ function program(): Command {
   cli
     .command("deliveries")
     .description(
-      "received webhook deliveries: how many in each state, and the latest ones (pending, retrying, processing, done, ignored, parked)",
+      "received webhook deliveries: how many in each state, " +
+        "and the latest ones (pending, retrying, processing, done, ignored, parked)",
     )
     .option("--state <state>", "only deliveries in this state")
     .option("--json", "the API's answer")
@@ -209,7 +213,8 @@ function program(): Command {
       if (!id)
         die(
           EXIT.usage,
-          "replay needs a delivery id; list parked ones with: orchestra deliveries --state parked\nusage: orchestra replay <delivery-id>",
+          "replay needs a delivery id; list parked ones with: " +
+            "orchestra deliveries --state parked\nusage: orchestra replay <delivery-id>",
         );
       await api(`/api/v1/deliveries/${encodeURIComponent(id)}/replay`, { method: "POST" });
       out(`${id} queued again\n`);
@@ -218,7 +223,8 @@ function program(): Command {
   const effects = cli
     .command("effects")
     .description(
-      "GitHub writes Orchestra recorded: pending, running, done, dropped, dry-run (would have done) or parked (gave up; see its errors)",
+      "GitHub writes Orchestra recorded: pending, running, done, dropped, " +
+        "dry-run (would have done) or parked (gave up; see its errors)",
     )
     .option("--state <state>", "only effects in this state")
     .option("--task <id>", "only this task's")
@@ -234,7 +240,8 @@ function program(): Command {
       if (!id)
         die(
           EXIT.usage,
-          "effects replay needs an effect id; list parked ones with: orchestra effects --state parked\nusage: orchestra effects replay <effect-id>",
+          "effects replay needs an effect id; list parked ones with: " +
+            "orchestra effects --state parked\nusage: orchestra effects replay <effect-id>",
         );
       await api(`/api/v1/effects/${encodeURIComponent(id)}/replay`, { method: "POST" });
       out(`${id} queued again\n`);
@@ -250,7 +257,8 @@ function program(): Command {
     .command("workers")
     .usage("[list] | revoke <id> | rotate <id> [--json]")
     .description(
-      "worker tokens: list them (id, name, repositories, token hint, last seen, live leases, revoked); revoke one (its token is refused, its leases released); rotate one (a new token, printed once)",
+      "worker tokens: list them (id, name, repositories, token hint, last seen, live leases, revoked); " +
+        "revoke one (its token is refused, its leases released); rotate one (a new token, printed once)",
     )
     .argument("[verb]", "list (default), revoke or rotate")
     .argument("[id]", "the worker id, for revoke and rotate")
@@ -267,7 +275,9 @@ function program(): Command {
   cli
     .command("doctor")
     .description(
-      "check from here, with the service's environment, what Orchestra needs: settings, database and migrations, GitHub and the App's credentials, the App's and each installation's permissions and events against app.yml, failed webhook deliveries; exit 1 when a check fails",
+      "check from here, with the service's environment, what Orchestra needs: settings, " +
+        "database and migrations, GitHub and the App's credentials, the App's and each installation's " +
+        "permissions and events against app.yml, failed webhook deliveries; exit 1 when a check fails",
     )
     .option("--json", "{checks: [{name, status, detail, fix?}]}")
     .action(async (o: { json?: boolean }) => {
@@ -296,7 +306,8 @@ function program(): Command {
   cli
     .command("classify")
     .description(
-      "what Orchestra would do with a run: reads the facts document (JSON) on stdin, prints {class, recovery, evidence}",
+      "what Orchestra would do with a run: reads the facts document (JSON) " +
+        "on stdin, prints {class, recovery, evidence}",
     )
     .usage("[--batch] < facts.json")
     .option("--batch", "an array of documents in, an array of answers out")

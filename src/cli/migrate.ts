@@ -23,14 +23,17 @@ export async function migrateCommand(): Promise<void> {
     (err: unknown): never =>
       die(
         EXIT.failed,
-        `${what} ${where} (${(err instanceof Error ? err.message : String(err)).split("\n").filter(Boolean).pop()}); check DATABASE_URL and that the database server is running`,
+        `${what} ${where} ` +
+          `(${(err instanceof Error ? err.message : String(err)).split("\n").filter(Boolean).pop()}); ` +
+          `check DATABASE_URL and that the database server is running`,
       );
   const database = await openDatabase(url).catch(failed("database unavailable at"));
   try {
     // The PostgreSQL pool connects on first use: a server that is not there shows up here.
     const report = await migrate(database, (line) => out(`${line}\n`)).catch(failed("migrations failed on"));
     out(
-      `migrations: ${report.applied.length} applied, ${report.alreadyApplied} already applied (${database.provider}, ${database.where})\n`,
+      `migrations: ${report.applied.length} applied, ${report.alreadyApplied} ` +
+        `already applied (${database.provider}, ${database.where})\n`,
     );
   } finally {
     await database.close();

@@ -62,7 +62,8 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
     const where = opened.problem === "unreachable" ? opened.where : (opened.url ?? "the default ./data/orchestra.db");
     return fail(
       1,
-      `database unreachable at ${where} (${opened.why}); check DATABASE_URL and that the database server is running, then run orchestra prune again`,
+      `database unreachable at ${where} (${opened.why}); check DATABASE_URL ` +
+        `and that the database server is running, then run orchestra prune again`,
     );
   }
   const { database } = opened;
@@ -114,7 +115,8 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
     );
     for (const k of PRUNED_KINDS)
       io.out(
-        `  ${LABEL[k].padEnd(34)} ${String(result.counts[k]).padStart(8)}  older than ${result.cutoffs[k].toISOString()}\n`,
+        `  ${LABEL[k].padEnd(34)} ${String(result.counts[k]).padStart(8)}  ` +
+          `older than ${result.cutoffs[k].toISOString()}\n`,
       );
     io.out(
       "kept: parked deliveries and effects, unfinished work, and task history (tasks, runs, decisions, receipts)\n",

@@ -64,7 +64,8 @@ export function statusText(s: StatusAnswer): string {
   const byRepo = new Map<string, TaskRow[]>();
   for (const t of s.queued) byRepo.set(t.repo, [...(byRepo.get(t.repo) ?? []), t]);
   lines.push(
-    `queue: ${s.queued.length} queued task(s)${byRepo.size ? ` in ${byRepo.size} repositor${byRepo.size === 1 ? "y" : "ies"}` : ""}`,
+    `queue: ${s.queued.length} queued task(s)` +
+      `${byRepo.size ? ` in ${byRepo.size} repositor${byRepo.size === 1 ? "y" : "ies"}` : ""}`,
   );
   for (const [repo, tasks] of [...byRepo].sort(([a], [b]) => a.localeCompare(b))) {
     const waiting = tasks.filter((t) => t.waitingFor);
@@ -88,11 +89,13 @@ export function statusText(s: StatusAnswer): string {
   }
   const summary = s.deliveries.summary;
   lines.push(
-    `deliveries: ${summary["parked"] ?? 0} parked, ${summary["retrying"] ?? 0} retrying, ${summary["pending"] ?? 0} pending`,
+    `deliveries: ${summary["parked"] ?? 0} parked, ${summary["retrying"] ?? 0} retrying, ` +
+      `${summary["pending"] ?? 0} pending`,
   );
   for (const d of s.deliveries.deliveries)
     lines.push(
-      `  parked ${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${lastError(d.errors)}  (orchestra replay ${d.deliveryId})`,
+      `  parked ${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${lastError(d.errors)}  ` +
+        `(orchestra replay ${d.deliveryId})`,
     );
   lines.push(`effects: ${s.effects.counts["parked"] ?? 0} parked, ${s.effects.counts["pending"] ?? 0} pending`);
   for (const e of s.effects.effects)
@@ -106,11 +109,16 @@ export function statusText(s: StatusAnswer): string {
   const hour = s.github.callsPerHour.at(-1);
   lines.push(`GitHub calls this hour: ${hour ? `${hour.reads} read(s), ${hour.writes} write(s)` : "none counted"}`);
   lines.push(
-    `rate limit: ${s.github.rateLimits.length ? `${s.github.rateLimits.length} installation(s)` : "not seen yet (no GitHub answer since the service started)"}`,
+    `rate limit: ${
+      s.github.rateLimits.length
+        ? `${s.github.rateLimits.length} installation(s)`
+        : "not seen yet (no GitHub answer since the service started)"
+    }`,
   );
   for (const r of s.github.rateLimits)
     lines.push(
-      `  installation ${r.installation}  ${r.remaining}${r.limit === null ? "" : `/${r.limit}`} left${r.resetAt ? `, resets ${when(r.resetAt)}` : ""}  (seen ${when(r.seenAt)})`,
+      `  installation ${r.installation}  ${r.remaining}${r.limit === null ? "" : `/${r.limit}`} left` +
+        `${r.resetAt ? `, resets ${when(r.resetAt)}` : ""}  (seen ${when(r.seenAt)})`,
     );
   return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }

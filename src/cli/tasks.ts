@@ -98,7 +98,8 @@ export function taskText(a: TaskAnswer): string {
   const t = a.task;
   const lines = [
     `task ${t.id}  ${t.repo}#${t.issue}${t.title ? `  ${t.title}` : ""}`,
-    `state ${t.state}  attempt ${t.attempt}  branch ${t.branch ?? "-"}  PR ${t.prNumber === null ? "-" : `#${t.prNumber}`}  queued ${when(t.queuedAt)}`,
+    `state ${t.state}  attempt ${t.attempt}  branch ${t.branch ?? "-"}  ` +
+      `PR ${t.prNumber === null ? "-" : `#${t.prNumber}`}  queued ${when(t.queuedAt)}`,
   ];
   if (t.lease)
     lines.push(
@@ -106,13 +107,15 @@ export function taskText(a: TaskAnswer): string {
     );
   if (t.waitingFor)
     lines.push(
-      `waiting for ${t.waitingFor.gate}: ${t.waitingFor.detail}${t.waitingFor.until ? ` (until ${when(t.waitingFor.until)})` : ""}`,
+      `waiting for ${t.waitingFor.gate}: ${t.waitingFor.detail}` +
+        `${t.waitingFor.until ? ` (until ${when(t.waitingFor.until)})` : ""}`,
     );
   if (t.diagnostic) lines.push(`diagnostic: ${t.diagnostic}`);
   lines.push("", `runs (${a.runs.length}):`);
   for (const r of a.runs) {
     lines.push(
-      `  #${r.attempt} ${r.id}  ${r.state}  worker ${r.workerId ?? "-"}  ${when(r.startedAt)} → ${when(r.endedAt)}${r.endReason ? `  ended: ${r.endReason}` : ""}`,
+      `  #${r.attempt} ${r.id}  ${r.state}  worker ${r.workerId ?? "-"}  ${when(r.startedAt)} → ${when(r.endedAt)}` +
+        `${r.endReason ? `  ended: ${r.endReason}` : ""}`,
     );
     if (r.class) lines.push(`     class ${r.class} → recovery ${r.recovery ?? "-"}`);
     if (r.evidence && typeof r.evidence === "object")
@@ -124,7 +127,8 @@ export function taskText(a: TaskAnswer): string {
   lines.push("", `decisions (${a.decisions.length}):`);
   for (const d of a.decisions)
     lines.push(
-      `  ${when(d.createdAt)}  ${d.kind}  by ${d.author}${d.subject ? `  ${d.subject}` : ""}${d.supersededAt ? "  (superseded)" : d.stale ? "  (stale)" : ""}`,
+      `  ${when(d.createdAt)}  ${d.kind}  by ${d.author}${d.subject ? `  ${d.subject}` : ""}` +
+        `${d.supersededAt ? "  (superseded)" : d.stale ? "  (stale)" : ""}`,
     );
   lines.push("", `effects (${a.effects.length}):`);
   for (const e of a.effects)
@@ -132,7 +136,9 @@ export function taskText(a: TaskAnswer): string {
   const c = a.cost;
   lines.push(
     "",
-    `cost: ${c.runs} run(s), ${c.attempts} attempt(s), ${c.wallSeconds} s wall, GitHub calls ${c.githubCalls} (${c.githubReads} reads, ${c.githubWrites} writes), tokens ${c.inputTokens} in / ${c.outputTokens} out, $${c.costUsd}`,
+    `cost: ${c.runs} run(s), ${c.attempts} attempt(s), ${c.wallSeconds} s wall, ` +
+      `GitHub calls ${c.githubCalls} (${c.githubReads} reads, ${c.githubWrites} writes), ` +
+      `tokens ${c.inputTokens} in / ${c.outputTokens} out, $${c.costUsd}`,
   );
   return `${lines.join("\n")}\n`;
 }

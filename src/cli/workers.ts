@@ -13,7 +13,8 @@ export interface WorkersIo {
   out: (text: string) => void;
 }
 
-export const WORKERS_USAGE = `  workers [list] [--json]      worker tokens: id, name, repositories, token hint, last seen, live leases, revoked
+export const WORKERS_USAGE = `  workers [list] [--json]      worker tokens: id, name, repositories, token hint,\
+ last seen, live leases, revoked
   workers revoke <id> [--json] revoke a worker: its token is refused from now on and its live leases are released
   workers rotate <id> [--json] a new token for a worker, printed once; the old token stops working`;
 
@@ -62,7 +63,8 @@ export async function workersCommand(
     const name = after?.name ?? before?.name ?? "?";
     const leases = before?.liveLeases ?? 0;
     out(
-      `worker ${id} (${name}) revoked: its token is refused from now on; ${leases} live lease${leases === 1 ? "" : "s"} released (their runs are classified by the next sweep)\n`,
+      `worker ${id} (${name}) revoked: its token is refused from now on; ` +
+        `${leases} live lease${leases === 1 ? "" : "s"} released (their runs are classified by the next sweep)\n`,
     );
     return;
   }
@@ -76,7 +78,8 @@ export async function workersCommand(
     return;
   }
   out(
-    `new token for worker ${id} (shown once; Orchestra keeps only its hash; the old token no longer works):\n${rotated.token}\n`,
+    `new token for worker ${id} (shown once; Orchestra keeps only its hash; ` +
+      `the old token no longer works):\n${rotated.token}\n`,
   );
 }
 

@@ -80,7 +80,8 @@ const schema = z.object({
     .string()
     .min(
       32,
-      "must be at least 32 characters; generate one with: openssl rand -hex 32, or leave it unset to serve /metrics without a token",
+      "must be at least 32 characters; generate one with: " +
+        "openssl rand -hex 32, or leave it unset to serve /metrics without a token",
     )
     .optional(),
   NODE_ENV: z.string().optional(),
@@ -94,7 +95,8 @@ const schema = z.object({
     MIN_DELIVERIES_DAYS,
     36_500,
     DEFAULT_RETENTION.deliveriesDays,
-    `: GitHub redelivers a delivery with the same id for ${GITHUB_REDELIVERY_DAYS} days, and the inbox recognises the redelivery as a duplicate only while its row is kept`,
+    `: GitHub redelivers a delivery with the same id for ${GITHUB_REDELIVERY_DAYS} days, ` +
+      `and the inbox recognises the redelivery as a duplicate only while its row is kept`,
   ),
   ORCHESTRA_RETENTION_EFFECTS_DAYS: whole("days", 1, 36_500, DEFAULT_RETENTION.effectsDays),
   ORCHESTRA_RETENTION_IDEMPOTENCY_HOURS: whole("hours", 1, 876_000, DEFAULT_RETENTION.idempotencyHours),
@@ -144,9 +146,15 @@ export interface Env {
   npmRegistry: string;
   /** How long old rows are kept, and how often the service prunes (ORCHESTRA_RETENTION_*). */
   retention: RetentionPolicy;
-  /** How long a delivery or GitHub write failing on a GitHub outage (5xx, no answer, rate limit) is retried before it is parked (ORCHESTRA_RETRY_WINDOW_HOURS). */
+  /**
+   * How long a delivery or GitHub write failing on a GitHub outage (5xx, no answer,
+   * rate limit) is retried before it is parked (ORCHESTRA_RETRY_WINDOW_HOURS).
+   */
   retryWindowHours: number;
-  /** The fleet issue's debounce window: at most one edit of a repository's fleet issue per window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS). */
+  /**
+   * The fleet issue's debounce window: at most one edit of a repository's
+   * fleet issue per window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS).
+   */
   fleetDebounceSeconds: number;
   /** Bearer token `/metrics` requires (ORCHESTRA_METRICS_TOKEN); undefined serves it to anyone who reaches the port. */
   metricsToken: string | undefined;
@@ -190,7 +198,8 @@ export function parseEnv(
       privateKey = normalizeKey(readFile(e.PRIVATE_KEY_PATH));
     } catch (err) {
       throw new ConfigError([
-        `PRIVATE_KEY_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): must name a readable PEM file, got "${e.PRIVATE_KEY_PATH}"`,
+        `PRIVATE_KEY_PATH cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): ` +
+          `must name a readable PEM file, got "${e.PRIVATE_KEY_PATH}"`,
       ]);
     }
     const check = pem.safeParse(privateKey);
@@ -206,12 +215,14 @@ export function parseEnv(
     if (!e.APP_ID) lines.push("APP_ID is missing: set it to the App's numeric id from its settings page, e.g. 123456");
     if (!privateKey)
       lines.push(
-        "PRIVATE_KEY is missing: set PRIVATE_KEY to the App's PEM private key, or PRIVATE_KEY_PATH to a file holding it",
+        "PRIVATE_KEY is missing: set PRIVATE_KEY to the App's " +
+          "PEM private key, or PRIVATE_KEY_PATH to a file holding it",
       );
     if (!e.WEBHOOK_SECRET) lines.push("WEBHOOK_SECRET is missing: set it to the webhook secret configured on the App");
     if (!e.ORCHESTRA_ADMIN_TOKEN)
       lines.push(
-        "ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of at least 32 characters, e.g. the output of: openssl rand -hex 32",
+        "ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of " +
+          "at least 32 characters, e.g. the output of: openssl rand -hex 32",
       );
     if (lines.length > 0) throw new ConfigError(lines);
     credentials = {

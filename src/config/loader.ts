@@ -22,7 +22,10 @@ export class ConfigLoader {
   constructor(
     readonly githubFor: (installationId: number) => Promise<Pick<GitHub, "readConfig">>,
     readonly ttlMs = 60_000,
-    /** Called with every configuration read from GitHub, before it is answered (the claim query's gates are recorded from it). */
+    /**
+     * Called with every configuration read from GitHub, before it
+     * is answered (the claim query's gates are recorded from it).
+     */
     readonly onRead?: (installationId: number, repo: string, result: ConfigResult) => Promise<void>,
   ) {}
 

@@ -77,7 +77,10 @@ export const repoConfigSchema = z
         rerunBudget: z.number().int().min(0).max(20).default(2),
         /** Runs that died of run-level infrastructure failures re-queued per task without using up an attempt. */
         infraRequeues: z.number().int().min(0).max(20).default(3),
-        /** Model spend (USD, as the runs report it) after which the task escalates instead of re-queueing; null: no budget. */
+        /**
+         * Model spend (USD, as the runs report it) after which the
+         * task escalates instead of re-queueing; null: no budget.
+         */
         maxCostUsd: z.number().min(0).nullable().default(null),
       })
       .strict()
@@ -105,7 +108,9 @@ export const repoConfigSchema = z
       .object({
         workflow: z.string().min(1),
         ref: z.string().min(1).default("main"),
-        /** Workflow runs renew their lease only at job boundaries: theirs is long (GitHub stops a job after 6 hours). */
+        /**
+         * Workflow runs renew their lease only at job boundaries: theirs is long (GitHub stops a job after 6 hours).
+         */
         leaseSeconds: z.number().int().min(60).max(86400).default(21600),
       })
       .strict()

@@ -57,30 +57,50 @@ export function stackedBars(title: string, data: HourSeries, unit: string): Html
       const v = s.counts[i]!;
       if (v === 0) continue;
       const x = PAD.left + i * slot + (slot - barW) / 2;
+      const box = html`x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}"`;
+      const tip = html`<title>${hourLabel(hour)} UTC: ${v} ${s.name}</title>`;
       bars.push(
-        html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)}"><title>${hourLabel(hour)} UTC: ${v} ${s.name}</title></rect>`,
+        html`<rect ${box} height="${(y(base) - y(base + v)).toFixed(1)}" fill="${colour.get(s.name)}">${tip}</rect>`,
       );
       base += v;
     }
   });
-  const ticks = [0, max / 2, max].map(
-    (v) =>
-      html`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"/><text class="axis" x="${PAD.left - 4}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${Number.isInteger(v) ? v : v.toFixed(1)}</text>`,
-  );
-  const labels = data.hours.map((h, i) =>
-    i % 6 === 0 || i === n - 1
-      ? html`<text class="axis" x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${hourLabel(h)}</text>`
-      : html``,
-  );
+  const ticks = [0, max / 2, max].map((v) => {
+    const ys = html`y1="${y(v).toFixed(1)}" y2="${y(v).toFixed(1)}"`;
+    const grid = html`<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" ${ys}/>`;
+    const value = Number.isInteger(v) ? v : v.toFixed(1);
+    const at = html`x="${PAD.left - 4}" y="${(y(v) + 4).toFixed(1)}"`;
+    return html`${grid}<text class="axis" ${at} text-anchor="end">${value}</text>`;
+  });
+  const labels = data.hours.map((h, i) => {
+    const x = (PAD.left + i * slot + slot / 2).toFixed(1);
+    return i % 6 === 0 || i === n - 1
+      ? html`<text class="axis" x="${x}" y="${H - 6}" text-anchor="middle">${hourLabel(h)}</text>`
+      : html``;
+  });
   const sums = data.series.map((s) => `${s.counts.reduce((a, b) => a + b, 0)} ${s.name}`);
   const name = `${title}, last ${n} hours: ${sums.length ? sums.join(", ") : `no ${unit}`}`;
+  const plot = html`${ticks}${bars}${labels}`;
+  const legend = data.series.length
+    ? data.series.map((s) => {
+        const rect = html`<rect width="12" height="12" fill="${colour.get(s.name)}"/>`;
+        const swatch = html`<svg class="swatch" width="12" height="12" aria-hidden="true">${rect}</svg>`;
+        const sum = html`<span class="muted">${s.counts.reduce((a, b) => a + b, 0)}</span>`;
+        return html`<li>${swatch}${s.name} ${sum}</li>`;
+      })
+    : html`<li class="muted">no ${unit} in this period</li>`;
+  const heads = data.series.map((s) => html`<th scope="col">${s.name}</th>`);
+  const rows = data.hours.map((h, i) => {
+    const cells = data.series.map((s) => html`<td>${s.counts[i]}</td>`);
+    return totals[i] ? html`<tr><td>${h.toISOString().slice(0, 13)}:00</td>${cells}</tr>` : html``;
+  });
   return html`<figure class="chart">
   <figcaption>${title} <span class="muted">(last ${n} hours, UTC)</span></figcaption>
-  <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${name}" preserveAspectRatio="xMidYMid meet">${ticks}${bars}${labels}</svg>
-  <ul class="legend">${data.series.length ? data.series.map((s) => html`<li><svg class="swatch" width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${colour.get(s.name)}"/></svg>${s.name} <span class="muted">${s.counts.reduce((a, b) => a + b, 0)}</span></li>`) : html`<li class="muted">no ${unit} in this period</li>`}</ul>
+  <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${name}" preserveAspectRatio="xMidYMid meet">${plot}</svg>
+  <ul class="legend">${legend}</ul>
   <details><summary>Numbers</summary>
-    <table><thead><tr><th scope="col">Hour (UTC)</th>${data.series.map((s) => html`<th scope="col">${s.name}</th>`)}</tr></thead>
-    <tbody>${data.hours.map((h, i) => (totals[i] ? html`<tr><td>${h.toISOString().slice(0, 13)}:00</td>${data.series.map((s) => html`<td>${s.counts[i]}</td>`)}</tr>` : html``))}</tbody></table>
+    <table><thead><tr><th scope="col">Hour (UTC)</th>${heads}</tr></thead>
+    <tbody>${rows}</tbody></table>
   </details>
 </figure>`;
 }

@@ -30,20 +30,22 @@ export function healthSection(ctx: PageContext, h: Health): Html {
   ${table(
     "GitHub rate limit",
     ["Installation", "Left", "Resets", "Seen"],
-    h.github.rateLimits.map(
-      (r) =>
-        html`<tr><td>${r.installation}</td><td class="num">${r.remaining}${r.limit === null ? "" : ` of ${r.limit}`}</td><td>${time(r.resetAt, ctx.now)}</td><td>${time(r.seenAt, ctx.now)}</td></tr>`,
-    ),
+    h.github.rateLimits.map((r) => {
+      const left = html`<td class="num">${r.remaining}${r.limit === null ? "" : ` of ${r.limit}`}</td>`;
+      const times = html`<td>${time(r.resetAt, ctx.now)}</td><td>${time(r.seenAt, ctx.now)}</td>`;
+      return html`<tr><td>${r.installation}</td>${left}${times}</tr>`;
+    }),
     "Not seen yet: no GitHub answer since this replica started.",
   )}
   <h3>Reconcile</h3>
   ${table(
     "Failing reconcile scopes",
     ["Scope", "Failing since", "Runs", "Escalated", "Error"],
-    failing.map(
-      ([scope, f]) =>
-        html`<tr><td>${scope}</td><td>${time(f.since, ctx.now)}</td><td class="num">${f.runs}</td><td>${f.escalatedAt ? time(f.escalatedAt, ctx.now) : "no"}</td><td>${f.error}</td></tr>`,
-    ),
+    failing.map(([scope, f]) => {
+      const escalated = f.escalatedAt ? time(f.escalatedAt, ctx.now) : "no";
+      const cells = html`<td>${time(f.since, ctx.now)}</td><td class="num">${f.runs}</td><td>${escalated}</td>`;
+      return html`<tr><td>${scope}</td>${cells}<td>${f.error}</td></tr>`;
+    }),
     "Every repository and installation was read by the last reconcile.",
   )}
 </section>`;

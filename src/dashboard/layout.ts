@@ -12,6 +12,7 @@ export interface PageContext {
 }
 
 export function layout(ctx: PageContext, title: string, body: Html): Html {
+  const asOf = ctx.now.toISOString().slice(0, 19).replace("T", " ");
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -26,7 +27,7 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
   ${
     ctx.csrf
       ? html`<nav aria-label="Dashboard"><a href="/dashboard">Fleet</a><a href="/dashboard#parked">Parked</a></nav>
-  <span class="muted">as of <time datetime="${ctx.now.toISOString()}">${ctx.now.toISOString().slice(0, 19).replace("T", " ")} UTC</time></span>
+  <span class="muted">as of <time datetime="${ctx.now.toISOString()}">${asOf} UTC</time></span>
   ${postButton(ctx, "/dashboard/sign-out", "Sign out")}`
       : html``
   }
@@ -47,7 +48,11 @@ export function postButton(
   label: string,
   opts: { name?: string; danger?: boolean } = {},
 ): Html {
-  return html`<form class="inline" method="post" action="${action}"><input type="hidden" name="csrf" value="${ctx.csrf ?? ""}"><button type="submit"${opts.danger ? html` class="danger"` : html``}${opts.name ? html` aria-label="${opts.name}"` : html``}>${label}</button></form>`;
+  const csrf = html`<input type="hidden" name="csrf" value="${ctx.csrf ?? ""}">`;
+  const danger = opts.danger ? html` class="danger"` : html``;
+  const name = opts.name ? html` aria-label="${opts.name}"` : html``;
+  const button = html`<button type="submit"${danger}${name}>${label}</button>`;
+  return html`<form class="inline" method="post" action="${action}">${csrf}${button}</form>`;
 }
 
 export const stateBadge = (state: string): Html => html`<span class="state state-${state}">${state}</span>`;
@@ -67,7 +72,8 @@ export function taskLink(t: { id: string; title: string }): Html {
 /** A section's table, or one line saying there is nothing to show. */
 export function table(caption: string, head: string[], rows: Html[], empty: string): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<table aria-label="${caption}"><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+  const heads = head.map((h) => html`<th scope="col">${h}</th>`);
+  return html`<table aria-label="${caption}"><thead><tr>${heads}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** JSON for people, folded: a summary line that opens to the whole document. */

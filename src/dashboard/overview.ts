@@ -18,16 +18,20 @@ export interface OverviewData {
 const plain = (line: string): string => line.replace(/\*\*|`/g, "");
 
 /** The line under a list cut at LISTED: how many more, and the command that lists them all. */
-const more = (total: number, state: string): Html =>
-  total > LISTED
-    ? html`<p class="muted">and ${total - LISTED} more ${state}: <code>orchestra tasks --state ${state}</code> lists them</p>`
+const more = (total: number, state: string): Html => {
+  const command = html`<code>orchestra tasks --state ${state}</code>`;
+  return total > LISTED
+    ? html`<p class="muted">and ${total - LISTED} more ${state}: ${command} lists them</p>`
     : html``;
+};
 
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
 
 export function overviewPage(ctx: PageContext, d: OverviewData): Html {
   const f = d.fleet;
   const queued = f.queue.reduce((n, r) => n + r.tasks.length + r.more, 0);
+  const runs = stackedBars("Runs by class", d.runs, "runs");
+  const calls = stackedBars("GitHub calls per hour", d.calls, "calls");
   return layout(
     ctx,
     "Fleet",
@@ -42,7 +46,7 @@ ${healthSection(ctx, d.health)}
 
 <section aria-labelledby="charts-h">
   <h2 id="charts-h">Activity</h2>
-  <div class="charts">${stackedBars("Runs by class", d.runs, "runs")}${stackedBars("GitHub calls per hour", d.calls, "calls")}</div>
+  <div class="charts">${runs}${calls}</div>
 </section>
 
 <section aria-labelledby="queue-h">
@@ -55,16 +59,28 @@ ${healthSection(ctx, d.health)}
   ${table(
     `Queue of ${r.repo}`,
     ["#", "Issue", "Task", "Attempt", "Queued", "Waiting for"],
-    r.tasks.map(
-      (
-        t,
-        i,
-      ) => html`<tr><td class="num">${i + 1}</td><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td class="num">${t.attempt}</td><td>${time(t.queuedAt, ctx.now)}</td>
-      <td>${t.waitingFor ? html`<b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}${t.waitingFor.until ? html` (until ${time(t.waitingFor.until, ctx.now)})` : html``}` : html`<span class="muted">next to be claimed</span>`}</td></tr>`,
-    ),
+    r.tasks.map((t, i) => {
+      const task = html`<td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td>`;
+      const attempt = html`<td class="num">${t.attempt}</td><td>${time(t.queuedAt, ctx.now)}</td>`;
+      const waiting = t.waitingFor
+        ? html`<b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}${
+            t.waitingFor.until ? html` (until ${time(t.waitingFor.until, ctx.now)})` : html``
+          }`
+        : html`<span class="muted">next to be claimed</span>`;
+      return html`<tr><td class="num">${i + 1}</td>${task}${attempt}
+      <td>${waiting}</td></tr>`;
+    }),
     "",
   )}
-  ${r.more ? html`<p class="muted">${r.tasks.length ? `and ${r.more} more` : `${r.more} queued, all later in claim order than the first ${QUEUE_READ} of the fleet`}: <code>orchestra tasks --repo ${r.repo} --state queued</code> lists them</p>` : html``}`,
+  ${
+    r.more
+      ? html`<p class="muted">${
+          r.tasks.length
+            ? `and ${r.more} more`
+            : `${r.more} queued, all later in claim order than the first ${QUEUE_READ} of the fleet`
+        }: <code>orchestra tasks --repo ${r.repo} --state queued</code> lists them</p>`
+      : html``
+  }`,
         )
   }
 </section>
@@ -74,12 +90,15 @@ ${healthSection(ctx, d.health)}
   ${table(
     "Live leases",
     ["Issue", "Task", "Worker", "Run", "Step", "Time left"],
-    f.leases.map(
-      (
-        l,
-      ) => html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${l.workerId ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>` : "dispatched"}</td><td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>
-      <td>${l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`}</td></tr>`,
-    ),
+    f.leases.map((l) => {
+      const worker = l.workerId
+        ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>`
+        : "dispatched";
+      const run = html`<td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>`;
+      const left = l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`;
+      return html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${worker}</td>${run}
+      <td>${left}</td></tr>`;
+    }),
     "No run holds a lease.",
   )}
   ${more(f.counts["claimed"] ?? 0, "claimed")}
@@ -94,7 +113,9 @@ ${healthSection(ctx, d.health)}
       (b) =>
         html`<tr><td>${issueLink(ctx, b.repo, b.issue)}</td><td>${taskLink(b)}</td><td>${
           b.question
-            ? html`<b>question</b> from ${b.question.author.startsWith("run:") ? "the agent" : b.question.author} ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
+            ? html`<b>question</b> from ${
+                b.question.author.startsWith("run:") ? "the agent" : b.question.author
+              } ${time(b.question.askedAt, ctx.now)}: ${b.question.body}`
             : plain(b.why)
         }</td></tr>`,
     ),
@@ -108,10 +129,11 @@ ${healthSection(ctx, d.health)}
   ${table(
     "Failed tasks",
     ["Issue", "Task", "Last class", "Recovery", "Evidence", "Ended"],
-    f.failed.map(
-      (t) =>
-        html`<tr><td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td><td><b>${t.class ?? "—"}</b></td><td>${t.recovery ?? "—"}</td><td>${t.why ?? ""}</td><td>${time(t.endedAt, ctx.now)}</td></tr>`,
-    ),
+    f.failed.map((t) => {
+      const task = html`<td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td>`;
+      const outcome = html`<td><b>${t.class ?? "—"}</b></td><td>${t.recovery ?? "—"}</td><td>${t.why ?? ""}</td>`;
+      return html`<tr>${task}${outcome}<td>${time(t.endedAt, ctx.now)}</td></tr>`;
+    }),
     "Nothing failed.",
   )}
   ${more(f.counts["failed"] ?? 0, "failed")}
@@ -123,24 +145,32 @@ ${healthSection(ctx, d.health)}
   ${table(
     "Parked deliveries",
     ["Delivery", "Event", "Attempts", "Received", "Last error", ""],
-    f.parked.deliveries.map(
-      (
-        p,
-      ) => html`<tr><td><code>${p.deliveryId}</code></td><td>${p.event}${p.action ? `.${p.action}` : ""}</td><td class="num">${p.attempts}</td><td>${time(p.receivedAt, ctx.now)}</td><td>${lastError(p.errors)}</td>
-      <td>${postButton(ctx, `/dashboard/deliveries/${encodeURIComponent(p.deliveryId)}/replay`, "Replay", { name: `Replay delivery ${p.deliveryId}` })}</td></tr>`,
-    ),
+    f.parked.deliveries.map((p) => {
+      const event = html`<td>${p.event}${p.action ? `.${p.action}` : ""}</td><td class="num">${p.attempts}</td>`;
+      const received = html`<td>${time(p.receivedAt, ctx.now)}</td><td>${lastError(p.errors)}</td>`;
+      const replay = postButton(ctx, `/dashboard/deliveries/${encodeURIComponent(p.deliveryId)}/replay`, "Replay", {
+        name: `Replay delivery ${p.deliveryId}`,
+      });
+      return html`<tr><td><code>${p.deliveryId}</code></td>${event}${received}
+      <td>${replay}</td></tr>`;
+    }),
     "No delivery is parked.",
   )}
   <h3>Effects</h3>
   ${table(
     "Parked effects",
     ["Effect", "Kind", "Repository", "Task", "Attempts", "Why", ""],
-    f.parked.effects.map(
-      (
-        e,
-      ) => html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.repo}</td><td>${e.task ? html`<a href="/dashboard/tasks/${encodeURIComponent(e.task)}">${e.task}</a>` : html`<span class="muted">—</span>`}</td><td class="num">${e.attempts}</td><td>${e.note ?? lastError(e.errors)}</td>
-      <td>${postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` })}</td></tr>`,
-    ),
+    f.parked.effects.map((e) => {
+      const task = e.task
+        ? html`<a href="/dashboard/tasks/${encodeURIComponent(e.task)}">${e.task}</a>`
+        : html`<span class="muted">—</span>`;
+      const why = html`<td class="num">${e.attempts}</td><td>${e.note ?? lastError(e.errors)}</td>`;
+      const replay = postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", {
+        name: `Replay effect ${e.id}`,
+      });
+      return html`<tr><td><code>${e.id}</code></td><td>${e.kind}</td><td>${e.repo}</td><td>${task}</td>${why}
+      <td>${replay}</td></tr>`;
+    }),
     "No effect is parked.",
   )}
 </section>`,

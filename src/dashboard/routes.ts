@@ -179,7 +179,9 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     }
   };
 
-  /** A form post of a signed-in operator with the session's CSRF token; the handler answers where to go and what to say. */
+  /**
+   * A form post of a signed-in operator with the session's CSRF token; the handler answers where to go and what to say.
+   */
   const action = (handler: (r: Request) => Promise<{ to: string; notice: string }>) => async (r: Request) => {
     const session = sessionOf(r.req);
     if (!session) throw new HttpError(401, "not signed in: sign in at /dashboard/sign-in");

@@ -22,14 +22,28 @@ const ACTION_HELP: Record<(typeof TASK_ACTIONS)[number], string> = {
   cancel: "stop it and take it off the queue",
 };
 
-const ring = (errors: Array<{ at: string; class?: string; message: string; count?: number }>): Html =>
-  errors.length === 0
+const ring = (errors: Array<{ at: string; class?: string; message: string; count?: number }>): Html => {
+  const items = errors.map((e) => {
+    const label = e.class ? html`<b>${e.class}</b> ` : html``;
+    const count = e.count && e.count > 1 ? html` <span class="muted">×${e.count}</span>` : html``;
+    return html`<li><time datetime="${e.at}">${e.at}</time> ${label}${e.message}${count}</li>`;
+  });
+  const summary = html`<summary>${errors.length} error${errors.length === 1 ? "" : "s"}</summary>`;
+  return errors.length === 0
     ? html`<span class="muted">—</span>`
-    : html`<details><summary>${errors.length} error${errors.length === 1 ? "" : "s"}</summary><ul>${errors.map((e) => html`<li><time datetime="${e.at}">${e.at}</time> ${e.class ? html`<b>${e.class}</b> ` : html``}${e.message}${e.count && e.count > 1 ? html` <span class="muted">×${e.count}</span>` : html``}</li>`)}</ul></details>`;
+    : html`<details>${summary}<ul>${items}</ul></details>`;
+};
 
 export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   const t = d.task;
   const lease = t.lease;
+  let receipt = html``;
+  if (d.receipt) {
+    const { prNumber, mergedAt, mergeSha, headSha, runId } = d.receipt;
+    const shas = html`<code>${mergeSha.slice(0, 12)}</code> from head <code>${headSha.slice(0, 12)}</code>`;
+    const by = runId ? html`, submitted by run <code>${runId}</code>` : html``;
+    receipt = html`<p>Completion receipt: PR #${prNumber} merged ${time(mergedAt, ctx.now)} at ${shas}${by}.</p>`;
+  }
   return layout(
     ctx,
     `${t.repo}#${t.issue}`,
@@ -43,16 +57,32 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   <dt>Label</dt><dd>${t.label ?? html`<span class="muted">none</span>`}</dd>
   <dt>Attempt</dt><dd>${t.attempt}</dd>
   <dt>Queued</dt><dd>${time(t.queuedAt, ctx.now)}</dd>
-  ${lease ? html`<dt>Lease</dt><dd>run <code>${lease.runId ?? ""}</code> by ${lease.workerId ?? "dispatch"}, expires ${time(lease.leaseExpiresAt, ctx.now)}</dd>` : html``}
-  ${"waitingFor" in t && t.waitingFor ? html`<dt>Waiting for</dt><dd><b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}</dd>` : html``}
+  ${
+    lease
+      ? html`<dt>Lease</dt><dd>run <code>${lease.runId ?? ""}</code> by ${
+          lease.workerId ?? "dispatch"
+        }, expires ${time(lease.leaseExpiresAt, ctx.now)}</dd>`
+      : html``
+  }
+  ${
+    "waitingFor" in t && t.waitingFor
+      ? html`<dt>Waiting for</dt><dd><b>${t.waitingFor.gate}</b>: ${t.waitingFor.detail}</dd>`
+      : html``
+  }
   ${t.diagnostic ? html`<dt>Diagnostic</dt><dd>${t.diagnostic}</dd>` : html``}
   ${t.backoffUntil ? html`<dt>Backoff until</dt><dd>${time(t.backoffUntil, ctx.now)}</dd>` : html``}
 </dl>
 
 <section aria-labelledby="actions-h">
   <h2 id="actions-h">Actions</h2>
-  <p class="muted">Each is the same as the comment command <code>orchestra &lt;action&gt;</code> by a trusted person: the same rules apply, and a refusal says why.</p>
-  <div class="actions">${TASK_ACTIONS.map((a) => postButton(ctx, `/dashboard/tasks/${encodeURIComponent(t.id)}/${a}`, a[0]!.toUpperCase() + a.slice(1), { name: `${a[0]!.toUpperCase() + a.slice(1)} this task: ${ACTION_HELP[a]}`, danger: a === "cancel" }))}</div>
+  <p class="muted">Each is the same as the comment command <code>orchestra &lt;action&gt;</code> by a trusted person:\
+ the same rules apply, and a refusal says why.</p>
+  <div class="actions">${TASK_ACTIONS.map((a) =>
+    postButton(ctx, `/dashboard/tasks/${encodeURIComponent(t.id)}/${a}`, a[0]!.toUpperCase() + a.slice(1), {
+      name: `${a[0]!.toUpperCase() + a.slice(1)} this task: ${ACTION_HELP[a]}`,
+      danger: a === "cancel",
+    }),
+  )}</div>
 </section>
 
 <section aria-labelledby="runs-h">
@@ -73,13 +103,16 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
       "Evidence",
       "Errors",
     ],
-    [...d.runs].reverse().map(
-      (
-        r,
-      ) => html`<tr><td class="num">${r.attempt}</td><td><code>${r.id}</code></td><td>${r.mode}</td><td>${r.workerId ?? "—"}</td><td>${r.state}</td><td>${time(r.startedAt, ctx.now)}</td>
-      <td>${duration(((r.endedAt ?? ctx.now).getTime() - r.startedAt.getTime()) / 1000)}</td><td>${r.endReason ?? "—"}</td><td><b>${r.class ?? "—"}</b></td><td>${r.recovery ?? "—"}</td>
-      <td>${folded(typeof r.evidence?.["why"] === "string" ? r.evidence["why"] : "evidence", r.evidence)}</td><td>${ring(r.errors)}</td></tr>`,
-    ),
+    [...d.runs].reverse().map((r) => {
+      const run = html`<td class="num">${r.attempt}</td><td><code>${r.id}</code></td><td>${r.mode}</td>`;
+      const started = html`<td>${r.workerId ?? "—"}</td><td>${r.state}</td><td>${time(r.startedAt, ctx.now)}</td>`;
+      const took = duration(((r.endedAt ?? ctx.now).getTime() - r.startedAt.getTime()) / 1000);
+      const ended = html`<td>${r.endReason ?? "—"}</td><td><b>${r.class ?? "—"}</b></td>`;
+      const why = typeof r.evidence?.["why"] === "string" ? r.evidence["why"] : "evidence";
+      return html`<tr>${run}${started}
+      <td>${took}</td>${ended}<td>${r.recovery ?? "—"}</td>
+      <td>${folded(why, r.evidence)}</td><td>${ring(r.errors)}</td></tr>`;
+    }),
     "No run yet.",
   )}
 </section>
@@ -89,16 +122,25 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   ${table(
     "Decisions",
     ["Kind", "Subject", "From", "When", "Text", "Handed to runs"],
-    d.decisions.map(
-      (
-        x,
-      ) => html`<tr><td>${x.kind}${"stale" in x && x.stale ? html` <b>stale</b>` : html``}${"supersededAt" in x ? html` <span class="muted">superseded</span>` : html``}${x.unreceipted ? html` <b>never receipted</b>` : html``}</td>
+    d.decisions.map((x) => {
+      const stale = "stale" in x && x.stale ? html` <b>stale</b>` : html``;
+      const superseded = "supersededAt" in x ? html` <span class="muted">superseded</span>` : html``;
+      const unreceipted = x.unreceipted ? html` <b>never receipted</b>` : html``;
+      const handed = x.deliveries.length
+        ? x.deliveries.map(
+            (h) =>
+              html`<div><code>${h.runId}</code> ×${h.count}, ${
+                h.receiptAt ? html`receipted ${time(h.receiptAt, ctx.now)}` : html`<b>no receipt</b>`
+              }</div>`,
+          )
+        : html`<span class="muted">not yet</span>`;
+      return html`<tr><td>${x.kind}${stale}${superseded}${unreceipted}</td>
       <td>${x.subject ?? "—"}</td><td>${x.author}</td><td>${time(x.createdAt, ctx.now)}</td><td>${x.body}</td>
-      <td>${x.deliveries.length ? x.deliveries.map((h) => html`<div><code>${h.runId}</code> ×${h.count}, ${h.receiptAt ? html`receipted ${time(h.receiptAt, ctx.now)}` : html`<b>no receipt</b>`}</div>`) : html`<span class="muted">not yet</span>`}</td></tr>`,
-    ),
+      <td>${handed}</td></tr>`;
+    }),
     "No correction, sign-off, answer or question.",
   )}
-  ${d.receipt ? html`<p>Completion receipt: PR #${d.receipt.prNumber} merged ${time(d.receipt.mergedAt, ctx.now)} at <code>${d.receipt.mergeSha.slice(0, 12)}</code> from head <code>${d.receipt.headSha.slice(0, 12)}</code>${d.receipt.runId ? html`, submitted by run <code>${d.receipt.runId}</code>` : html``}.</p>` : html``}
+  ${receipt}
 </section>
 
 <section aria-labelledby="effects-h">
@@ -106,13 +148,21 @@ export function taskPage(ctx: PageContext, d: TaskDetail): Html {
   ${table(
     "Effects",
     ["Kind", "State", "Attempts", "Created", "Done", "What", "Errors", ""],
-    [...d.effects].reverse().map(
-      (
-        e,
-      ) => html`<tr><td>${e.kind}${e.dryRun ? html` <span class="muted">(dry run)</span>` : html``}</td><td>${stateBadge(e.state)}</td><td class="num">${e.attempts}</td><td>${time(e.createdAt, ctx.now)}</td><td>${time(e.doneAt, ctx.now)}</td>
-      <td>${folded(describeEffect({ kind: e.kind, key: e.key, payload: e.payload } as EffectSpec), e.payload)}${e.note ? html`<div class="muted">${e.note}</div>` : html``}</td><td>${ring(e.errors)}</td>
-      <td>${e.state === "parked" ? postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", { name: `Replay effect ${e.id}` }) : html``}</td></tr>`,
-    ),
+    [...d.effects].reverse().map((e) => {
+      const kind = html`<td>${e.kind}${e.dryRun ? html` <span class="muted">(dry run)</span>` : html``}</td>`;
+      const times = html`<td>${time(e.createdAt, ctx.now)}</td><td>${time(e.doneAt, ctx.now)}</td>`;
+      const what = folded(describeEffect({ kind: e.kind, key: e.key, payload: e.payload } as EffectSpec), e.payload);
+      const note = e.note ? html`<div class="muted">${e.note}</div>` : html``;
+      const replay =
+        e.state === "parked"
+          ? postButton(ctx, `/dashboard/effects/${encodeURIComponent(e.id)}/replay`, "Replay", {
+              name: `Replay effect ${e.id}`,
+            })
+          : html``;
+      return html`<tr>${kind}<td>${stateBadge(e.state)}</td><td class="num">${e.attempts}</td>${times}
+      <td>${what}${note}</td><td>${ring(e.errors)}</td>
+      <td>${replay}</td></tr>`;
+    }),
     "No effect yet.",
   )}
 </section>

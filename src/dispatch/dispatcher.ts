@@ -71,7 +71,10 @@ export class Dispatcher {
     });
   }
 
-  /** The Orchestra run behind an Actions run: by id once linked, else by the run id in its title, else the oldest unlinked dispatch. */
+  /**
+   * The Orchestra run behind an Actions run: by id once linked, else
+   * by the run id in its title, else the oldest unlinked dispatch.
+   */
   async #runFor(
     repo: string,
     workflowRunId: number,

@@ -34,11 +34,17 @@ export interface ExecutorOptions {
   pollMs?: number;
   /** How long a claim on an effect lasts; a dead performer's effects are taken over after it. */
   leaseMs?: number;
-  /** How long failures worth retrying (5xx, no answer, rate limits) are retried, from the first, before parking (default 6 h). */
+  /**
+   * How long failures worth retrying (5xx, no answer, rate limits)
+   * are retried, from the first, before parking (default 6 h).
+   */
   windowMs?: number;
   /** Retry delay: base doubling per attempt, ±25% jitter, capped (default 2 s to 10 min). */
   backoff?: { baseMs: number; capMs: number };
-  /** Pokes closer together than this are answered by one look (default 100 ms): a burst of claims is one query, not hundreds. */
+  /**
+   * Pokes closer together than this are answered by one look
+   * (default 100 ms): a burst of claims is one query, not hundreds.
+   */
   pokeGapMs?: number;
   owner?: string;
 }
@@ -284,7 +290,8 @@ export class Executor {
     if ("park" in decision) {
       log.error(
         { effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message },
-        `effects: parked after ${e.attempts} attempts (${decision.why}); fix the cause, then run: orchestra effects replay ${e.id}`,
+        `effects: parked after ${e.attempts} attempts (${decision.why}); ` +
+          `fix the cause, then run: orchestra effects replay ${e.id}`,
       );
       const event = performer.onGiveUp?.({ effect: e }, e.spec.payload, message);
       await this.#settle(
@@ -296,7 +303,8 @@ export class Executor {
       return "go";
     }
     if (failure.class === "rate-limit") {
-      // The whole installation waits until GitHub's reset, not this effect's backoff; the wait is not the effect's fault and costs no attempt.
+      // The whole installation waits until GitHub's reset, not this effect's
+      // backoff; the wait is not the effect's fault and costs no attempt.
       const lifts =
         failure.retryAfterMs === undefined ? decision.retryAt : new Date(now.getTime() + failure.retryAfterMs);
       await installations.rateLimited(e.installationId, lifts);

@@ -162,7 +162,9 @@ export class Outbox {
     now: Date,
   ): Step {
     return {
-      sql: `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, "note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
+      sql:
+        `UPDATE "Effect" SET "state" = ?, "lockedBy" = NULL, "lockedUntil" = NULL, "doneAt" = ?, "result" = ?, ` +
+        `"note" = ?, "errors" = ?, "maybeSent" = ? WHERE "seq" = ? AND "state" = 'running' AND "lockedBy" = ?`,
       args: [
         state,
         state === "parked" ? null : now,
@@ -202,7 +204,9 @@ export class Outbox {
     now: Date,
     why: string,
   ) {
-    const note = `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. Fix the cause, then run: orchestra effects replay ${e.id}`;
+    const note =
+      `parked after ${e.attempts} attempt(s): ${why}; last error: ${error.message}. ` +
+      `Fix the cause, then run: orchestra effects replay ${e.id}`;
     return {
       note,
       errors: pushError(e.errors, { at: now.toISOString(), ...error }),
@@ -233,8 +237,10 @@ export class Outbox {
     });
   }
 
-  /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
-  /** Drops the pending effects of an installation or repository that Orchestra no longer manages (GitHub would refuse them). */
+  /**
+   * Drops the pending effects of an installation or repository that Orchestra
+   * no longer manages (GitHub would refuse them).
+   */
   async dropPending(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number> {
     const r = await this.db.effect.updateMany({
       where: { ...where, state: "pending" },
@@ -243,6 +249,7 @@ export class Outbox {
     return r.count;
   }
 
+  /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
   async releaseAll(): Promise<number> {
     const r = await this.db.effect.updateMany({
       where: { state: "running" },

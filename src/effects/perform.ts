@@ -55,7 +55,8 @@ const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
 /** Where the operator finds the whole text of an effect that GitHub's limits cut: its payload in the operator API. */
 export function fullTextAt(effect: Pick<OutboxEffect, "id" | "taskId">): string {
   return effect.taskId
-    ? `in effect ${effect.id} of task ${effect.taskId} in Orchestra's operator API (GET /api/v1/tasks/${effect.taskId}, or orchestra effects --task ${effect.taskId} --json)`
+    ? `in effect ${effect.id} of task ${effect.taskId} in Orchestra's operator API ` +
+        `(GET /api/v1/tasks/${effect.taskId}, or orchestra effects --task ${effect.taskId} --json)`
     : `in effect ${effect.id} in Orchestra's operator API (GET /api/v1/effects, or orchestra effects --json)`;
 }
 
@@ -158,7 +159,8 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       // Positive evidence, right before deleting: still at the merged head, and no other pull request from it.
       if (branch.sha !== p.headSha)
         return dropped(
-          `branch kept: it moved to ${branch.sha.slice(0, 12)} after pull request #${p.pr} merged at ${p.headSha.slice(0, 12)}, so it holds commits no pull request has`,
+          `branch kept: it moved to ${branch.sha.slice(0, 12)} after pull request #${p.pr} ` +
+            `merged at ${p.headSha.slice(0, 12)}, so it holds commits no pull request has`,
         );
       const open = (await github.pullsForBranch(r, p.branch, "open"))[0];
       if (open) return dropped(`branch kept: pull request #${open.number} uses it`);

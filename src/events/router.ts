@@ -2,9 +2,10 @@
  * Routes a stored delivery to the capability handlers registered for its event
  * ("issues" or "issues.labeled"), with the payload typed as GitHub sends it
  * (`@octokit/webhooks`). Deliveries no capability handles, and those of an
- * installation Orchestra no longer manages, are recorded as ignored. Every handler runs even when one fails; the failures are collected
- * and the delivery is retried, so handlers must be idempotent (they are: they
- * raise events, and the machine decides on what is there now).
+ * installation Orchestra no longer manages, are recorded as ignored. Every
+ * handler runs even when one fails; the failures are collected and the
+ * delivery is retried, so handlers must be idempotent (they are: they raise
+ * events, and the machine decides on what is there now).
  */
 import type { Logger } from "pino";
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";

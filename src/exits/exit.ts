@@ -76,7 +76,8 @@ export class Exits {
     if (report.branch !== undefined && report.branch !== run.branch) {
       throw new Refusal(
         "invalid",
-        `the reported branch ${report.branch} is not this run's branch ${run.branch}: push the work to ${run.branch} and report that`,
+        `the reported branch ${report.branch} is not this run's branch ${run.branch}: ` +
+          `push the work to ${run.branch} and report that`,
         { reason: "wrong-branch" },
       );
     }
@@ -111,7 +112,8 @@ export class Exits {
     });
     if (later > 0 || task.state === "done" || task.state === "cancelled") {
       throw leaseRefused(
-        `superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; drop this run's work`,
+        `superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; ` +
+          `drop this run's work`,
         "superseded",
       );
     }

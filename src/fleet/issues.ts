@@ -21,7 +21,9 @@ export interface FleetIssuesDeps {
   db: Db;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
-  /** The App's bot login (`<slug>[bot]`), the author of the fleet issue: it is looked for among that author's issues. */
+  /**
+   * The App's bot login (`<slug>[bot]`), the author of the fleet issue: it is looked for among that author's issues.
+   */
   botLogin(): Promise<string>;
   /** Installations whose webhook deliveries are being recovered (a queued task's `deliveries` gate). */
   deliveriesWaiting?: () => Promise<Set<number>>;
@@ -81,7 +83,10 @@ export class FleetIssues {
     return found;
   }
 
-  /** Performs a fleet-issue effect: brings the issue up to date with one write at most (none when it already shows this). */
+  /**
+   * Performs a fleet-issue effect: brings the issue up to date
+   * with one write at most (none when it already shows this).
+   */
   async perform(e: OutboxEffect, github: GitHub): Promise<Performed> {
     const cfg = await this.deps.configs.get(e.installationId, e.repo);
     if (!cfg.ok)

@@ -38,7 +38,9 @@ export interface FleetSnapshot {
   failed: Section<Row & { attempt: number; klass: string | null; recovery: string | null }>;
 }
 
-/** Text from titles, questions and diagnostics, made safe for one table cell: one line, no pipes, no mentions, bounded. */
+/**
+ * Text from titles, questions and diagnostics, made safe for one table cell: one line, no pipes, no mentions, bounded.
+ */
 export function cell(text: string, max = 120): string {
   const flat = text
     .replace(/\s+/g, " ")
@@ -159,7 +161,9 @@ export function renderFleet(s: FleetSnapshot, at: Date): string {
   const foot = [
     "",
     "---",
-    `<sub>Last updated ${stamp} UTC. Maintained by Orchestra (\`fleetIssue: true\` in \`.github/orchestra.yml\`): rewritten as tasks change, so edits by hand are overwritten. Closing this issue stops the updates until it is reopened; \`fleetIssue: false\` stops them for good.</sub>`,
+    `<sub>Last updated ${stamp} UTC. Maintained by Orchestra (\`fleetIssue: true\` in \`.github/orchestra.yml\`): ` +
+      `rewritten as tasks change, so edits by hand are overwritten. ` +
+      `Closing this issue stops the updates until it is reopened; \`fleetIssue: false\` stops them for good.</sub>`,
   ].join("\n");
   const middle = fitted(
     sections(s, at).join("\n"),

@@ -35,7 +35,10 @@ export interface EndedRun {
   endedAt: Date;
 }
 
-/** The class and runs that open the breaker, or null. `since`: runs that ended before do not count (the breaker closed then). */
+/**
+ * The class and runs that open the breaker, or null. `since`:
+ * runs that ended before do not count (the breaker closed then).
+ */
 export function tripOf(
   runs: readonly EndedRun[],
   cfg: RepoConfig["breaker"],
@@ -96,7 +99,8 @@ export class Breaker {
     const since = new Date(now.getTime() - cfg.config.breaker.windowSeconds * 1000);
     const rows = await select(
       this.deps.database,
-      `SELECT r."id", r."taskId", r."class", r."endedAt" FROM "Run" r JOIN "Task" t ON t."id" = r."taskId" WHERE t."repo" = ? AND r."endedAt" >= ? AND r."class" IS NOT NULL ORDER BY r."endedAt" DESC LIMIT 500`,
+      `SELECT r."id", r."taskId", r."class", r."endedAt" FROM "Run" r JOIN "Task" t ON t."id" = r."taskId" ` +
+        `WHERE t."repo" = ? AND r."endedAt" >= ? AND r."class" IS NOT NULL ORDER BY r."endedAt" DESC LIMIT 500`,
       [repo, since],
     );
     const runs = rows.map((r) => ({
@@ -111,7 +115,9 @@ export class Breaker {
     const until = new Date(now.getTime() + coolDownMs(cfg.config.breaker, trips));
     const ids = trip.runs.map((r) => r.id);
     const open: Step = {
-      sql: `UPDATE "Repo" SET "breakerClass" = ?, "breakerRuns" = ?, "breakerOpenedAt" = ?, "breakerUntil" = ?, "breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? WHERE "id" = ? AND "breakerUntil" IS NULL`,
+      sql:
+        `UPDATE "Repo" SET "breakerClass" = ?, "breakerRuns" = ?, "breakerOpenedAt" = ?, "breakerUntil" = ?, ` +
+        `"breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? WHERE "id" = ? AND "breakerUntil" IS NULL`,
       args: [trip.klass, JSON.stringify(ids), now, until, trips, now, repo],
       check: (r) => (r.changes === 1 ? null : "the breaker is already open"),
     };

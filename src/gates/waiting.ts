@@ -67,12 +67,15 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
     return {
       gate: "deliveries",
       detail:
-        "webhook deliveries to this installation failed and are being redelivered; claims wait so work is not handed out on stale input",
+        "webhook deliveries to this installation failed and are being redelivered; " +
+        "claims wait so work is not handed out on stale input",
     };
   if (f.pause)
     return {
       gate: "paused",
-      detail: `${f.pause.scope === EVERYWHERE ? "Orchestra is" : `${task.repo} is`} paused by ${f.pause.by}: ${f.pause.reason}`,
+      detail:
+        `${f.pause.scope === EVERYWHERE ? "Orchestra is" : `${task.repo} is`} ` +
+        `paused by ${f.pause.by}: ${f.pause.reason}`,
     };
   const r = f.repo;
   if (!r)
@@ -91,7 +94,9 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
     if (r.breakerUntil > f.now) {
       return {
         gate: "breaker",
-        detail: `breaker open: ${runs.length} runs ended ${r.breakerClass} (${runs.join(", ")}); one probe run is claimed after the cool-down`,
+        detail:
+          `breaker open: ${runs.length} runs ended ${r.breakerClass} ` +
+          `(${runs.join(", ")}); one probe run is claimed after the cool-down`,
         until: r.breakerUntil.toISOString(),
       };
     }

@@ -89,7 +89,10 @@ export function errorClass(e: unknown, other: string): string {
   return e instanceof GitHubError ? `github-${e.status ?? "network"}` : other;
 }
 
-/** Codes of failures where no answer came (Node's sockets, undici) or the database was out of reach for a moment (Prisma, SQLite). */
+/**
+ * Codes of failures where no answer came (Node's sockets, undici)
+ * or the database was out of reach for a moment (Prisma, SQLite).
+ */
 const NO_ANSWER_CODES = new Set([
   "ECONNRESET",
   "ECONNREFUSED",

@@ -165,7 +165,10 @@ export interface GitHub {
   createIssue(r: RepoRef, issue: { title: string; body: string }): Promise<IssueInfo>;
   /** Replaces an issue's body; null when the issue does not exist (404) or was deleted (410). */
   updateIssueBody(r: RepoRef, number: number, body: string): Promise<IssueInfo | null>;
-  /** Issues (not pull requests) opened by `creator`, newest first, open and closed unless asked: at most `pages` pages of 100 (default 5). */
+  /**
+   * Issues (not pull requests) opened by `creator`, newest first, open
+   * and closed unless asked: at most `pages` pages of 100 (default 5).
+   */
   issuesCreatedBy(
     r: RepoRef,
     creator: string,
@@ -180,7 +183,10 @@ export interface GitHub {
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
   listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
-  /** Every issue the issue is blocked by, open or closed (all pages). Throws on a missing issue, like every other failure. */
+  /**
+   * Every issue the issue is blocked by, open or closed (all
+   * pages). Throws on a missing issue, like every other failure.
+   */
   blockedBy(r: RepoRef, issue: number): Promise<BlockerInfo[]>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
@@ -191,9 +197,14 @@ export interface GitHub {
   updatePullBranch(r: RepoRef, number: number, expectedHeadSha?: string): Promise<void>;
 
   defaultBranch(r: RepoRef): Promise<string>;
-  /** The repository deletes a pull request's head branch itself when it merges ("Automatically delete head branches"). */
+  /**
+   * The repository deletes a pull request's head branch itself when it merges ("Automatically delete head branches").
+   */
   deletesMergedBranches(r: RepoRef): Promise<boolean>;
-  /** Branches whose names start with `prefix` (one GraphQL query per 100): head commit, its date, and pull requests of any state from each. */
+  /**
+   * Branches whose names start with `prefix` (one GraphQL query per 100):
+   * head commit, its date, and pull requests of any state from each.
+   */
   branchesWithPrefix(r: RepoRef, prefix: string): Promise<BranchListing[]>;
   getBranch(r: RepoRef, branch: string): Promise<BranchInfo | null>;
   /** Deletes a branch; false when it was already gone. */
@@ -201,7 +212,10 @@ export interface GitHub {
   /** null when base or head does not exist. */
   compare(r: RepoRef, base: string, head: string): Promise<Comparison | null>;
 
-  /** Pull requests whose head is this commit (GitHub's commits/{sha}/pulls: found also when a payload lists none, as for forks). */
+  /**
+   * Pull requests whose head is this commit (GitHub's commits/{sha}/pulls:
+   * found also when a payload lists none, as for forks).
+   */
   pullsForCommit(r: RepoRef, sha: string): Promise<PullInfo[]>;
   /** A review's inline comments (every page). */
   reviewComments(r: RepoRef, pull: number, reviewId: number): Promise<ReviewCommentInfo[]>;
@@ -213,12 +227,18 @@ export interface GitHub {
   issuesLabelled(r: RepoRef, labels: string[]): Promise<LabelledIssue[]>;
   /** The repositories the installation may access ("owner/repo", all pages). */
   installationRepos(): Promise<string[]>;
-  /** Open pull requests into `base` with their mergeability, merge state, review decision and checks: one GraphQL query per 100. */
+  /**
+   * Open pull requests into `base` with their mergeability, merge
+   * state, review decision and checks: one GraphQL query per 100.
+   */
   openPullsInto(r: RepoRef, base: string): Promise<PullMergeability[]>;
 
   /** Every check run on the ref (all pages). */
   checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
-  /** The last `lines` lines of an Actions job's log (a check run's id is its job's id); null when GitHub keeps none (404, 410). */
+  /**
+   * The last `lines` lines of an Actions job's log (a check run's
+   * id is its job's id); null when GitHub keeps none (404, 410).
+   */
   jobLogTail(r: RepoRef, jobId: number, lines: number): Promise<string | null>;
   createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
   updateCheckRun(r: RepoRef, checkRunId: number, run: Omit<NewCheckRun, "name" | "headSha">): Promise<void>;
@@ -231,7 +251,10 @@ export interface GitHub {
     ref: string,
     inputs: Record<string, string>,
   ): Promise<{ workflowRunId: number | null }>;
-  /** Runs of a workflow started by workflow_dispatch since a time, newest first (to find a dispatch whose answer was lost). */
+  /**
+   * Runs of a workflow started by workflow_dispatch since a time,
+   * newest first (to find a dispatch whose answer was lost).
+   */
   dispatchedRuns(r: RepoRef, workflow: string, since: Date): Promise<WorkflowRunInfo[]>;
 
   /** The user's permission on the repository (`role_name` reduced to the five levels). */

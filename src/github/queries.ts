@@ -5,9 +5,11 @@
  */
 
 /** Open pull requests into a base, oldest first, 100 a page. */
-export const OPEN_PULLS_INTO = `query OpenPullRequestsInto($owner: String!, $repo: String!, $base: String!, $cursor: String) {
+export const OPEN_PULLS_INTO = `query OpenPullRequestsInto($owner: String!, $repo: String!, $base: String!,\
+ $cursor: String) {
   repository(owner: $owner, name: $repo) {
-    pullRequests(states: OPEN, baseRefName: $base, first: 100, after: $cursor, orderBy: {field: CREATED_AT, direction: ASC}) {
+    pullRequests(states: OPEN, baseRefName: $base, first: 100, after: $cursor,\
+ orderBy: {field: CREATED_AT, direction: ASC}) {
       nodes {
         number headRefName headRefOid headRepository { nameWithOwner } baseRefName baseRefOid
         isDraft mergeable mergeStateStatus reviewDecision
@@ -42,13 +44,16 @@ export interface OpenPullsIntoQuery {
   } | null;
 }
 
-export const ISSUES_LABELLED = `query IssuesLabelled($owner: String!, $repo: String!, $labels: [String!], $cursor: String) {
+export const ISSUES_LABELLED = `query IssuesLabelled($owner: String!, $repo: String!, $labels: [String!],\
+ $cursor: String) {
   repository(owner: $owner, name: $repo) {
-    issues(labels: $labels, states: [OPEN, CLOSED], first: 100, after: $cursor, orderBy: {field: CREATED_AT, direction: ASC}) {
+    issues(labels: $labels, states: [OPEN, CLOSED], first: 100, after: $cursor,\
+ orderBy: {field: CREATED_AT, direction: ASC}) {
       nodes {
         number state title body
         labels(first: 20) { nodes { name } }
-        timelineItems(itemTypes: [LABELED_EVENT], last: 20) { nodes { ... on LabeledEvent { createdAt label { name } actor { __typename login } } } }
+        timelineItems(itemTypes: [LABELED_EVENT], last: 20) { nodes { ... on LabeledEvent\
+ { createdAt label { name } actor { __typename login } } } }
         subIssues(first: 50) { totalCount nodes { number state repository { nameWithOwner } } }
       }
       pageInfo { hasNextPage endCursor }

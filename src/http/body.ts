@@ -40,7 +40,8 @@ export async function jsonRequest<S extends z.ZodType>(
     const named = issues.slice(0, 3).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
     throw new HttpError(
       400,
-      `body does not match the expected shape: ${named.join("; ")}${issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""}`,
+      `body does not match the expected shape: ${named.join("; ")}` +
+        `${issues.length > 3 ? ` (and ${issues.length - 3} more)` : ""}`,
       { issues },
     );
   }

@@ -114,7 +114,8 @@ function decodeSegment(name: string, raw: string): string {
   } catch {
     throw new HttpError(
       400,
-      `malformed path: the ${name} segment "${raw.slice(0, 100)}" has a % escape that is not valid UTF-8; escape a literal % as %25`,
+      `malformed path: the ${name} segment "${raw.slice(0, 100)}" has ` +
+        `a % escape that is not valid UTF-8; escape a literal % as %25`,
     );
   }
   const bad = malformed(value);

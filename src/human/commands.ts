@@ -25,7 +25,8 @@ export const COMMANDS = [
     name: "verify",
     usage: "orchestra verify <phase-id>",
     description:
-      "signs off a phase: records your verification of `<phase-id>` as a decision (a later one for the same phase replaces it)",
+      "signs off a phase: records your verification of `<phase-id>` " +
+      "as a decision (a later one for the same phase replaces it)",
     takes: "phase",
     who: "trusted",
   },
@@ -47,7 +48,8 @@ export const COMMANDS = [
     name: "hold",
     usage: "orchestra hold",
     description:
-      "stops queued, running or in-review work and marks the task blocked; `orchestra retry` or `orchestra resume` start it again",
+      "stops queued, running or in-review work and marks the task blocked; " +
+      "`orchestra retry` or `orchestra resume` start it again",
     takes: "note",
     who: "trusted",
   },
@@ -79,7 +81,8 @@ export type CommandName = (typeof COMMANDS)[number]["name"];
 /** Who may use commands, said once. `minPermission` is the repository's `trust.minPermission` (default `write`). */
 export const WHO: Record<Audience, (minPermission: string) => string> = {
   trusted: (minPermission) =>
-    `people with ${minPermission} permission or higher on this repository, or listed in \`trust.users\` in \`.github/orchestra.yml\``,
+    `people with ${minPermission} permission or higher on this repository, ` +
+    `or listed in \`trust.users\` in \`.github/orchestra.yml\``,
 };
 
 /** The accepted form of a phase id, for the parser and for the replies that explain it. */
@@ -101,7 +104,8 @@ export function helpText(minPermission: string): string {
     ...sections,
     [
       "Write the command on the first line of a comment; case does not matter and a leading `/` is fine.",
-      "Text after a command on the same line is kept as a note (except after `orchestra verify <phase-id>`, which takes the phase id alone).",
+      "Text after a command on the same line is kept as a note (except " +
+        "after `orchestra verify <phase-id>`, which takes the phase id alone).",
       `A phase id is ${PHASE_ID_RULE}.`,
       "Commands inside quotes (`>`), code blocks or HTML comments are ignored.",
     ].join(" "),

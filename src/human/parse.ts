@@ -65,7 +65,9 @@ function indentOf(line: string): { cols: number; at: number } {
   return { cols, at };
 }
 
-/** A fence opener (up to 3 columns of indent): its character and length; a backtick fence's info string has no backtick. */
+/**
+ * A fence opener (up to 3 columns of indent): its character and length; a backtick fence's info string has no backtick.
+ */
 function fenceOpen(line: string): { char: string; len: number } | null {
   const { cols, at } = indentOf(line);
   if (cols > 3) return null;

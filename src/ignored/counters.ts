@@ -18,7 +18,8 @@ import type { TaskEvent } from "../machine/events.js";
 export const IGNORED = {
   /** An agent:* label added or removed by someone who is not trusted: undone, or without effect. */
   "ignored.untrusted-label":
-    "agent:* label changes by people or bots that are not trusted (undone where the label is Orchestra's, else without effect)",
+    "agent:* label changes by people or bots that are not trusted " +
+    "(undone where the label is Orchestra's, else without effect)",
   /** An `orchestra …` command from someone who is not trusted (Orchestra's own comments included). */
   "ignored.untrusted-command": "`orchestra …` commands from people or bots that are not trusted",
   /** Any other comment on a managed issue or its PR from someone who is not trusted. */
@@ -31,7 +32,8 @@ export const IGNORED = {
   "ignored.unmanaged": "events for installations Orchestra does not manage (uninstalled, suspended, or none named)",
   /** Events a handler looked at that concern nothing Orchestra tracks. */
   "ignored.irrelevant":
-    "events about nothing Orchestra tracks (labels other than agent:*, labels on pull requests or closed issues, comments on issues without a task)",
+    "events about nothing Orchestra tracks (labels other than agent:*, " +
+    "labels on pull requests or closed issues, comments on issues without a task)",
   /** Deliveries of events no capability handles, stored as ignored at ingest. */
   "ignored.unhandled-event": "webhook deliveries of events or actions no capability handles",
 } as const;
@@ -47,7 +49,9 @@ export function countStep(name: IgnoredName, now: Date, by = 1): Step {
 /** The statement that adds `by` to any named counter (creating it), e.g. the hourly GitHub call counts. */
 export function counterStep(name: string, now: Date, by = 1): Step {
   return {
-    sql: `INSERT INTO "Counter" ("name","value","updatedAt") VALUES (?,?,?) ON CONFLICT ("name") DO UPDATE SET "value" = "Counter"."value" + ?, "updatedAt" = ?`,
+    sql:
+      `INSERT INTO "Counter" ("name","value","updatedAt") VALUES (?,?,?) ` +
+      `ON CONFLICT ("name") DO UPDATE SET "value" = "Counter"."value" + ?, "updatedAt" = ?`,
     args: [name, by, now, by, now],
   };
 }

@@ -193,7 +193,8 @@ export class Processor {
         if (out.state === "parked") {
           this.log.error(
             fields,
-            `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`,
+            `inbox: delivery parked after ${d.attempts} attempts (${out.why}); fix the cause, then run: ` +
+              `orchestra replay ${d.deliveryId} (parked ones: GET /api/v1/deliveries?state=parked)`,
           );
         } else {
           this.log.warn(

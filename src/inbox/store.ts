@@ -60,7 +60,9 @@ const COLUMNS = [
   "processedAt",
 ] as const;
 const MAX_BATCH = 200;
-const SQLITE_INSERT = `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT ("deliveryId") DO NOTHING`;
+const SQLITE_INSERT =
+  `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) ` +
+  `VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT ("deliveryId") DO NOTHING`;
 
 /** A delivery's row, in COLUMNS order. */
 function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
@@ -214,7 +216,8 @@ export class Inbox {
     // and (taskKey, seq) indexes keep this cheap however long the inbox grows.
     const heads = await this.#db.$queryRawUnsafe<{ seq: number | bigint }[]>(
       `SELECT d."seq" FROM "Delivery" d WHERE d."state" IN ('pending','processing') ` +
-        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
+        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
+        `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
         `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 4))}`,
     );
     if (heads.length === 0) return [];
@@ -229,7 +232,8 @@ export class Inbox {
       const due =
         head.state === "pending"
           ? head.nextAttemptAt <= now
-          : head.state === "processing" && head.lockedUntil !== null && head.lockedUntil <= now; // a processor died holding it
+          : // a processor died holding it
+            head.state === "processing" && head.lockedUntil !== null && head.lockedUntil <= now;
       if (!due) continue;
       const won = await this.#db.delivery.updateMany({
         where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
@@ -336,7 +340,10 @@ export class Inbox {
     return r.count;
   }
 
-  /** Puts a parked delivery back in the queue with a fresh attempt budget and retry window; history is kept in its errors. */
+  /**
+   * Puts a parked delivery back in the queue with a fresh attempt
+   * budget and retry window; history is kept in its errors.
+   */
   async replay(deliveryId: string, now = new Date()): Promise<boolean> {
     const r = await this.#db.delivery.updateMany({
       where: { deliveryId, state: "parked" },

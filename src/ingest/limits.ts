@@ -22,7 +22,8 @@ export function ingestLimits(env: NodeJS.ProcessEnv): IngestLimits {
   const mb = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
   if (!(mb >= MIN_MB && mb <= MAX_MB)) {
     throw new ConfigError([
-      `${INGEST_BUFFER_VAR} must be a whole number of megabytes from ${MIN_MB} (GitHub's payload cap) to ${MAX_MB}, e.g. ${DEFAULT_UNVERIFIED_BYTES / MB} (got "${raw}")`,
+      `${INGEST_BUFFER_VAR} must be a whole number of megabytes from ${MIN_MB} (GitHub's payload cap) ` +
+        `to ${MAX_MB}, e.g. ${DEFAULT_UNVERIFIED_BYTES / MB} (got "${raw}")`,
     ]);
   }
   return { maxUnverifiedBytes: mb * MB };

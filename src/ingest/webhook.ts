@@ -215,7 +215,8 @@ async function store(
   } catch (err) {
     deps.log.error(
       { delivery: deliveryId, event, err: String(err) },
-      "webhook NOT stored: database unavailable; answered 503 so GitHub marks it failed — redeliver it once the database is back",
+      "webhook NOT stored: database unavailable; answered 503 so " +
+        "GitHub marks it failed — redeliver it once the database is back",
     );
     sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
     return;

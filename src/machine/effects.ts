@@ -53,7 +53,10 @@ export type EffectSpec = {
     runId?: string;
     /** Not performed before this time (a debounced effect); unset: as soon as the executor gets to it. */
     at?: Date;
-    /** The repository's effect, not the task's (the fleet issue): recorded without a task, so no task lists it or pays for its calls. */
+    /**
+     * The repository's effect, not the task's (the fleet issue): recorded
+     * without a task, so no task lists it or pays for its calls.
+     */
     repoWide?: true;
   };
 }[EffectKind];
@@ -83,7 +86,10 @@ export function describeEffect(e: EffectSpec): string {
     case "delete-branch":
       return `delete branch ${e.payload.branch} (only if it holds no commits ahead and no PR)`;
     case "delete-merged-branch":
-      return `delete branch ${e.payload.branch} of merged pull request #${e.payload.pr} (only while it is still at the merged head)`;
+      return (
+        `delete branch ${e.payload.branch} of merged pull request ` +
+        `#${e.payload.pr} (only while it is still at the merged head)`
+      );
     case "create-pull":
       return `open a pull request from ${e.payload.branch} for #${e.payload.issue} (only if its head checks are green)`;
     case "rerun-failed-jobs":
@@ -95,7 +101,11 @@ export function describeEffect(e: EffectSpec): string {
     case "dispatch":
       return `dispatch workflow ${e.payload.workflow}@${e.payload.ref} for run ${e.payload.inputs["run"] ?? "?"}`;
     case "check-run":
-      return `update the Orchestra check run on ${e.payload.headSha.slice(0, 12)} (pull request #${e.payload.prNumber})`;
+      return (
+        `update the Orchestra check run ` +
+        `on ${e.payload.headSha.slice(0, 12)} ` +
+        `(pull request #${e.payload.prNumber})`
+      );
     case "fleet-issue":
       return `bring the "Orchestra fleet" issue of ${e.payload.repo} up to date (create it if there is none)`;
   }

@@ -64,7 +64,10 @@ export type TaskEvent =
   | { kind: "queue-label"; actor: string; issue: IssueFact }
   | { kind: "queue-label-untrusted"; actor: string; why: string; deliveryId: string }
   | { kind: "queue-label-removed"; actor: string }
-  /** Any other change to an agent:* label by someone not trusted (an untrusted queue label added is `queue-label-untrusted`). */
+  /**
+   * Any other change to an agent:* label by someone not trusted
+   * (an untrusted queue label added is `queue-label-untrusted`).
+   */
   | {
       kind: "label-untrusted";
       actor: string;
@@ -133,7 +136,10 @@ export type TaskEvent =
       kind: "command";
       command: CommandName;
       author: string;
-      /** The comment that carried it; null for an operator's command through the API or CLI (no reactions, no reply: the caller gets the answer). */
+      /**
+       * The comment that carried it; null for an operator's command through
+       * the API or CLI (no reactions, no reply: the caller gets the answer).
+       */
       commentId: number | null;
       phase?: string;
       /** verify: the head of the task's branch or PR it signs off. */
@@ -165,7 +171,10 @@ export type TaskEvent =
   /** The App was uninstalled or suspended, or the repository removed from the installation. */
   | { kind: "installation-removed"; why: string }
   // --- operator surfaces
-  /** The repository's fleet issue should catch up (reconcile, or the issue was deleted, transferred or reopened); raised for issue 0. */
+  /**
+   * The repository's fleet issue should catch up (reconcile, or the
+   * issue was deleted, transferred or reopened); raised for issue 0.
+   */
   | { kind: "fleet-refresh"; why: string };
 
 export type EventKind = TaskEvent["kind"];

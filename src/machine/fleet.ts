@@ -23,7 +23,10 @@ export interface FleetWindow {
   end: Date;
 }
 
-/** The window `now` falls in: windows of `windowMs` (at least a second) from the Unix epoch, start included, end excluded. */
+/**
+ * The window `now` falls in: windows of `windowMs` (at least a
+ * second) from the Unix epoch, start included, end excluded.
+ */
 export function fleetWindow(now: Date, windowMs: number): FleetWindow {
   const ms = Math.max(1_000, Math.floor(windowMs));
   const start = Math.floor(now.getTime() / ms) * ms;

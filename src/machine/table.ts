@@ -86,7 +86,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "queue-label-untrusted": "anyone else adds it (reply at most once per person, issue and UTC day)",
   "queue-label-removed": "a trusted person removes the queue label (`issues.unlabeled`)",
   "label-untrusted":
-    "anyone else removes the queue label, or adds or removes another agent:* label (undone; reply at most once per person, issue and UTC day)",
+    "anyone else removes the queue label, or adds or removes another " +
+    "agent:* label (undone; reply at most once per person, issue and UTC day)",
   "issue-closed": "`issues.closed`",
   "config-invalid": "a label change in a repository whose `.github/orchestra.yml` is invalid",
   claim: "a worker's claim, or the dispatcher in dispatch mode",
@@ -125,7 +126,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "sub-issues-closed": "reconciliation or `sub_issues`: every sub-issue of a failed parent is closed",
   "installation-removed": "`installation.deleted`/`suspend`, or the repository removed from the installation",
   "fleet-refresh":
-    "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",
+    "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, " +
+    "or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",
 };
 
 export function decide(ctx: Context, e: TaskEvent): Decision {

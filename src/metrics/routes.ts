@@ -30,7 +30,10 @@ export function metricsRoutes(
   });
 }
 
-/** The metrics room as the app wires it: the registry, the table gauges, the route, and the sweep staleness `/ready` reads. */
+/**
+ * The metrics room as the app wires it: the registry, the table
+ * gauges, the route, and the sweep staleness `/ready` reads.
+ */
 export function metricsRoom(deps: {
   api: Router;
   database: Database;

@@ -56,7 +56,10 @@ export function isFailed(c: CheckFact): boolean {
   return c.status === "completed" && c.conclusion !== null && !GREEN.has(c.conclusion);
 }
 
-/** Why a failed check is infrastructure ("conclusion …", "output matches <family>: <line>"), or null. `extra`: the repository's infraPatterns. */
+/**
+ * Why a failed check is infrastructure ("conclusion …", "output matches
+ * <family>: <line>"), or null. `extra`: the repository's infraPatterns.
+ */
 export function infraReason(c: CheckFact, extra: RegExp[] = []): string | null {
   if (c.conclusion !== null && INFRA_CONCLUSIONS.has(c.conclusion)) return `conclusion ${c.conclusion}`;
   const hit = infraMatch(outputText(c), extra);
@@ -151,7 +154,8 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
     if (f.run.dirty)
       return unknown(
         context,
-        "the worker reported uncommitted changes but GitHub shows no commits ahead: nothing here to recover mechanically",
+        "the worker reported uncommitted changes but GitHub shows " +
+          "no commits ahead: nothing here to recover mechanically",
       );
     const where = f.branch ? `branch ${f.branch.name} has no commits ahead of the base` : "no branch on GitHub";
     if (!expired && f.run.exitCode === 0) {

@@ -40,8 +40,10 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     scope: "runner",
     patterns: [/^The runner has received a shutdown signal\b/],
     samples: [
-      "2023-02-09T20:11:49.9484027Z ##[error]The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.",
-      "The runner has received a shutdown signal. This can happen when the runner service is stopped, or a manually started runner is canceled.",
+      "2023-02-09T20:11:49.9484027Z ##[error]The runner has received a shutdown signal. " +
+        "This can happen when the runner service is stopped, or a manually started runner is canceled.",
+      "The runner has received a shutdown signal. This can happen when the " +
+        "runner service is stopped, or a manually started runner is canceled.",
     ],
   },
   // GitHub Actions service, when a runner stops renewing its job: hosted VM starved or gone, self-hosted host down.
@@ -53,10 +55,18 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     scope: "runner",
     patterns: [/^The (?:self-hosted|hosted) runner(?::.*?)? lost communication with the server\b/],
     samples: [
-      "The self-hosted runner: 04922ab0a5cde170c99dee4153a188a070226aa0 lost communication with the server. Verify the machine is running and has a healthy network connection. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.",
-      "The hosted runner: GitHub Actions 9 lost communication with the server. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.",
-      "The hosted runner lost communication with the server. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.",
-      "The self-hosted runner: lost communication with the server. Verify the machine is running and has a healthy network connection. Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.",
+      "The self-hosted runner: 04922ab0a5cde170c99dee4153a188a070226aa0 lost communication with the server. " +
+        "Verify the machine is running and has a healthy network connection. " +
+        "Anything in your workflow that terminates the runner process, starves it for CPU/Memory, " +
+        "or blocks its network access can cause this error.",
+      "The hosted runner: GitHub Actions 9 lost communication with the server. " +
+        "Anything in your workflow that terminates the runner process, starves it for CPU/Memory, " +
+        "or blocks its network access can cause this error.",
+      "The hosted runner lost communication with the server. Anything in your workflow that terminates " +
+        "the runner process, starves it for CPU/Memory, or blocks its network access can cause this error.",
+      "The self-hosted runner: lost communication with the server. Verify the machine is running " +
+        "and has a healthy network connection. Anything in your workflow that terminates the runner process, " +
+        "starves it for CPU/Memory, or blocks its network access can cause this error.",
     ],
   },
   // Hosted runner provisioning (GitHub Actions and Azure Pipelines share it): the VM never came up or was taken away.
@@ -112,9 +122,11 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     ],
     samples: [
       "Error: Process completed with exit code 137.",
-      "Out of memory: Killed process 362 (node) total-vm:22457500kB, anon-rss:691864kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:19376kB oom_score_adj:0",
+      "Out of memory: Killed process 362 (node) total-vm:22457500kB, anon-rss:691864kB, " +
+        "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:19376kB oom_score_adj:0",
       "[1262320.621442] Out of memory: Kill process 23983 (robonomics) score 844 or sacrifice child",
-      "/home/runner/work/_temp/3996971a-eb39-4aaf-91b7-d4ed401873fb.sh: line 1:  1619 Killed                  python gene_hints/gene_hints.py",
+      "/home/runner/work/_temp/3996971a-eb39-4aaf-91b7-d4ed401873fb.sh: " +
+        "line 1:  1619 Killed                  python gene_hints/gene_hints.py",
     ],
   },
   // GitHub Actions runner (.NET) failing to write its own diagnostic log: the runner's disk is full.
@@ -129,9 +141,12 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       /^No space left on device : '[^']+'$/,
     ],
     samples: [
-      "System.IO.IOException: No space left on device : '/home/runner/runners/2.319.1/_diag/Worker_20240929-071716-utc.log'",
-      "Unhandled exception. System.IO.IOException: No space left on device : '/actions-runner/_diag/Runner_20220913-135355-utc.log'",
-      "Error: 23-07-26T15:43:03.7046912Z ##[error]No space left on device : '/home/runner/runners/2.306.0/_diag/pages/ff19b11a-bf94-41ea-b14f-e1a6042dfd23_210bfe07-8b4d-5520-d98c-37a82dddc51d_1.log'",
+      "System.IO.IOException: No space left on device : " +
+        "'/home/runner/runners/2.319.1/_diag/Worker_20240929-071716-utc.log'",
+      "Unhandled exception. System.IO.IOException: No space left on device : " +
+        "'/actions-runner/_diag/Runner_20220913-135355-utc.log'",
+      "Error: 23-07-26T15:43:03.7046912Z ##[error]No space left on device : '/home/runner/runners/2.306.0/" +
+        "_diag/pages/ff19b11a-bf94-41ea-b14f-e1a6042dfd23_210bfe07-8b4d-5520-d98c-37a82dddc51d_1.log'",
     ],
   },
   // npm, pip and Docker/BuildKit reporting ENOSPC while installing or unpacking.
@@ -153,9 +168,12 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "npm ERR! nospc ENOSPC: no space left on device, write",
       "npm WARN tar ENOSPC: no space left on device, write",
       "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device",
-      "docker: failed to register layer: write /usr/local/gcc13/libexec/gcc/x86_64-pc-linux-gnu/13.2.0/f951: no space left on device",
-      "Error response from daemon: write /var/lib/docker/tmp/docker-export-122249911/afb84dc4c4395339966/layer.tar: no space left on device",
-      "#55 ERROR: write /usr/local/rustup/toolchains/nightly-2023-01-23-x86_64-unknown-linux-gnu/lib/rustlib/x86_64-unknown-linux-gnu/lib/librustc_macros-1f5c22ed96efe43a.so: no space left on device",
+      "docker: failed to register layer: " +
+        "write /usr/local/gcc13/libexec/gcc/x86_64-pc-linux-gnu/13.2.0/f951: no space left on device",
+      "Error response from daemon: " +
+        "write /var/lib/docker/tmp/docker-export-122249911/afb84dc4c4395339966/layer.tar: no space left on device",
+      "#55 ERROR: write /usr/local/rustup/toolchains/nightly-2023-01-23-x86_64-unknown-linux-gnu/lib/" +
+        "rustlib/x86_64-unknown-linux-gnu/lib/librustc_macros-1f5c22ed96efe43a.so: no space left on device",
     ],
   },
   // npm, yarn v1 and curl on a connection reset or timed out mid-transfer.
@@ -183,7 +201,8 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "npm ERR! network Invalid response body while trying to fetch https://registry.npmjs.org/@types%2fnode: aborted",
       'error An unexpected error occurred: "https://registry.yarnpkg.com/rxjs/-/rxjs-7.1.0.tgz: ESOCKETTIMEDOUT".',
       'error An unexpected error occurred: "http://10.53.82.173:4141/typescript: ETIMEDOUT".',
-      "  0     0    0     0    0     0      0      0 --:--:--  0:01:10 --:--:--     0curl: (56) Recv failure: Connection reset by peer",
+      "  0     0    0     0    0     0      0      0 --:--:--  0:01:10 " +
+        "--:--:--     0curl: (56) Recv failure: Connection reset by peer",
       "curl: (56) OpenSSL SSL_read: Connection reset by peer, errno 104",
     ],
   },
@@ -239,12 +258,14 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "error Error: getaddrinfo EAI_AGAIN registry.npmjs.org",
       "##[error]fatal: unable to access 'https://github.com/racket/racket/': Could not resolve host: github.com",
       "fatal: unable to access 'https://github.com/companyname/project.git/': Could not resolve host: github.com",
-      "Resolving vm-118-138-240-228.erc.monash.edu.au (vm-118-138-240-228.erc.monash.edu.au)... failed: Temporary failure in name resolution.",
+      "Resolving vm-118-138-240-228.erc.monash.edu.au (vm-118-138-240-228.erc.monash.edu.au)... " +
+        "failed: Temporary failure in name resolution.",
       "  Temporary failure resolving 'deb.debian.org'",
       "W: Failed to fetch http://deb.debian.org/debian/dists/unstable/InRelease  Temporary failure resolving 'deb.debian.org'",
     ],
   },
-  // A registry, git host, proxy or Docker registry answering 5xx, as npm, yarn, git, curl, Docker and BuildKit print it.
+  // A registry, git host, proxy or Docker registry answering
+  // 5xx, as npm, yarn, git, curl, Docker and BuildKit print it.
   // https://github.com/npm/registry-issue-archive/issues/388 · https://github.com/npm/cli/issues/1302 · https://github.com/mikaelbr/node-notifier/issues/443
   // https://github.com/zephyrproject-rtos/zephyr/issues/83212 · https://github.com/scm-manager/scm-manager/issues/999
   // https://github.com/P3TERX/Actions-OpenWrt/issues/313 · https://github.com/ChatSecure/ChatSecure-iOS/issues/488 · https://github.com/nadoo/glider/issues/408
@@ -260,7 +281,8 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       /^error: RPC failed; HTTP 5\d\d curl 22 The requested URL returned error: 5\d\d\b/,
       /^fatal: unable to access '[^']*': The requested URL returned error: 5\d\d$/,
       new RegExp(
-        String.raw`^(?:${CURL} \(56\) |fatal: unable to access '[^']*': )Received HTTP code 5\d\d from proxy after CONNECT$`,
+        String.raw`^(?:${CURL} \(56\) |fatal: unable to access '[^']*': )` +
+          String.raw`Received HTTP code 5\d\d from proxy after CONNECT$`,
       ),
       /\breceived unexpected HTTP status: 5\d\d\b/,
       /\bfailed to solve: .*\bunexpected status: 5\d\d\b/,
@@ -273,11 +295,13 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "error: RPC failed; HTTP 503 curl 22 The requested URL returned error: 503",
       "error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502 Proxy Error",
       "Error: fatal: unable to access 'https://github.com/***/openwrt/': The requested URL returned error: 500",
-      "  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0curl: (56) Received HTTP code 503 from proxy after CONNECT",
+      "  0     0    0     0    0     0      0      0 --:--:-- --:--:-- " +
+        "--:--:--     0curl: (56) Received HTTP code 503 from proxy after CONNECT",
       "curl: (56) Received HTTP code 502 from proxy after CONNECT",
       'ERROR: failed to build: Error response from daemon: Head "https://registry-1.docker.io/v2/moby/buildkit/manifests/buildx-stable-1": received unexpected HTTP status: 503 Service Unavailable',
       "Get https://registry-1.docker.io/v2/library/ubuntu/manifests/14.04: received unexpected HTTP status: 503 Service Unavailable",
-      "buildx call failed with: error: failed to solve: rpc error: code = Unknown desc = unexpected status: 503 Service Unavailable",
+      "buildx call failed with: error: failed to solve: rpc error: " +
+        "code = Unknown desc = unexpected status: 503 Service Unavailable",
     ],
   },
   // Registries throttling: npm 429, the GitHub API (actions calling it with GITHUB_TOKEN), Docker Hub's pull limit.
@@ -298,7 +322,8 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "npm ERR! 429 Too Many Requests - GET https://registry.npmjs.org/aws4",
       "Error: API rate limit exceeded for installation ID 8440595",
       "Error: init action failed: HttpError: API rate limit exceeded for installation ID 7125406",
-      "Error: API rate limit exceeded for 52.160.111.19. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)",
+      "Error: API rate limit exceeded for 52.160.111.19. (But here's the good news: " +
+        "Authenticated requests get a higher rate limit. Check out the documentation for more details.)",
       "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
       "Error: ERROR: Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
     ],

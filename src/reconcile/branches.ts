@@ -35,7 +35,9 @@ export function branchVerdict(
   if (days < staleDays) return { stale: false, why: `last commit ${Math.floor(days)} day(s) ago` };
   return {
     stale: true,
-    why: `no task, no pull request, last commit ${Math.floor(days)} days ago; review and delete it by hand if its commits are not needed`,
+    why:
+      `no task, no pull request, last commit ${Math.floor(days)} days ago; ` +
+      `review and delete it by hand if its commits are not needed`,
   };
 }
 

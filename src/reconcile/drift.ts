@@ -151,12 +151,15 @@ export class Reconciler {
     return counts;
   }
 
-  /** One repository: read its labelled issues (all pages, or nothing is decided), then raise one event per difference. */
+  /**
+   * One repository: read its labelled issues (all pages, or nothing is decided), then raise one event per difference.
+   */
   async repo(installationId: number, repo: string, counts: ReconcileCounts, github?: ReconcileGitHub): Promise<void> {
     const cfg = await this.deps.configs.get(installationId, repo);
     if (!cfg.ok) return;
     const config = cfg.config;
-    // The fleet issue catches up on what no task change told it (pauses, gates, lease times); debounced like any change.
+    // The fleet issue catches up on what no task change told it
+    // (pauses, gates, lease times); debounced like any change.
     if (config.fleetIssue)
       await this.deps.tasks.raise(
         { subject: { installationId, repo, issue: 0 } },

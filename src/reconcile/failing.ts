@@ -94,8 +94,10 @@ export class FailureStreaks {
       const s = streaks[scope]!;
       this.log.error(
         { scope, since: s.since, runs: s.runs, err: s.error },
-        `reconcile: ${scope} could not be read in ${s.runs} runs since ${s.since}; its labels and tasks are not being repaired. ` +
-          "Check the App's installation and its permissions there, and GitHub's status; this is said once until it recovers",
+        `reconcile: ${scope} could not be read in ${s.runs} runs since ${s.since}; ` +
+          `its labels and tasks are not being repaired. ` +
+          "Check the App's installation and its permissions there, " +
+          "and GitHub's status; this is said once until it recovers",
       );
       await this.db.sweepReport.create({
         data: {

@@ -142,7 +142,9 @@ export async function prune(
       counts[t.kind] = Number(rows[0]?.["n"] ?? 0);
       continue;
     }
-    const sql = `DELETE FROM "${t.table}" WHERE "${t.pk}" IN (SELECT "${t.pk}" FROM "${t.table}" WHERE ${t.where} ORDER BY "${t.pk}" LIMIT ${batch}) AND ${t.where}`;
+    const sql =
+      `DELETE FROM "${t.table}" WHERE "${t.pk}" IN ` +
+      `(SELECT "${t.pk}" FROM "${t.table}" WHERE ${t.where} ORDER BY "${t.pk}" LIMIT ${batch}) AND ${t.where}`;
     for (let i = 0; ; i++) {
       if (i >= maxBatches) {
         complete = false;

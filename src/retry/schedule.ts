@@ -110,7 +110,9 @@ export function retryDecision(input: RetryInput): RetryDecision {
     return {
       park: true,
       firstFailedAt,
-      why: `${DESCRIBED[failure.class]} for ${durationText(tried)}: ${attempts} ${plural}, and the retry window is ${durationText(policy.windowMs)}`,
+      why:
+        `${DESCRIBED[failure.class]} for ${durationText(tried)}: ${attempts} ${plural}, ` +
+        `and the retry window is ${durationText(policy.windowMs)}`,
     };
   }
   let at = now.getTime() + backoffMs(attempts, policy, input.random);

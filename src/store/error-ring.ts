@@ -12,7 +12,9 @@ export interface ErrorEntry {
   /** How many times in a row this error was seen; `at` is the latest. */
   count?: number;
   firstAt?: string;
-  /** Start of the failure window the entry belongs to (effects, whose row has no column for it; see retry/schedule.ts). */
+  /**
+   * Start of the failure window the entry belongs to (effects, whose row has no column for it; see retry/schedule.ts).
+   */
   windowFrom?: string;
 }
 

@@ -48,7 +48,8 @@ const BOOKKEEPING: Record<Database["provider"], string> = {
   sqlite: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
     "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,
-    "started_at" DATETIME NOT NULL DEFAULT current_timestamp, "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`,
+    "started_at" DATETIME NOT NULL DEFAULT current_timestamp,\
+ "applied_steps_count" INTEGER UNSIGNED NOT NULL DEFAULT 0)`,
   postgresql: `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
     "id" VARCHAR(36) PRIMARY KEY NOT NULL, "checksum" VARCHAR(64) NOT NULL, "finished_at" TIMESTAMPTZ,
     "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
@@ -100,7 +101,8 @@ export async function migrate(
       }
       if (row)
         throw new Error(
-          `migration ${m.name} started earlier and never finished; inspect the database, then delete its row from _prisma_migrations`,
+          `migration ${m.name} started earlier and never finished; ` +
+            `inspect the database, then delete its row from _prisma_migrations`,
         );
       log(`applying migration ${m.name}`);
       const steps = statements(m.sql);
@@ -108,7 +110,8 @@ export async function migrate(
       const now = new Date().toISOString();
       const marks = provider === "sqlite" ? "?,?,?,?,NULL,?,?" : "$1,$2,$3,$4,NULL,$5,$6";
       await tx.$executeRawUnsafe(
-        `INSERT INTO "_prisma_migrations" ("id","checksum","finished_at","migration_name","logs","started_at","applied_steps_count") VALUES (${marks})`,
+        `INSERT INTO "_prisma_migrations" ("id","checksum","finished_at",` +
+          `"migration_name","logs","started_at","applied_steps_count") VALUES (${marks})`,
         ...(provider === "sqlite"
           ? [randomUUID(), m.checksum, now, m.name, now, steps.length]
           : [randomUUID(), m.checksum, new Date(now), m.name, new Date(now), steps.length]),

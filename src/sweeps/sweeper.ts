@@ -54,7 +54,9 @@ export interface SweeperDeps {
   questions: Pick<Questions, "sweep">;
   /** Drift repair: compares GitHub's agent labels with the tasks when due (optional). */
   reconcile?: { sweep(held: ReadonlySet<number>): Promise<ReconcileCounts | null> };
-  /** Missed deliveries (src/reconcile/deliveries.ts), swept at most every `deliveriesEveryMs` (default 60 s) of `clock`. */
+  /**
+   * Missed deliveries (src/reconcile/deliveries.ts), swept at most every `deliveriesEveryMs` (default 60 s) of `clock`.
+   */
   deliveries?: { sweep(): Promise<DeliveriesReport> };
   deliveriesEveryMs?: number;
   /** Retention: prunes old rows when due (optional). */

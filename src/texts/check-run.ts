@@ -54,9 +54,11 @@ export function renderCheckRun(
   const done = task.state === "done";
   const title = done
     ? `Done: merged as ${receipt?.mergeSha.slice(0, 12) ?? "(merge)"}`
-    : `Task ${task.state}, attempt ${task.attempt}${task.continuation ? `, continuation ${task.continuation.kind}` : ""}`;
+    : `Task ${task.state}, ` +
+      `attempt ${task.attempt}${task.continuation ? `, continuation ${task.continuation.kind}` : ""}`;
   const lines = [
-    `Issue #${task.issue} is managed by Orchestra (task \`${task.id}\`). State: **${task.state}**, attempt ${task.attempt}.`,
+    `Issue #${task.issue} is managed by Orchestra (task \`${task.id}\`). ` +
+      `State: **${task.state}**, attempt ${task.attempt}.`,
     "",
     "| attempt | run | ended | class | recovery | why |",
     "| --- | --- | --- | --- | --- | --- |",
@@ -70,12 +72,14 @@ export function renderCheckRun(
   if (task.continuation && !done)
     lines.push(
       "",
-      `Waiting on continuation **${task.continuation.kind}**${task.continuation.reason ? `: ${task.continuation.reason}` : ""}.`,
+      `Waiting on continuation ` +
+        `**${task.continuation.kind}**${task.continuation.reason ? `: ${task.continuation.reason}` : ""}.`,
     );
   if (receipt)
     lines.push(
       "",
-      `Completion receipt: merged as \`${receipt.mergeSha}\`${receipt.runId ? `, submitted by run \`${receipt.runId}\`` : ""}.`,
+      `Completion receipt: ` +
+        `merged as \`${receipt.mergeSha}\`${receipt.runId ? `, submitted by run \`${receipt.runId}\`` : ""}.`,
     );
   // Cut to GitHub's limit where it is sent (effects/perform.ts), like every comment.
   const summary = lines.join("\n");

@@ -15,7 +15,11 @@ const quote = (text: string) => `> ${text.split("\n").join("\n> ")}`;
 
 export const texts = {
   untrustedQueue(actor: string, labels: Labels, minPermission: string, why: string): string {
-    return `@${actor} the \`${labels.queued}\` label was removed: only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can queue work for agents (${why}). Ask a maintainer to add the label.${ONCE_A_DAY}`;
+    return (
+      `@${actor} the \`${labels.queued}\` label was removed: only people with ${minPermission} ` +
+      `permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) ` +
+      `can queue work for agents (${why}). Ask a maintainer to add the label.${ONCE_A_DAY}`
+    );
   },
 
   /** An untrusted change to one of Orchestra's labels, undone. */
@@ -27,31 +31,66 @@ export const texts = {
     why: string,
   ): string {
     const undone = change === "removed" ? `was put back` : `was removed again`;
-    return `@${actor} the \`${label}\` label ${undone}: Orchestra's labels show what it is doing with this issue, and only people with ${minPermission} permission or higher on this repository (or listed in \`trust.users\` in \`.github/orchestra.yml\`) can change them (${why}). To have the task changed, ask a maintainer (\`orchestra help\` lists the commands).${ONCE_A_DAY}`;
+    return (
+      `@${actor} the \`${label}\` label ${undone}: Orchestra's labels show what it is doing with this issue, ` +
+      `and only people with ${minPermission} permission or higher on this repository (or listed ` +
+      `in \`trust.users\` in \`.github/orchestra.yml\`) can change them (${why}). ` +
+      `To have the task changed, ask a maintainer (\`orchestra help\` lists the commands).${ONCE_A_DAY}`
+    );
   },
 
   badConfig(problems: string[]): string {
-    return `Orchestra is paused for this repository: \`.github/orchestra.yml\` is invalid.\n\n${problems.map((p) => `- ${p}`).join("\n")}\n\nFix the file on the default branch; the next label change is handled with the corrected configuration.`;
+    return (
+      `Orchestra is paused for this repository: \`.github/orchestra.yml\` is invalid.\n\n` +
+      `${problems.map((p) => `- ${p}`).join("\n")}\n\n` +
+      `Fix the file on the default branch; the next label change is handled with the corrected configuration.`
+    );
   },
 
   attemptsSpent(attempts: number, lines: string[], labels: Labels): string {
-    return `Agents made ${attempts} attempts at this issue without producing a pull request, so it is marked \`${labels.failed}\`.\n\n${lines.join("\n")}\n\nTo try again, remove \`${labels.failed}\` and add \`${labels.queued}\`.`;
+    return (
+      `Agents made ${attempts} attempts at this issue without producing a pull request, ` +
+      `so it is marked \`${labels.failed}\`.\n\n${lines.join("\n")}\n\n` +
+      `To try again, remove \`${labels.failed}\` and add \`${labels.queued}\`.`
+    );
   },
 
   prClosed(prNumber: number, labels: Labels): string {
-    return `Pull request #${prNumber} was closed without merging, so this task is now blocked. To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
+    return (
+      `Pull request #${prNumber} was closed without merging, so this task is now blocked. ` +
+      `To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`
+    );
   },
 
   driftRestored(found: string[], want: string | null, state: string): string {
-    return `The agent labels on this issue were changed by hand (${found.length ? found.map((l) => `\`${l}\``).join(", ") : "none"}); Orchestra put back ${want ? `\`${want}\`` : "no label"}, because the task is ${state}. The labels show what Orchestra is doing, so they follow the task: to change the task, comment \`orchestra hold\`, \`orchestra retry\`, \`orchestra resume\` or \`orchestra cancel\` (\`orchestra help\` lists them).`;
+    return (
+      `The agent labels on this issue were changed by hand ` +
+      `(${found.length ? found.map((l) => `\`${l}\``).join(", ") : "none"}); ` +
+      `Orchestra put back ${want ? `\`${want}\`` : "no label"}, because the task is ${state}. ` +
+      `The labels show what Orchestra is doing, so they follow the task: ` +
+      `to change the task, comment \`orchestra hold\`, \`orchestra retry\`, \`orchestra resume\` ` +
+      `or \`orchestra cancel\` (\`orchestra help\` lists them).`
+    );
   },
 
   superseded(subIssues: string[]): string {
-    return `Every sub-issue of this issue is closed (${subIssues.join(", ")}), so the agents' failure here no longer stands in the way: Orchestra removed its label and considers the task done. If the sub-issues cover everything this issue asked for, close it.`;
+    return (
+      `Every sub-issue of this issue is closed (${subIssues.join(", ")}), so the agents' ` +
+      `failure here no longer stands in the way: Orchestra removed its label and considers ` +
+      `the task done. If the sub-issues cover everything this issue asked for, close it.`
+    );
   },
 
   breakerOpened(repo: string, klass: string, runs: string[], until: Date): string {
-    return `Orchestra stopped claiming work in ${repo}: ${runs.length} runs in a row ended \`${klass}\`, which usually means something outside the agents is broken (a provider outage, a broken runner, a bad base branch).\n\nRuns: ${runs.map((r) => `\`${r}\``).join(", ")}\n\nClaims resume at ${until.toISOString()} with one probe run; if it ends \`${klass}\` again the pause starts over, otherwise claiming goes back to normal. Queued tasks show \`waitingFor: breaker\` in the operator API meanwhile. Runs that died of infrastructure failures did not use up their tasks' attempts.`;
+    return (
+      `Orchestra stopped claiming work in ${repo}: ${runs.length} runs in a row ended \`${klass}\`, ` +
+      `which usually means something outside the agents is broken (a provider outage, a broken runner, ` +
+      `a bad base branch).\n\nRuns: ${runs.map((r) => `\`${r}\``).join(", ")}\n\n` +
+      `Claims resume at ${until.toISOString()} with one probe run; ` +
+      `if it ends \`${klass}\` again the pause starts over, otherwise claiming goes back to normal. ` +
+      `Queued tasks show \`waitingFor: breaker\` in the operator API meanwhile. ` +
+      `Runs that died of infrastructure failures did not use up their tasks' attempts.`
+    );
   },
 
   dispatchRefused(message: string, workflow: string, ref: string): string {
@@ -59,21 +98,33 @@ export const texts = {
   },
 
   question(attempt: number, question: string, labels: Labels): string {
-    return `The agent working on this issue (attempt ${attempt}) has a question and stopped:\n\n${quote(question)}\n\nAnswer in a comment, then remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent continue.`;
+    return (
+      `The agent working on this issue (attempt ${attempt}) has a question and stopped:\n\n${quote(question)}\n\n` +
+      `Answer in a comment, then remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent continue.`
+    );
   },
 
   questionExpired(question: string, labels: Labels): string {
-    return `Nobody answered this question from the agent within 7 days, so it expired:\n\n${quote(question)}\n\nThe task stays \`${labels.blocked}\`. Answer in a comment and add \`${labels.queued}\` to let an agent continue, or close the issue.`;
+    return (
+      `Nobody answered this question from the agent within 7 days, so it expired:\n\n${quote(question)}\n\n` +
+      `The task stays \`${labels.blocked}\`. ` +
+      `Answer in a comment and add \`${labels.queued}\` to let an agent continue, or close the issue.`
+    );
   },
 
   blockedHalfDone(attempts: number, branch: string, why: string, labels: Labels): string {
-    return `Agents made ${attempts} attempts at this issue. The branch \`${branch}\` has unfinished work (${why}), so it is kept and the task is \`${labels.blocked}\`. Finish it by hand, or remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent resume it with a fresh attempt budget.`;
+    return (
+      `Agents made ${attempts} attempts at this issue. The branch \`${branch}\` has unfinished work (${why}), ` +
+      `so it is kept and the task is \`${labels.blocked}\`. Finish it by hand, or remove \`${labels.blocked}\` ` +
+      `and add \`${labels.queued}\` to let an agent resume it with a fresh attempt budget.`
+    );
   },
 
   escalation(runId: string, attempt: number, klass: string, evidence: Record<string, unknown>, labels: Labels): string {
     const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
     return [
-      `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ended as **${klass}**: ${textOf(evidence["why"] ?? "")}.`,
+      `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ` +
+        `ended as **${klass}**: ${textOf(evidence["why"] ?? "")}.`,
       ...(calls.length ? ["", `Last tool calls: ${calls.map((c) => `\`${c}\``).join(" → ")}`] : []),
       "",
       "<details><summary>Evidence</summary>",
@@ -83,17 +134,28 @@ export const texts = {
       "```",
       "</details>",
       "",
-      `What you can do: fix what stopped the agent (or answer it in a comment), then remove \`${labels.blocked}\` and add \`${labels.queued}\` to queue the issue again; or close the issue.`,
+      `What you can do: fix what stopped the agent (or answer it in a comment), then remove ` +
+        `\`${labels.blocked}\` and add \`${labels.queued}\` to queue the issue again; or close the issue.`,
     ].join("\n");
   },
 
   budgetSpent(spentUsd: number, budgetUsd: number, runs: number, labels: Labels): string {
-    return `This task has used $${spentUsd.toFixed(2)} of model spend over ${runs} run(s), reaching its budget of $${budgetUsd.toFixed(2)} (\`limits.maxCostUsd\`), so Orchestra stopped re-queueing it and marked it \`${labels.blocked}\`. Look at the runs in Orchestra's task view; to continue anyway, raise the budget in \`.github/orchestra.yml\` or remove \`${labels.blocked}\` and add \`${labels.queued}\`.`;
+    return (
+      `This task has used $${spentUsd.toFixed(2)} of model spend over ${runs} run(s), reaching its budget ` +
+      `of $${budgetUsd.toFixed(2)} (\`limits.maxCostUsd\`), so Orchestra stopped re-queueing it and marked ` +
+      `it \`${labels.blocked}\`. Look at the runs in Orchestra's task view; to continue anyway, ` +
+      `raise the budget in \`.github/orchestra.yml\` or remove \`${labels.blocked}\` and add \`${labels.queued}\`.`
+    );
   },
 
   /** The body of a pull request Orchestra opens for a run that committed its work but opened none. */
   publishedPull(issue: number, runId: string, attempt: number, headSha: string | null): string {
-    return `Closes #${issue}\n\nOpened by Orchestra from run ${runId} (attempt ${attempt}): the agent committed this work and exited without opening a pull request. Its head checks were green${headSha ? ` at ${headSha.slice(0, 12)}` : ""}, and were checked again right before this pull request was opened.`;
+    return (
+      `Closes #${issue}\n\nOpened by Orchestra from run ${runId} (attempt ${attempt}): ` +
+      `the agent committed this work and exited without opening a pull request. ` +
+      `Its head checks were green${headSha ? ` at ${headSha.slice(0, 12)}` : ""}, ` +
+      `and were checked again right before this pull request was opened.`
+    );
   },
 
   commandRefused(command: string, why: string, instead: string): string {

@@ -21,7 +21,9 @@ const FENCE = /^\s*(```|~~~)/;
  */
 export function fitted(text: string, limit: number, fullTextAt: string): string {
   if (text.length <= limit) return text;
-  const note = `\n\n---\n**Truncated:** this text was ${text.length.toLocaleString("en-US")} characters, over GitHub's limit of ${limit.toLocaleString("en-US")}; the full text is ${fullTextAt}.`;
+  const note =
+    `\n\n---\n**Truncated:** this text was ${text.length.toLocaleString("en-US")} characters, ` +
+    `over GitHub's limit of ${limit.toLocaleString("en-US")}; the full text is ${fullTextAt}.`;
   // Room for the note and for closing whatever the cut leaves open (at most a fence and a few </details>).
   let room = limit - note.length;
   for (;;) {

@@ -75,7 +75,10 @@ export interface FleetOverview {
 export const QUEUE_SHOWN = 25;
 /** Queued tasks read, in claim order, to fill each repository's shown ones. */
 export const QUEUE_READ = 1000;
-/** How many tasks each of the leases, blocked and failed lists shows (the most urgent or recent first); the rest are counted. */
+/**
+ * How many tasks each of the leases, blocked and failed lists
+ * shows (the most urgent or recent first); the rest are counted.
+ */
 export const LISTED = 100;
 
 /** What the queue shows of a task and what its gates are decided on (not its body). */

@@ -28,7 +28,8 @@ export class FleetWebhooks {
     await this.refresh(
       ctx.installationId,
       repo,
-      `#${p.issue.number} was ${ctx.action === "transferred" ? "transferred away" : "deleted"}: a new fleet issue is opened`,
+      `#${p.issue.number} was ${ctx.action === "transferred" ? "transferred away" : "deleted"}: ` +
+        `a new fleet issue is opened`,
     );
   }
 

@@ -56,7 +56,8 @@ export class IssueHandlers {
     const { counters } = this.deps;
     const actor = actorOf(p.sender);
     if (ctx.installationId === null) return counters.bump("ignored.unmanaged");
-    if (p.issue.pull_request) return counters.bump("ignored.irrelevant"); // never turn a PR (ours or anyone's) into a task
+    // never turn a PR (ours or anyone's) into a task
+    if (p.issue.pull_request) return counters.bump("ignored.irrelevant");
     if (await this.deps.isSelf(actor)) return counters.bump("ignored.own-echo");
     const subject = { installationId: ctx.installationId, repo: p.repository.full_name, issue: p.issue.number };
     const label = p.label?.name ?? "";

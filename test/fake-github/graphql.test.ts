@@ -5,7 +5,6 @@
  */
 import fs from "node:fs";
 import { ProbotOctokit } from "probot";
-import { octokitGitHub } from "../../src/github/octokit.js";
 import { githubRoot, githubSchema, issueNode, pullNode, repoNode, type GraphQLContext } from "./graphql/index.js";
 import { validationErrors } from "./graphql/validation.js";
 import { startFakeGitHub, type FakeGitHub } from "./index.js";

@@ -29,5 +29,8 @@ export function summaryText(checks: readonly Check[]): string {
   const n = (s: Status) => checks.filter((c) => c.status === s).length;
   const [fail, warn, skip] = [n("fail"), n("warn"), n("skip")];
   if (fail === 0) return `all ${checks.length} checks passed${warn ? `, ${warn} with a warning` : ""}\n`;
-  return `${fail} of ${checks.length} checks failed${warn ? `, ${warn} warned` : ""}${skip ? `, ${skip} not run` : ""}\n`;
+  return (
+    `${fail} of ${checks.length} checks failed` +
+    `${warn ? `, ${warn} warned` : ""}${skip ? `, ${skip} not run` : ""}\n`
+  );
 }

@@ -62,7 +62,9 @@ function missingText(g: Gap): string[] {
   const parts: string[] = [];
   if (g.missing.length)
     parts.push(
-      `missing permission${g.missing.length > 1 ? "s" : ""} ${g.missing.map((m) => `${m.permission}: ${m.want} (${m.have === null ? "not granted" : `has ${m.have}`})`).join(", ")}`,
+      `missing permission${g.missing.length > 1 ? "s" : ""} ${g.missing
+        .map((m) => `${m.permission}: ${m.want} (${m.have === null ? "not granted" : `has ${m.have}`})`)
+        .join(", ")}`,
     );
   if (g.missingEvents.length)
     parts.push(`missing event${g.missingEvents.length > 1 ? "s" : ""} ${g.missingEvents.join(", ")}`);
@@ -73,7 +75,8 @@ function extraText(g: Gap): string[] {
   const parts: string[] = [];
   if (g.extra.length)
     parts.push(
-      `more than app.yml asks: ${g.extra.map((e) => `${e.permission}: ${e.have}${e.want ? ` (needs ${e.want})` : ""}`).join(", ")}`,
+      `more than app.yml asks: ` +
+        `${g.extra.map((e) => `${e.permission}: ${e.have}${e.want ? ` (needs ${e.want})` : ""}`).join(", ")}`,
     );
   if (g.extraEvents.length) parts.push(`events app.yml does not list: ${g.extraEvents.join(", ")}`);
   return parts;
@@ -108,7 +111,9 @@ export function appAccessCheck(wanted: Access, app: Access, facts: AppFacts): Ch
       name,
       status: "fail",
       detail: `the App ${facts.slug}: ${missingText(g).join("; ")}`,
-      fix: `in the App's settings (${facts.settingsUrl}) set ${settingsChange(g)}; then the owner of each installation accepts the new permissions`,
+      fix:
+        `in the App's settings (${facts.settingsUrl}) set ${settingsChange(g)}; ` +
+        `then the owner of each installation accepts the new permissions`,
     };
   }
   if (!isEmpty(g, "extra")) {
@@ -116,7 +121,9 @@ export function appAccessCheck(wanted: Access, app: Access, facts: AppFacts): Ch
       name,
       status: "warn",
       detail: `the App ${facts.slug} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`,
-      fix: `Orchestra does not use these; remove them in the App's settings (${facts.settingsUrl}) to keep least privilege`,
+      fix:
+        `Orchestra does not use these; remove them in the App's settings (${facts.settingsUrl}) ` +
+        `to keep least privilege`,
     };
   }
   return { name, status: "ok", detail: `the App ${facts.slug} holds what app.yml asks: ${asked(wanted)}` };
@@ -171,7 +178,9 @@ export function installationAccessCheck(wanted: Access, app: Access, inst: Insta
       name,
       status: "warn",
       detail: `${who} holds what app.yml asks (${asked(wanted)}); ${extraText(g).join("; ")}`,
-      fix: `Orchestra does not use these; remove them from the App's settings (${facts.settingsUrl}) to keep least privilege`,
+      fix:
+        `Orchestra does not use these; remove them from the App's settings (${facts.settingsUrl}) ` +
+        `to keep least privilege`,
     };
   }
   return { name, status: "ok", detail: `${who} holds what app.yml asks: ${asked(wanted)}` };

@@ -28,7 +28,8 @@ export function deliveryFixes(codes: Iterable<number>): string[] {
       fixes.add("the webhook URL does not reach Orchestra's webhook path: it must end in /api/github/webhooks");
     else if (code >= 500)
       fixes.add(
-        "the service could not take them (stopped, or its database unavailable): see its log and orchestra status; once it is healthy its sweep asks GitHub to redeliver what it missed (for 3 days)",
+        "the service could not take them (stopped, or its database unavailable): see its log and orchestra status; " +
+          "once it is healthy its sweep asks GitHub to redeliver what it missed (for 3 days)",
       );
     else fixes.add(`the service refused them (${code}): see its log and orchestra deliveries`);
   }
@@ -65,12 +66,14 @@ export function deliveriesCheck(log: DeliveryLog, now: Date, windowMs: number, s
   for (const d of recent) if (!latest.has(d.guid)) latest.set(d.guid, d);
   const lost = [...latest.values()].filter((d) => !delivered(d));
   const lines = [
-    `${atLeast}${failed.length} of ${recent.length} delivery attempt(s) in the last ${hours} h failed; ${lost.length} ${lost.length === 1 ? "delivery has" : "deliveries have"} not arrived since`,
+    `${atLeast}${failed.length} of ${recent.length} delivery attempt(s) in the last ${hours} h failed; ` +
+      `${lost.length} ${lost.length === 1 ? "delivery has" : "deliveries have"} not arrived since`,
     ...failed
       .slice(0, shown)
       .map(
         (d) =>
-          `${iso(d.deliveredAt)}  ${d.event}${d.action ? `.${d.action}` : ""}  ${answer(d.statusCode)}  ${d.guid}${delivered(latest.get(d.guid)!) ? "  (arrived later)" : ""}`,
+          `${iso(d.deliveredAt)}  ${d.event}${d.action ? `.${d.action}` : ""}  ${answer(d.statusCode)}` +
+          `  ${d.guid}${delivered(latest.get(d.guid)!) ? "  (arrived later)" : ""}`,
       ),
     ...(failed.length > shown ? [`… ${failed.length - shown} more failed attempt(s)`] : []),
   ];

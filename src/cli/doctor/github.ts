@@ -64,7 +64,9 @@ export function githubProblem(
     // Failed before anything was sent: the JWT could not be made from the key.
     return {
       detail: `${call} was not sent: ${e.message ?? String(err)}`,
-      fix: `PRIVATE_KEY (or the file PRIVATE_KEY_PATH names) must be the App's PEM private key as downloaded from its settings page; ${again}`,
+      fix:
+        `PRIVATE_KEY (or the file PRIVATE_KEY_PATH names) must be the App's ` +
+        `PEM private key as downloaded from its settings page; ${again}`,
     };
   }
   if (e.response === undefined) {
@@ -75,7 +77,9 @@ export function githubProblem(
         : `no answer: ${e.message ?? "the connection failed"}`;
     return {
       detail: `${call} at ${apiOf(t)}: ${why}`,
-      fix: `check GHE_HOST and GHE_PROTOCOL (unset both for github.com), and DNS, proxy and firewall between this host and GitHub; ${again}`,
+      fix:
+        `check GHE_HOST and GHE_PROTOCOL (unset both for github.com), ` +
+        `and DNS, proxy and firewall between this host and GitHub; ${again}`,
     };
   }
   const status = e.response.status;
@@ -85,16 +89,22 @@ export function githubProblem(
   if (status === 401) {
     return {
       detail: `GitHub refused the App's credentials: ${answered}`,
-      fix: `APP_ID (${t.appId}) must be the App's id and the private key one generated for that App on its settings page (a deleted key is refused); this machine's clock must be right to within a minute, since the JWT carries the time; ${again}`,
+      fix:
+        `APP_ID (${t.appId}) must be the App's id and the private key one generated ` +
+        `for that App on its settings page (a deleted key is refused); this machine's ` +
+        `clock must be right to within a minute, since the JWT carries the time; ${again}`,
     };
   }
   if (status === 404) return { detail: `${answered}: ${notFound.detail}`, fix: notFound.fix };
   if (status === 403 || status === 429) {
     const headers = e.response.headers ?? {};
     if (headers["x-ratelimit-remaining"] === "0" || headers["retry-after"] !== undefined) {
+      const resets = headers["x-ratelimit-reset"]
+        ? ` (${new Date(Number(headers["x-ratelimit-reset"]) * 1000).toISOString()})`
+        : "";
       return {
         detail: `rate limited: ${answered}`,
-        fix: `wait until the limit resets${headers["x-ratelimit-reset"] ? ` (${new Date(Number(headers["x-ratelimit-reset"]) * 1000).toISOString()})` : ""}; ${again}`,
+        fix: `wait until the limit resets${resets}; ${again}`,
       };
     }
     return {
@@ -153,7 +163,9 @@ export async function appCheck(octokit: Octokit, t: AppTarget): Promise<{ check:
   } catch (err) {
     const p = githubProblem(err, "GET /app", t, {
       detail: `no GitHub REST API at ${apiOf(t)}`,
-      fix: `GHE_HOST must name your GitHub Enterprise Server host (its API is at /api/v3), GHE_PROTOCOL http or https; unset both for github.com; then run orchestra doctor again`,
+      fix:
+        `GHE_HOST must name your GitHub Enterprise Server host (its API is at /api/v3), ` +
+        `GHE_PROTOCOL http or https; unset both for github.com; then run orchestra doctor again`,
     });
     return { check: { name, status: "fail", ...p }, app: null };
   }

@@ -13,7 +13,8 @@ import type { Check } from "./check.js";
 
 const AGAIN = "then run orchestra doctor again";
 const WHERE_SETTINGS =
-  "in the service's environment (or the .env file of its working directory, which the service and this command both read)";
+  "in the service's environment (or the .env file of its working directory, " +
+  "which the service and this command both read)";
 
 /** The settings a registered App needs and the service's setup page would otherwise be started for. */
 function unsetCredentials(raw: NodeJS.ProcessEnv): string[] {
@@ -54,8 +55,12 @@ export function environmentCheck(raw: NodeJS.ProcessEnv): {
       check: {
         name,
         status: "fail",
-        detail: `not set: ${unset.join(", ")}; without them the service starts GitHub's App registration page instead of Orchestra`,
-        fix: `set them to the registered App's id, private key and webhook secret, and an admin token (openssl rand -hex 32), ${WHERE_SETTINGS}; ${AGAIN}`,
+        detail:
+          `not set: ${unset.join(", ")}; without them the service ` +
+          `starts GitHub's App registration page instead of Orchestra`,
+        fix:
+          `set them to the registered App's id, private key and webhook secret, ` +
+          `and an admin token (openssl rand -hex 32), ${WHERE_SETTINGS}; ${AGAIN}`,
       },
       env: null,
     };
@@ -73,7 +78,9 @@ export function environmentCheck(raw: NodeJS.ProcessEnv): {
       check: {
         name,
         status: "warn",
-        detail: `${detail}; ORCHESTRA_DRY_RUN is on: every GitHub write is recorded as "would have done" and none is performed`,
+        detail:
+          `${detail}; ORCHESTRA_DRY_RUN is on: every GitHub write ` +
+          `is recorded as "would have done" and none is performed`,
         fix: "unset ORCHESTRA_DRY_RUN when Orchestra should act on GitHub",
       },
       env: { ...env, credentials: env.credentials },
@@ -81,7 +88,10 @@ export function environmentCheck(raw: NodeJS.ProcessEnv): {
   return { check: { name, status: "ok", detail }, env: { ...env, credentials: env.credentials } };
 }
 
-/** The database DATABASE_URL names (read on its own, so a bad setting elsewhere does not hide it): reachable, and no committed migration pending. */
+/**
+ * The database DATABASE_URL names (read on its own, so a bad setting
+ * elsewhere does not hide it): reachable, and no committed migration pending.
+ */
 export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
   const name = "database";
   let url: string | undefined;
@@ -117,7 +127,9 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
       name,
       status: "fail",
       detail: `${opened.where} does not answer (${opened.why})`,
-      fix: `check DATABASE_URL (host, port, user, password, database name) and that the database server is running and reachable from here; ${AGAIN}`,
+      fix:
+        `check DATABASE_URL (host, port, user, password, database name) ` +
+        `and that the database server is running and reachable from here; ${AGAIN}`,
     };
   }
   const { database } = opened;
@@ -138,8 +150,12 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
       return {
         name,
         status: "fail",
-        detail: `${database.provider} at ${database.where} answers, but ${pending.length} of ${committed.length} migrations are not applied: ${pending.join(", ")}`,
-        fix: `run orchestra migrate with the same DATABASE_URL (the service also applies them when it starts); until then /ready answers 503`,
+        detail:
+          `${database.provider} at ${database.where} answers, but ${pending.length} ` +
+          `of ${committed.length} migrations are not applied: ${pending.join(", ")}`,
+        fix:
+          `run orchestra migrate with the same DATABASE_URL (the service ` +
+          `also applies them when it starts); until then /ready answers 503`,
       };
     }
     return {

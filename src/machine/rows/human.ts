@@ -32,7 +32,8 @@ const ACCEPTS: Record<Exclude<CommandName, "status" | "help">, { from: readonly 
   retry: {
     from: ["failed", "blocked"],
     instead:
-      "`orchestra retry` re-queues a failed or blocked task with a fresh attempt budget; use `orchestra status` to see where this one is.",
+      "`orchestra retry` re-queues a failed or blocked task with a fresh " +
+      "attempt budget; use `orchestra status` to see where this one is.",
   },
   resume: {
     from: ["failed", "blocked"],
@@ -41,7 +42,8 @@ const ACCEPTS: Record<Exclude<CommandName, "status" | "help">, { from: readonly 
   hold: {
     from: ["queued", "claimed", "review"],
     instead:
-      "`orchestra hold` stops queued, running or in-review work; `orchestra retry` or `orchestra resume` start it again.",
+      "`orchestra hold` stops queued, running or in-review work; " +
+      "`orchestra retry` or `orchestra resume` start it again.",
   },
   cancel: {
     from: ["queued", "claimed", "review", "blocked", "failed"],
@@ -230,7 +232,9 @@ const restore = (ctx: Context, e: EventOf<"drift">): Decision => {
   ]);
 };
 
-/** An issue Orchestra has no task for carries agent:* labels (a closed one, or a label with nothing behind it): they go. */
+/**
+ * An issue Orchestra has no task for carries agent:* labels (a closed one, or a label with nothing behind it): they go.
+ */
 const clear = (ctx: Context, e: EventOf<"drift">): Decision => {
   const labels = labelsOf(ctx);
   const stray = e.labels.filter((l) => stateLabelsOf(labels).includes(l));

@@ -35,7 +35,10 @@ export function untrustedReplyKey(subject: Pick<Subject, "repo" | "issue">, logi
   return `untrusted-label-reply:${subject.repo.toLowerCase()}#${subject.issue}:${login.toLowerCase()}:${utcDay(at)}`;
 }
 
-/** The bounded reply: recorded for every change, posted for the first of the day only (the outbox keeps one row per key). */
+/**
+ * The bounded reply: recorded for every change, posted for the
+ * first of the day only (the outbox keeps one row per key).
+ */
 export function untrustedReply(ctx: Context, actor: string, body: string): EffectSpec {
   return effect("comment", untrustedReplyKey(ctx.subject, actor, ctx.now), { issue: ctx.subject.issue, body });
 }
@@ -60,7 +63,8 @@ const undo = (ctx: Context, e: EventOf<"label-untrusted">) => {
   });
   const body = texts.untrustedLabel(e.actor, e.label, e.change, ctx.config?.trust.minPermission ?? "write", e.why);
   return unchanged(
-    `${e.actor} may not change Orchestra's labels (${e.why}): ${e.label} ${e.change === "removed" ? "put back" : "taken off"}`,
+    `${e.actor} may not change Orchestra's labels ` +
+      `(${e.why}): ${e.label} ${e.change === "removed" ? "put back" : "taken off"}`,
     [fix, untrustedReply(ctx, e.actor, body)],
   );
 };

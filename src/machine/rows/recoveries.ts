@@ -44,7 +44,10 @@ function historyLines(ctx: Context, run: RunView, klass: string): string[] {
     .map((r) => {
       const c = r.id === run.id ? klass : r.class;
       const endedAt = r.endedAt ?? (r.id === run.id ? ctx.now : null);
-      return `- attempt ${r.attempt}: ${r.endReason ?? r.state}${c ? ` — ${c}` : ""}${endedAt ? ` (${endedAt.toISOString()})` : ""}`;
+      return (
+        `- attempt ${r.attempt}: ${r.endReason ?? r.state}` +
+        `${c ? ` — ${c}` : ""}${endedAt ? ` (${endedAt.toISOString()})` : ""}`
+      );
     });
 }
 

@@ -211,7 +211,8 @@ export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a t
         const used = Number(v.evidence["rerunsUsed"] ?? 0);
         const key = (target: string) => `rerun:${e.pr.number}:${e.pr.headSha}:${target}:${e.failureKey}`;
         return unchanged(
-          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: rerun ${used + 1} of ${textOf(v.evidence["rerunBudget"] ?? "?")}`,
+          `infrastructure failure on ${e.pr.headSha.slice(0, 12)}: ` +
+            `rerun ${used + 1} of ${textOf(v.evidence["rerunBudget"] ?? "?")}`,
           [
             ...e.reruns.map((r) =>
               "workflowRunId" in r
@@ -272,7 +273,9 @@ export const baseMoved: EventRows<"base-moved"> = everyState(ignore("not a task"
         }),
       ]);
     }
-    const reason = `pull request #${e.pr.number} conflicts with its base (now at ${e.baseSha.slice(0, 12)}): rebase it onto the base and push without force`;
+    const reason =
+      `pull request #${e.pr.number} conflicts with its base (now at ${e.baseSha.slice(0, 12)}): ` +
+      `rebase it onto the base and push without force`;
     return continueOrBlock(
       ctx,
       taskOf(ctx),
@@ -314,7 +317,9 @@ export const reviewSubmitted: EventRows<"review-submitted"> = everyState(
           kind: "changes-requested",
           prNumber: e.pr.number,
           headSha: e.pr.headSha,
-          reason: `${e.author} requested changes on pull request #${e.pr.number}; push to the same branch, the pull request is reused`,
+          reason:
+            `${e.author} requested changes on pull request #${e.pr.number}; ` +
+            `push to the same branch, the pull request is reused`,
           review: { author: e.author, body: e.body, comments: e.comments },
         },
         `${e.author} requested changes`,

@@ -97,7 +97,9 @@ export const claim: EventRows<"claim"> = {
           ]
         : [];
     return move(ctx, "claimed", {
-      summary: `claimed by ${e.mode === "dispatch" ? "a dispatched workflow" : `worker ${e.workerId}`}: attempt ${attempt}`,
+      summary:
+        `claimed by ${e.mode === "dispatch" ? "a dispatched workflow" : `worker ${e.workerId}`}: ` +
+        `attempt ${attempt}`,
       task: { attempt, runId: e.runId, leaseEpoch: e.leaseEpoch, leaseExpiresAt, workerId: e.workerId },
       newRun: {
         id: e.runId,
