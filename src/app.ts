@@ -12,6 +12,7 @@ import type { Database } from "./store/db.js";
 import { Inbox } from "./inbox/store.js";
 import { Processor, type ProcessorOptions } from "./inbox/processor.js";
 import type { RetryPolicy } from "./retry/schedule.js";
+import type { BodyTiming } from "./ingest/body.js";
 import { webhookHandler } from "./ingest/webhook.js";
 import { takeOverRequests } from "./ingest/front.js";
 import { logEachDelivery } from "./inbox/log.js";
@@ -92,7 +93,7 @@ export interface OrchestraOptions {
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   clock?: Clock;
   /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
-  ingest?: { maxUnverifiedBytes?: number };
+  ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
 }
 
 export interface Orchestra {
@@ -355,6 +356,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onStored: () => processor.poke(),
     log,
     maxUnverifiedBytes: o.ingest?.maxUnverifiedBytes,
+    ...(o.ingest?.bodyTiming ? { bodyTiming: o.ingest.bodyTiming } : {}),
   });
   const apiHandler = api.handler(log);
   await server.load((app, { addHandler }) => {

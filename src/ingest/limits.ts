@@ -1,15 +1,16 @@
 /**
  * Ingest limits from the environment. `ORCHESTRA_INGEST_BUFFER_MB` caps the
  * megabytes held at once for webhook bodies whose signature is not checked
- * yet (default 64). It cannot be below GitHub's 25 MB payload cap, or a
- * legitimate large delivery could never be admitted.
+ * yet (default 64). An eighth of it is kept for the first megabyte of each
+ * body, so it cannot be below 29 MB: GitHub's 25 MB payload cap must fit in
+ * the rest, or a legitimate large delivery could never be admitted.
  */
 import { ConfigError } from "../config/env.js";
 import { DEFAULT_UNVERIFIED_BYTES, MAX_PAYLOAD } from "./webhook.js";
 
 export const INGEST_BUFFER_VAR = "ORCHESTRA_INGEST_BUFFER_MB";
 const MB = 1024 * 1024;
-const MIN_MB = MAX_PAYLOAD / MB;
+const MIN_MB = Math.ceil((MAX_PAYLOAD / MB) * (8 / 7));
 const MAX_MB = 4096;
 
 export interface IngestLimits {
@@ -22,7 +23,8 @@ export function ingestLimits(env: NodeJS.ProcessEnv): IngestLimits {
   const mb = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
   if (!(mb >= MIN_MB && mb <= MAX_MB)) {
     throw new ConfigError([
-      `${INGEST_BUFFER_VAR} must be a whole number of megabytes from ${MIN_MB} (GitHub's payload cap) ` +
+      `${INGEST_BUFFER_VAR} must be a whole number of megabytes from ${MIN_MB} (GitHub's 25 MB payload cap ` +
+        `and the reserve for small bodies) ` +
         `to ${MAX_MB}, e.g. ${DEFAULT_UNVERIFIED_BYTES / MB} (got "${raw}")`,
     ]);
   }

@@ -12,8 +12,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { installationIdOf, taskKeyOf } from "../inbox/task-key.js";
 import type { IncomingDelivery } from "../inbox/store.js";
 import { pathOf, sendError, sendJson } from "../http/respond.js";
-import { ByteBudget } from "./budget.js";
-import { admit, readAdmitted } from "./body.js";
+import { budgetLimits, UnverifiedBudget } from "./budget.js";
+import { admit, DEFAULT_BODY_TIMING, readAdmitted, type BodyTiming } from "./body.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -48,6 +48,8 @@ export interface IngestDeps {
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Cap on bytes of unverified bodies held at once (default 64 MB). */
   maxUnverifiedBytes?: number;
+  /** How long a body may take to arrive, and pause (default 10 s and 5 s). */
+  bodyTiming?: BodyTiming;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -94,8 +96,9 @@ function refuseUnread(req: IncomingMessage, res: ServerResponse, status: number,
 }
 
 export function webhookHandler(deps: IngestDeps) {
-  const budget = new ByteBudget(deps.maxUnverifiedBytes ?? DEFAULT_UNVERIFIED_BYTES);
-  let refusedBusy = 0;
+  const budget = new UnverifiedBudget(budgetLimits(deps.maxUnverifiedBytes ?? DEFAULT_UNVERIFIED_BYTES));
+  const timing = deps.bodyTiming ?? DEFAULT_BODY_TIMING;
+  const refused = { busy: 0 };
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (pathOf(req) !== WEBHOOK_PATH) return false;
     if (req.method !== "POST") {
@@ -115,20 +118,18 @@ export function webhookHandler(deps: IngestDeps) {
       refuseUnread(req, res, 400, `missing required header(s): ${missing.join(", ")}`);
       return true;
     }
-    const admitted = admit(req, budget, MAX_PAYLOAD);
+    const admitted = admit(req, MAX_PAYLOAD);
     if (!admitted.ok) {
-      if (admitted.status === 503 && refusedBusy++ % 100 === 0) {
-        deps.log.warn(
-          { delivery: deliveryId, event, heldBytes: budget.held, limitBytes: budget.limit, refusedSoFar: refusedBusy },
-          "webhook refused with 503: the buffer for unverified bodies is full; the sender is asked to retry",
-        );
-      }
       refuseUnread(req, res, admitted.status, admitted.reason);
       return true;
     }
     const text =
       "declared" in admitted
-        ? await readVerified(deps, req, res, admitted.declared, budget, signature!, deliveryId!, event!)
+        ? await readVerified({ ...deps, budget, timing, refused }, req, res, admitted.declared, {
+            signature: signature!,
+            deliveryId: deliveryId!,
+            event: event!,
+          })
         : null;
     if (text === null) return true;
     await store(deps, res, event!, deliveryId!, text);
@@ -143,17 +144,29 @@ export function webhookHandler(deps: IngestDeps) {
  * insert only the text is held.
  */
 async function readVerified(
-  deps: IngestDeps,
+  deps: IngestDeps & { budget: UnverifiedBudget; timing: BodyTiming; refused: { busy: number } },
   req: IncomingMessage,
   res: ServerResponse,
   declared: number | null,
-  budget: ByteBudget,
-  signature: string,
-  deliveryId: string,
-  event: string,
+  { signature, deliveryId, event }: { signature: string; deliveryId: string; event: string },
 ): Promise<string | null> {
-  const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD);
+  const { budget } = deps;
+  const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD, deps.timing);
   if (!read.ok) {
+    if ((read.status === 503 || read.status === 408) && deps.refused.busy++ % 100 === 0) {
+      deps.log.warn(
+        {
+          delivery: deliveryId,
+          event,
+          status: read.status,
+          reason: read.reason,
+          heldBytes: budget.held,
+          limitBytes: budget.limits.totalBytes,
+          refusedSoFar: deps.refused.busy,
+        },
+        "webhook refused before its signature was checked; the sender is asked to retry",
+      );
+    }
     if (!res.destroyed) refuseUnread(req, res, read.status, read.reason);
     return null;
   }

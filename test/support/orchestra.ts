@@ -2,6 +2,7 @@
  * Starts the real App in this process on a free port, against a test database
  * and (optionally) the fake GitHub, exactly as main.ts wires it.
  */
+import type { BodyTiming } from "../../src/ingest/body.js";
 import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
@@ -76,6 +77,7 @@ export async function startOrchestra(opts: {
   clock?: { now(): Date };
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   env?: Record<string, string>;
+  ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
@@ -124,6 +126,7 @@ export async function startOrchestra(opts: {
       lifecycle: opts.lifecycle ?? true,
       sweepMs: opts.sweepMs ?? 60_000,
       effects: { ...TEST_EFFECTS, ...opts.effects },
+      ...(opts.ingest ? { ingest: opts.ingest } : {}),
       clock,
     });
     try {
