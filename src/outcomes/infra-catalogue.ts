@@ -160,7 +160,10 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     patterns: [
       /^npm (?:ERR!|error) code ENOSPC$/,
       /^npm (?:ERR!|error|WARN)(?: \w+)? ENOSPC: no space left on device\b/,
-      /^ERROR: Could not install packages due to an (?:OSError|EnvironmentError): \[Errno 28\] No space left on device$/,
+      new RegExp(
+        String.raw`^ERROR: Could not install packages due to an (?:OSError|EnvironmentError): ` +
+          String.raw`\[Errno 28\] No space left on device$`,
+      ),
       /^(?:docker: |Error response from daemon: |failed to register layer: |#\d+ ERROR: ).*: no space left on device$/,
     ],
     samples: [
@@ -187,7 +190,11 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     scope: "tool",
     patterns: [
       /^npm (?:ERR!|error) code (?:ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT)$/,
-      /^npm (?:ERR!|error) network (?:aborted$|connect ETIMEDOUT\b|request to \S+ failed, reason: .*\b(?:ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT)\b|Invalid response body while trying to fetch \S+: aborted$)/,
+      new RegExp(
+        String.raw`^npm (?:ERR!|error) network (?:aborted$|connect ETIMEDOUT\b|` +
+          String.raw`request to \S+ failed, reason: .*\b(?:ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT)\b|` +
+          String.raw`Invalid response body while trying to fetch \S+: aborted$)`,
+      ),
       /^error An unexpected error occurred: "\S+: (?:ESOCKETTIMEDOUT|ETIMEDOUT|ECONNRESET)"\.?$/,
       new RegExp(String.raw`^${CURL} \((?:35|56)\) .*\b(?:Connection reset by peer|Connection was reset)\b`),
     ],

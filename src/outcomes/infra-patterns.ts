@@ -61,8 +61,10 @@ export const TEST_FAILURE_MARKERS: readonly RegExp[] = [
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /** What the Actions runner and its annotations put in front of a tool's line. */
-const DECORATION =
-  /^(?:\s+|\d{2,4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|##\[(?:error|warning)\]|::(?:error|warning)[^:]*::|(?:Error|Warning):(?=\s))/;
+const DECORATION = new RegExp(
+  String.raw`^(?:\s+|\d{2,4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z|##\[(?:error|warning)\]|` +
+    String.raw`::(?:error|warning)[^:]*::|(?:Error|Warning):(?=\s))`,
+);
 
 /** A line as the tool wrote it: timestamps, ##[error], an annotation's "Error: " and indentation removed. */
 export function normalizeLine(raw: string): string {

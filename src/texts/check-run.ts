@@ -64,7 +64,8 @@ export function renderCheckRun(
     "| --- | --- | --- | --- | --- | --- |",
     ...runs.map(
       (r) =>
-        `| ${r.attempt} | \`${r.id.slice(0, 8)}\` | ${(r.endReason ?? r.state).replace(/\|/g, "/")} | ${r.class ?? ""} | ${r.recovery ?? ""} | ${(why(r.evidence) ?? "").replace(/\|/g, "/").slice(0, 300)} |`,
+        `| ${r.attempt} | \`${r.id.slice(0, 8)}\` | ${(r.endReason ?? r.state).replace(/\|/g, "/")} | ` +
+        `${r.class ?? ""} | ${r.recovery ?? ""} | ${(why(r.evidence) ?? "").replace(/\|/g, "/").slice(0, 300)} |`,
     ),
     "",
     `Reruns of failed checks on this head: ${rerunsUsed}.`,

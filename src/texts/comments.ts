@@ -94,7 +94,13 @@ export const texts = {
   },
 
   dispatchRefused(message: string, workflow: string, ref: string): string {
-    return `Orchestra could not start an agent for this issue: ${message}.\n\nThe task stays queued and no attempt was counted; Orchestra retries with a growing delay. Check that \`.github/workflows/${workflow.replace(/^\.github\/workflows\//, "")}\` exists on \`${ref}\`, has a \`workflow_dispatch\` trigger accepting the inputs task, run, attempt, lease_epoch, branch and continuation, and that the App may run Actions in this repository.`;
+    return (
+      `Orchestra could not start an agent for this issue: ${message}.\n\n` +
+      `The task stays queued and no attempt was counted; Orchestra retries with a growing delay. ` +
+      `Check that \`.github/workflows/${workflow.replace(/^\.github\/workflows\//, "")}\` exists on \`${ref}\`, ` +
+      `has a \`workflow_dispatch\` trigger accepting the inputs task, run, attempt, lease_epoch, branch and ` +
+      `continuation, and that the App may run Actions in this repository.`
+    );
   },
 
   question(attempt: number, question: string, labels: Labels): string {
