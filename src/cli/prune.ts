@@ -56,7 +56,8 @@ export async function pruneCommand(flags: PruneFlags, io: PruneIo): Promise<numb
     if (opened.problem === "missing") {
       return fail(
         1,
-        `no database at ${opened.path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run from the service's working directory`,
+        `no database at ${opened.path}; set DATABASE_URL to the service's database (file:/path/to/orchestra.db ` +
+          `or postgresql://user:password@host:5432/db), or run from the service's working directory`,
       );
     }
     const where = opened.problem === "unreachable" ? opened.where : (opened.url ?? "the default ./data/orchestra.db");

@@ -69,7 +69,8 @@ const schema = z.object({
     .string()
     .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(u), {
       message:
-        "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for the embedded database under ./data/",
+        "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for " +
+        "the embedded database under ./data/",
     })
     .optional(),
   ORCHESTRA_ADMIN_TOKEN: z

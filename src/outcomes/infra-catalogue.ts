@@ -47,8 +47,10 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     ],
   },
   // GitHub Actions service, when a runner stops renewing its job: hosted VM starved or gone, self-hosted host down.
-  // https://github.com/open-telemetry/opentelemetry-collector-contrib/issues/34000 · https://github.com/fedimint/fedimint/issues/6021
-  // https://github.com/meshery-extensions/meshery-extensions-packages/issues/465 · https://github.com/actions/runner/issues/2040
+  // https://github.com/open-telemetry/opentelemetry-collector-contrib/issues/34000
+  // https://github.com/fedimint/fedimint/issues/6021
+  // https://github.com/meshery-extensions/meshery-extensions-packages/issues/465
+  // https://github.com/actions/runner/issues/2040
   {
     family: "runner-lost",
     description: "the Actions service lost communication with the runner",
@@ -108,7 +110,8 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
   },
   // The kernel OOM killer, bash reporting the SIGKILL, and the runner's step result for 128+9.
   // Exit code 143 (SIGTERM) is not here: alone it does not say who sent the signal.
-  // https://github.com/testdrivenio/fastapi-tdd-docker/issues/6 · https://github.com/gitcoinco/grants-stack-indexer/issues/130
+  // https://github.com/testdrivenio/fastapi-tdd-docker/issues/6
+  // https://github.com/gitcoinco/grants-stack-indexer/issues/130
   // https://github.com/airalab/robonomics/issues/34 · https://github.com/broadinstitute/gene-hints/issues/25
   // (in the last, a tqdm progress line written with \r precedes bash's line; the sample is bash's part)
   {
@@ -150,9 +153,12 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     ],
   },
   // npm, pip and Docker/BuildKit reporting ENOSPC while installing or unpacking.
-  // https://github.com/npm/npm/issues/9104 · https://github.com/Rich-Harris/packd/issues/159 · https://github.com/npm/cli/issues/1805
-  // https://github.com/Tkd-Alex/Twitch-Channel-Points-Miner-v2/issues/460 · https://github.com/adoptium/temurin-build/issues/4311
-  // https://github.com/satackey/action-docker-layer-caching/issues/78 · https://github.com/GaloisInc/crucible/issues/1175
+  // https://github.com/npm/npm/issues/9104 · https://github.com/Rich-Harris/packd/issues/159
+  // https://github.com/npm/cli/issues/1805
+  // https://github.com/Tkd-Alex/Twitch-Channel-Points-Miner-v2/issues/460
+  // https://github.com/adoptium/temurin-build/issues/4311
+  // https://github.com/satackey/action-docker-layer-caching/issues/78
+  // https://github.com/GaloisInc/crucible/issues/1175
   {
     family: "disk-full",
     description: "a package manager or Docker ran out of disk space",
@@ -181,7 +187,8 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
   },
   // npm, yarn v1 and curl on a connection reset or timed out mid-transfer.
   // https://github.com/actions/runner-images/issues/3737 · https://github.com/docker/github-builder/pull/190
-  // https://github.com/muke1908/chat-e2ee/issues/139 · https://github.com/npm/npm/issues/15889 · https://github.com/npm/cli/issues/8015
+  // https://github.com/muke1908/chat-e2ee/issues/139 · https://github.com/npm/npm/issues/15889
+  // https://github.com/npm/cli/issues/8015
   // https://github.com/hoprnet/hoprnet/issues/2043 · https://github.com/yarnpkg/yarn/issues/7627
   // https://github.com/x2on/OpenSSL-for-iPhone/issues/41 · https://github.com/JasonEtco/upload-to-release/issues/21
   {
@@ -214,8 +221,10 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     ],
   },
   // git over HTTPS (actions/checkout, submodules) when the transfer breaks.
-  // https://github.com/armbian/build/issues/874 · https://github.com/actions/checkout/issues/1871 · https://github.com/desktop/desktop/issues/18401
-  // https://github.com/kiliman/tailwindui-crawler/issues/78 · https://github.com/yuenshome/yuenshome.github.io/issues/59
+  // https://github.com/armbian/build/issues/874 · https://github.com/actions/checkout/issues/1871
+  // https://github.com/desktop/desktop/issues/18401
+  // https://github.com/kiliman/tailwindui-crawler/issues/78
+  // https://github.com/yuenshome/yuenshome.github.io/issues/59
   // https://github.com/actions/checkout/issues/2111
   {
     family: "git-transport",
@@ -238,12 +247,14 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "Error: fatal: early EOF",
       "fetch-pack: unexpected disconnect while reading sideband packet",
       "send-pack: unexpected disconnect while reading sideband packet",
-      "fatal: unable to access 'https://gitea.kozmotronik.com.tr/KozmotronikTech/Karalama/': Failed to connect to gitea.kozmotronik.com.tr port 443 after 7 ms: Couldn't connect to server",
+      "fatal: unable to access 'https://gitea.kozmotronik.com.tr/KozmotronikTech/Karalama/': Failed to connect " +
+        "to gitea.kozmotronik.com.tr port 443 after 7 ms: Couldn't connect to server",
     ],
   },
   // Name resolution failing (EAI_AGAIN, "temporary failure") as npm, yarn, git, wget and apt print it.
   // A permanent "host not found" (ENOTFOUND, curl (6)) is left out: a mistyped URL prints it too.
-  // https://github.com/npm/npm/issues/12090 · https://github.com/electerious/Ackee/issues/116 · https://github.com/yarnpkg/yarn/issues/9061
+  // https://github.com/npm/npm/issues/12090 · https://github.com/electerious/Ackee/issues/116
+  // https://github.com/yarnpkg/yarn/issues/9061
   // https://github.com/actions/checkout/issues/304 · https://github.com/crowdin/github-action/issues/98
   // https://github.com/markziemann/dee2/issues/24 · https://github.com/actions/runner-images/issues/6013
   {
@@ -261,22 +272,27 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
     samples: [
       "npm ERR! code EAI_AGAIN",
       "npm ERR! getaddrinfo EAI_AGAIN registry.npmjs.org:80",
-      'error An unexpected error occurred: "https://registry.yarnpkg.com/@babel/helpers/-/helpers-7.9.6.tgz: getaddrinfo EAI_AGAIN registry.yarnpkg.com registry.yarnpkg.com:443".',
+      'error An unexpected error occurred: "https://registry.yarnpkg.com/@babel/helpers/-/helpers-7.9.6.tgz: ' +
+        'getaddrinfo EAI_AGAIN registry.yarnpkg.com registry.yarnpkg.com:443".',
       "error Error: getaddrinfo EAI_AGAIN registry.npmjs.org",
       "##[error]fatal: unable to access 'https://github.com/racket/racket/': Could not resolve host: github.com",
       "fatal: unable to access 'https://github.com/companyname/project.git/': Could not resolve host: github.com",
       "Resolving vm-118-138-240-228.erc.monash.edu.au (vm-118-138-240-228.erc.monash.edu.au)... " +
         "failed: Temporary failure in name resolution.",
       "  Temporary failure resolving 'deb.debian.org'",
-      "W: Failed to fetch http://deb.debian.org/debian/dists/unstable/InRelease  Temporary failure resolving 'deb.debian.org'",
+      "W: Failed to fetch http://deb.debian.org/debian/dists/unstable/InRelease  Temporary failure resolving " +
+        "'deb.debian.org'",
     ],
   },
   // A registry, git host, proxy or Docker registry answering
   // 5xx, as npm, yarn, git, curl, Docker and BuildKit print it.
-  // https://github.com/npm/registry-issue-archive/issues/388 · https://github.com/npm/cli/issues/1302 · https://github.com/mikaelbr/node-notifier/issues/443
+  // https://github.com/npm/registry-issue-archive/issues/388 · https://github.com/npm/cli/issues/1302
+  // https://github.com/mikaelbr/node-notifier/issues/443
   // https://github.com/zephyrproject-rtos/zephyr/issues/83212 · https://github.com/scm-manager/scm-manager/issues/999
-  // https://github.com/P3TERX/Actions-OpenWrt/issues/313 · https://github.com/ChatSecure/ChatSecure-iOS/issues/488 · https://github.com/nadoo/glider/issues/408
-  // https://github.com/hashicorp/terraform-mcp-server/issues/202 · https://github.com/docker/cli/issues/1491 · https://github.com/docker/build-push-action/issues/334
+  // https://github.com/P3TERX/Actions-OpenWrt/issues/313 · https://github.com/ChatSecure/ChatSecure-iOS/issues/488
+  // https://github.com/nadoo/glider/issues/408
+  // https://github.com/hashicorp/terraform-mcp-server/issues/202 · https://github.com/docker/cli/issues/1491
+  // https://github.com/docker/build-push-action/issues/334
   {
     family: "remote-5xx",
     description: "a registry, git host or proxy answered with a server error (5xx)",
@@ -298,15 +314,20 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "npm ERR! code E503",
       "npm ERR! 503 Service Unavailable: ajv-keywords@https://registry.npmjs.org/ajv-keywords/-/ajv-keywords-3.1.0.tgz",
       "npm ERR! 504 Gateway Timeout - GET https://registry.npmjs.org/@umai%2fshop-dashboard",
-      'error An unexpected error occurred: "https://registry.yarnpkg.com/node-notifier/-/node-notifier-5.4.5.tgz: Request failed \\"503 Service Unavailable\\"".',
+      "error An unexpected error occurred: " +
+        '"https://registry.yarnpkg.com/node-notifier/-/node-notifier-5.4.5.tgz: Request failed \\"503 Service ' +
+        'Unavailable\\"".',
       "error: RPC failed; HTTP 503 curl 22 The requested URL returned error: 503",
       "error: RPC failed; HTTP 502 curl 22 The requested URL returned error: 502 Proxy Error",
       "Error: fatal: unable to access 'https://github.com/***/openwrt/': The requested URL returned error: 500",
       "  0     0    0     0    0     0      0      0 --:--:-- --:--:-- " +
         "--:--:--     0curl: (56) Received HTTP code 503 from proxy after CONNECT",
       "curl: (56) Received HTTP code 502 from proxy after CONNECT",
-      'ERROR: failed to build: Error response from daemon: Head "https://registry-1.docker.io/v2/moby/buildkit/manifests/buildx-stable-1": received unexpected HTTP status: 503 Service Unavailable',
-      "Get https://registry-1.docker.io/v2/library/ubuntu/manifests/14.04: received unexpected HTTP status: 503 Service Unavailable",
+      "ERROR: failed to build: Error response from daemon: Head " +
+        '"https://registry-1.docker.io/v2/moby/buildkit/manifests/buildx-stable-1": received unexpected HTTP ' +
+        "status: 503 Service Unavailable",
+      "Get https://registry-1.docker.io/v2/library/ubuntu/manifests/14.04: received unexpected HTTP status: " +
+        "503 Service Unavailable",
       "buildx call failed with: error: failed to solve: rpc error: " +
         "code = Unknown desc = unexpected status: 503 Service Unavailable",
     ],
@@ -331,12 +352,15 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       "Error: init action failed: HttpError: API rate limit exceeded for installation ID 7125406",
       "Error: API rate limit exceeded for 52.160.111.19. (But here's the good news: " +
         "Authenticated requests get a higher rate limit. Check out the documentation for more details.)",
-      "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
-      "Error: ERROR: Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
+      "Error response from daemon: toomanyrequests: You have reached your pull rate limit. You may increase " +
+        "the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
+      "Error: ERROR: Error response from daemon: toomanyrequests: You have reached your pull rate limit. You " +
+        "may increase the limit by authenticating and upgrading: https://www.docker.com/increase-rate-limit",
     ],
   },
   // The Docker CLI when dockerd is not running (self-hosted and container runners).
-  // https://github.com/addnab/docker-run-action/issues/50 · https://github.com/RafikFarhad/push-to-gcr-github-action/issues/14
+  // https://github.com/addnab/docker-run-action/issues/50
+  // https://github.com/RafikFarhad/push-to-gcr-github-action/issues/14
   {
     family: "docker-daemon",
     description: "the Docker daemon on the runner was not reachable",
@@ -359,9 +383,12 @@ export const INFRA_FAMILIES: readonly InfraFamily[] = [
       /^Response status code does not indicate success: 5\d\d \(/,
     ],
     samples: [
-      "Warning: Failed to download action 'https://api.github.com/repos/actions/checkout/tarball/7884fcad6b5d53d10323aee724dc68d8b9096a2e'. Error: Response status code does not indicate success: 503 (Service Unavailable).",
+      "Warning: Failed to download action " +
+        "'https://api.github.com/repos/actions/checkout/tarball/7884fcad6b5d53d10323aee724dc68d8b9096a2e'. " +
+        "Error: Response status code does not indicate success: 503 (Service Unavailable).",
       "Error: Response status code does not indicate success: 503 (Service Unavailable).",
-      "##[warning]Failed to download action 'https://api.github.com/repos/actions/checkout/tarball/v2'. Error Response status code does not indicate success: 500 (Internal Server Error).",
+      "##[warning]Failed to download action 'https://api.github.com/repos/actions/checkout/tarball/v2'. Error " +
+        "Response status code does not indicate success: 500 (Internal Server Error).",
       "##[error]Response status code does not indicate success: 500 (Internal Server Error).",
     ],
   },

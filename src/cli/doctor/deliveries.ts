@@ -20,7 +20,8 @@ export function deliveryFixes(codes: Iterable<number>): string[] {
   for (const code of codes) {
     if (code === 0)
       fixes.add(
-        "GitHub could not connect to the webhook URL: set the App's Webhook URL to https://<public host>/api/github/webhooks and make sure GitHub can reach that host",
+        "GitHub could not connect to the webhook URL: set the App's Webhook URL to https://<public " +
+          "host>/api/github/webhooks and make sure GitHub can reach that host",
       );
     else if (code === 401)
       fixes.add("the signature did not match: WEBHOOK_SECRET must equal the webhook secret in the App's settings");

@@ -115,7 +115,9 @@ export function githubProblem(
   if (status >= 500) {
     return {
       detail: `GitHub failed: ${answered}; that is GitHub's trouble, not a sign that anything is missing`,
-      fix: `try again in a few minutes; see https://www.githubstatus.com (or the health of your GitHub Enterprise Server)`,
+      fix:
+        `try again in a few minutes; see https://www.githubstatus.com (or the health of your GitHub ` +
+        `Enterprise Server)`,
     };
   }
   return { detail: answered, fix: `see GitHub's message; ${again}` };
@@ -235,7 +237,9 @@ export async function readDeliveries(
       };
     const p = githubProblem(err, "GET /app/hook/deliveries", t, {
       detail: "GitHub keeps no delivery log for this App",
-      fix: "the App needs an active webhook: in its settings, tick Active under Webhook and set the URL to https://<public host>/api/github/webhooks; then run orchestra doctor again",
+      fix:
+        "the App needs an active webhook: in its settings, tick Active under Webhook and set the URL to " +
+        "https://<public host>/api/github/webhooks; then run orchestra doctor again",
     });
     return { name: "webhook deliveries", status: "fail", ...p };
   }

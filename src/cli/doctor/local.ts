@@ -113,7 +113,10 @@ export async function databaseCheck(raw: NodeJS.ProcessEnv): Promise<Check> {
         name,
         status: "fail",
         detail: `no database at ${opened.path}`,
-        fix: `set DATABASE_URL to the service's database (file:/path/to/orchestra.db or postgresql://user:password@host:5432/db), or run orchestra doctor from the service's working directory; for a new installation, orchestra migrate creates it; ${AGAIN}`,
+        fix:
+          `set DATABASE_URL to the service's database (file:/path/to/orchestra.db or ` +
+          `postgresql://user:password@host:5432/db), or run orchestra doctor from the service's working ` +
+          `directory; for a new installation, orchestra migrate creates it; ${AGAIN}`,
       };
     }
     if (opened.problem === "unopenable")
