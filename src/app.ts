@@ -26,6 +26,7 @@ import { Outbox } from "./effects/outbox.js";
 import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
 import { Ledger } from "./cost/ledger.js";
+import { ledgerQueries } from "./cost/queries.js";
 import { Workers } from "./workers/workers.js";
 import { WorkerTokens } from "./workers/tokens.js";
 import { Idempotency } from "./api/idempotency.js";
@@ -214,7 +215,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onEffects: () => late.executor?.poke(),
   });
   const outbox = new Outbox(db, database);
-  const ledger = new Ledger(db);
+  const ledger = new Ledger(ledgerQueries(db));
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
   const executor = new Executor(
