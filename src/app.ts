@@ -45,6 +45,7 @@ import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
+import { ignoredQueries } from "./ignored/queries.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
@@ -175,7 +176,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   };
   const isSelf = async (actor: { login: string; type: string }) =>
     actor.type === "Bot" && actor.login.toLowerCase() === (await botLogin()).toLowerCase();
-  const counters = new Counters({ database, clock });
+  const counters = new Counters({ database, queries: ignoredQueries(db), clock });
   const onIgnored = (why: "unhandled" | "unmanaged") =>
     counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
   const processor = new Processor(
