@@ -29,6 +29,7 @@ import { Ledger } from "./cost/ledger.js";
 import { ledgerQueries } from "./cost/queries.js";
 import { Workers } from "./workers/workers.js";
 import { WorkerTokens } from "./workers/tokens.js";
+import { workersQueries } from "./workers/queries.js";
 import { Idempotency } from "./api/idempotency.js";
 import { Decisions } from "./claims/decisions.js";
 import { Claims } from "./claims/claims.js";
@@ -224,8 +225,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     { windowMs: retry.windowMs!, ...o.effects },
   );
   late.executor = executor;
-  const workers = new Workers(db, clock);
-  const workerTokens = new WorkerTokens({ db, workers, tasks });
+  const workers = new Workers(workersQueries(db), clock);
+  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const decisions = new Decisions(db, database, clock);
   const claims = new Claims({
