@@ -52,6 +52,7 @@ import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { webhookRoom } from "./webhooks/room.js";
 import { FleetIssues } from "./fleet/issues.js";
+import { fleetQueries } from "./fleet/queries.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
@@ -219,7 +220,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const outbox = new Outbox(db, database);
   const ledger = new Ledger(ledgerQueries(db));
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
-  const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
+  const fleet = new FleetIssues({
+    queries: fleetQueries(db),
+    configs,
+    clock,
+    botLogin,
+    deliveriesWaiting: () => deliveriesWaiting(),
+  });
   const executor = new Executor(
     { db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
     { windowMs: retry.windowMs!, ...o.effects },

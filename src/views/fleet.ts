@@ -13,6 +13,7 @@ import type { EffectSummary } from "../effects/outbox.js";
 import { waitingForAll, type WaitingFor } from "../gates/waiting.js";
 import { parseJsonText } from "./task-detail.js";
 import { blockedWhy, openQuestions } from "../fleet/snapshot.js";
+import { fleetQueries } from "../fleet/queries.js";
 
 export interface FleetDeps {
   db: Db;
@@ -151,10 +152,10 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     [...claimed, ...blocked, ...failed].map((t) => t.id),
   );
   const questionOf = await openQuestions(
-    db,
+    fleetQueries(db),
     blocked.map((t) => t.id),
   );
-  const blockedFor = await blockedWhy(db, blocked, questionOf);
+  const blockedFor = await blockedWhy(fleetQueries(db), blocked, questionOf);
   const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
   const workers = workerIds.length
     ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } })
