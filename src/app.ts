@@ -56,6 +56,7 @@ import { fleetQueries } from "./fleet/queries.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
+import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
 
@@ -328,6 +329,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const apiDeps = {
     db,
     database,
+    views: viewsQueries(db),
     adminToken: credentials.adminToken,
     workers,
     tokens: workerTokens,
