@@ -27,8 +27,10 @@ import { Outbox } from "./effects/outbox.js";
 import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
 import { Ledger } from "./cost/ledger.js";
+import { ledgerQueries } from "./cost/queries.js";
 import { Workers } from "./workers/workers.js";
 import { WorkerTokens } from "./workers/tokens.js";
+import { workersQueries } from "./workers/queries.js";
 import { Idempotency } from "./api/idempotency.js";
 import { Decisions } from "./claims/decisions.js";
 import { Claims } from "./claims/claims.js";
@@ -45,14 +47,17 @@ import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
+import { ignoredQueries } from "./ignored/queries.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { webhookRoom } from "./webhooks/room.js";
 import { FleetIssues } from "./fleet/issues.js";
+import { fleetQueries } from "./fleet/queries.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
+import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
 
@@ -176,7 +181,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   };
   const isSelf = async (actor: { login: string; type: string }) =>
     actor.type === "Bot" && actor.login.toLowerCase() === (await botLogin()).toLowerCase();
-  const counters = new Counters({ database, clock });
+  const counters = new Counters({ database, queries: ignoredQueries(db), clock });
   const onIgnored = (why: "unhandled" | "unmanaged") =>
     counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
   const processor = new Processor(
@@ -216,16 +221,22 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onEffects: () => late.executor?.poke(),
   });
   const outbox = new Outbox(db, database);
-  const ledger = new Ledger(db);
+  const ledger = new Ledger(ledgerQueries(db));
   const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
-  const fleet = new FleetIssues({ db, configs, clock, botLogin, deliveriesWaiting: () => deliveriesWaiting() });
+  const fleet = new FleetIssues({
+    queries: fleetQueries(db),
+    configs,
+    clock,
+    botLogin,
+    deliveriesWaiting: () => deliveriesWaiting(),
+  });
   const executor = new Executor(
     { db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
     { windowMs: retry.windowMs!, ...o.effects },
   );
   late.executor = executor;
-  const workers = new Workers(db, clock);
-  const workerTokens = new WorkerTokens({ db, workers, tasks });
+  const workers = new Workers(workersQueries(db), clock);
+  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const decisions = new Decisions(db, database, clock);
   const claims = new Claims({
@@ -320,6 +331,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const apiDeps = {
     db,
     database,
+    views: viewsQueries(db),
     adminToken: credentials.adminToken,
     workers,
     tokens: workerTokens,

@@ -18,6 +18,7 @@ import { openDatabase, redact, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { atomically } from "../../src/store/sql.js";
 import { Workers } from "../../src/workers/workers.js";
+import { workersQueries } from "../../src/workers/queries.js";
 import { IN_PROGRESS, QUEUED, withPg, type BenchDb } from "./world.js";
 
 export type ScenarioName = "baseline" | "A" | "B";
@@ -205,7 +206,7 @@ export async function buildWorld(
       await db.task.createMany({ data });
       progress(`seeded ${Math.min(s.queued, from + BATCH)}/${s.queued} queued tasks`);
     }
-    const workers = new Workers(db, { now: () => new Date() });
+    const workers = new Workers(workersQueries(db), { now: () => new Date() });
     for (const r of s.live) {
       // Someone else's live claim: the repository's one slot is taken for the whole run.
       const { id: holder } = await workers.register(`holder of ${r.id}`, undefined);
@@ -304,7 +305,7 @@ function claimsFor(database: Database, configs: Map<string, ConfigResult>): Clai
     db: database.db,
     database,
     tasks,
-    workers: new Workers(database.db, clock),
+    workers: new Workers(workersQueries(database.db), clock),
     decisions: new Decisions(database.db, database, clock),
     configs: port,
     clock,

@@ -7,6 +7,7 @@ import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
 import { waitingForAll } from "../gates/waiting.js";
 import { taskDetail } from "../views/task-detail.js";
+import { viewsQueries } from "../views/queries.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
@@ -22,6 +23,7 @@ export function taskRoutes(
   },
 ): void {
   const { db } = deps;
+  const views = viewsQueries(db);
 
   router.add("GET", "/api/v1/tasks", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
@@ -55,7 +57,7 @@ export function taskRoutes(
 
   router.add("GET", "/api/v1/tasks/:id", async ({ req, res, params }) => {
     requireAdmin(req, deps.adminToken);
-    const detail = await taskDetail(deps, params["id"]!);
+    const detail = await taskDetail({ ...deps, views }, params["id"]!);
     if (!detail) throw new HttpError(404, `no task ${params["id"]}`);
     sendJson(res, 200, detail);
   });

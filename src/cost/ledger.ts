@@ -4,22 +4,19 @@
  * machine). The seeds' fleets found half their spend produced no merged PR;
  * the task view is where an operator sees what each task cost.
  */
-import type { Db } from "../store/db.js";
 import type { CallCounts } from "../github/instrument.js";
+import type { LedgerQueries } from "./queries.js";
 
 export class Ledger {
-  constructor(readonly db: Db) {}
+  constructor(readonly queries: LedgerQueries) {}
 
   async add(taskId: string | null, counts: Pick<CallCounts, "reads" | "writes">): Promise<void> {
     if (!taskId || counts.reads + counts.writes === 0) return;
     for (let i = 0; i < 3; i++) {
-      const r = await this.db.taskLedger.updateMany({
-        where: { taskId },
-        data: { githubReads: { increment: counts.reads }, githubWrites: { increment: counts.writes } },
-      });
-      if (r.count === 1) return;
+      const changed = await this.queries.addCalls(taskId, counts.reads, counts.writes);
+      if (changed === 1) return;
       try {
-        await this.db.taskLedger.create({ data: { taskId, githubReads: counts.reads, githubWrites: counts.writes } });
+        await this.queries.createEntry(taskId, counts.reads, counts.writes);
         return;
       } catch (err) {
         if ((err as { code?: string }).code !== "P2002") throw err; // created meanwhile: increment it
@@ -28,7 +25,7 @@ export class Ledger {
   }
 
   async of(taskId: string): Promise<{ githubReads: number; githubWrites: number }> {
-    const row = await this.db.taskLedger.findUnique({ where: { taskId } });
+    const row = await this.queries.entryOf(taskId);
     return { githubReads: row?.githubReads ?? 0, githubWrites: row?.githubWrites ?? 0 };
   }
 }

@@ -31,12 +31,14 @@ import { STYLE } from "./style.js";
 import { fleetOverview, type FleetDeps } from "../views/fleet.js";
 import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
 import { callSeries, runsByClass } from "../views/activity.js";
+import type { ViewsQueries } from "../views/queries.js";
 import { taskAction, type TaskActionDeps } from "../human/actions.js";
 import type { Inbox } from "../inbox/store.js";
 import { githubStanding } from "../metrics/standing.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
+  views: ViewsQueries;
   adminToken: string;
   inbox: Pick<Inbox, "list" | "replay" | "tally">;
   streaks: Pick<FailureStreaks, "current">;
@@ -239,7 +241,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     page(async (_r, ctx) => {
       const [fleet, runs, github, deliveries, effects, failing] = await Promise.all([
         fleetOverview(deps),
-        runsByClass(deps.db, ctx.now, HOURS),
+        runsByClass(deps.views, ctx.now, HOURS),
         githubStanding(deps),
         deps.inbox.tally().then((t) => t.summary),
         deps.outbox.counts(),

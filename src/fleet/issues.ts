@@ -9,16 +9,16 @@
  * 410, or the webhook) is replaced by a new one; an issue a person closed is
  * left closed and not edited until it is reopened.
  */
-import type { Db } from "../store/db.js";
 import type { ConfigResult } from "../config/repo.js";
 import { repoRef, type GitHub, type IssueInfo, type RepoRef } from "../github/port.js";
 import type { OutboxEffect } from "../effects/outbox.js";
 import type { Performed } from "../effects/perform.js";
 import { readFleet } from "./snapshot.js";
+import type { FleetQueries } from "./queries.js";
 import { FLEET_TITLE, isFleetBody, renderFleet, showsSnapshot } from "./render.js";
 
 export interface FleetIssuesDeps {
-  db: Db;
+  queries: FleetQueries;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
   /**
@@ -37,7 +37,7 @@ export class FleetIssues {
 
   /** The fleet issue's number as stored; null when none is known. */
   async numberOf(repo: string): Promise<number | null> {
-    return (await this.deps.db.fleetIssue.findUnique({ where: { repo } }))?.number ?? null;
+    return (await this.deps.queries.storedIssue(repo))?.number ?? null;
   }
 
   /** Whether an issue is the repository's fleet issue: its body carries the marker, or it is the stored one. */
@@ -47,21 +47,18 @@ export class FleetIssues {
 
   async #remember(repo: string, installationId: number, number: number, written: boolean): Promise<void> {
     const now = this.deps.clock.now();
-    const writtenAt = written ? { writtenAt: now } : {};
-    await this.deps.db.fleetIssue.upsert({
-      where: { repo },
-      create: { repo, installationId, number, ...writtenAt, updatedAt: now },
-      update: { installationId, number, ...writtenAt, updatedAt: now },
+    await this.deps.queries.rememberIssue({
+      repo,
+      installationId,
+      number,
+      ...(written ? { writtenAt: now } : {}),
+      updatedAt: now,
     });
   }
 
   /** Forgets the stored number when it is `issue` (deleted or transferred away); true when it was. */
   async forget(repo: string, issue: number): Promise<boolean> {
-    const r = await this.deps.db.fleetIssue.updateMany({
-      where: { repo, number: issue },
-      data: { number: null, updatedAt: this.deps.clock.now() },
-    });
-    return r.count > 0;
+    return (await this.deps.queries.forgetIssue(repo, issue, this.deps.clock.now())) > 0;
   }
 
   /**
@@ -94,7 +91,7 @@ export class FleetIssues {
     if (!cfg.config.fleetIssue)
       return dropped("not updated: fleetIssue is off in .github/orchestra.yml (the issue, if any, is left as it is)");
     const now = this.deps.clock.now();
-    const snapshot = await readFleet(this.deps.db, e.repo, now, await this.deps.deliveriesWaiting?.());
+    const snapshot = await readFleet(this.deps.queries, e.repo, now, await this.deps.deliveriesWaiting?.());
     const r = repoRef(e.repo);
     const issue = await this.#current(r, e, github);
     if (issue?.state === "closed")

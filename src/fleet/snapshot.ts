@@ -6,12 +6,11 @@
  * blocked and what failed tasks last failed of. A few queries per section,
  * each bounded to the rows the issue shows.
  */
-import type { Db } from "../store/db.js";
 import type { Decision, Task } from "../store/generated/sqlite/client.js";
-import { waitingForAll } from "../gates/waiting.js";
 import { EVERYWHERE } from "../gates/repos.js";
 import { parseJson } from "../apply/views.js";
 import { FLEET_SECTION_ROWS, type FleetSnapshot, type Section } from "./render.js";
+import type { FleetQueries } from "./queries.js";
 
 /** Comments Orchestra posts when it blocks a task: the first line says why. */
 const BLOCKING_COMMENTS = ["question:", "escalation:", "budget:", "blocked-half-done:", "rewritten:", "pr-closed:"];
@@ -28,12 +27,12 @@ function firstLine(body: string): string {
 }
 
 /** The open question of each task that has one (the latest), by task id. */
-export async function openQuestions(db: Db, taskIds: string[]): Promise<Map<string, Decision>> {
+export async function openQuestions(
+  q: Pick<FleetQueries, "openQuestionsOf">,
+  taskIds: string[],
+): Promise<Map<string, Decision>> {
   if (taskIds.length === 0) return new Map();
-  const questions = await db.decision.findMany({
-    where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, supersededAt: null },
-    orderBy: { createdAt: "asc" },
-  });
+  const questions = await q.openQuestionsOf(taskIds);
   return new Map(questions.map((q) => [q.taskId, q]));
 }
 
@@ -43,21 +42,14 @@ export async function openQuestions(db: Db, taskIds: string[]): Promise<Map<stri
  * the tasks' open questions when the caller has read them already.
  */
 export async function blockedWhy(
-  db: Db,
+  q: Pick<FleetQueries, "openQuestionsOf" | "commentsOf">,
   tasks: Task[],
   questions?: Map<string, Decision>,
 ): Promise<Map<string, string>> {
   const ids = tasks.map((t) => t.id);
   const out = new Map<string, string>();
   if (ids.length === 0) return out;
-  const [open, comments] = await Promise.all([
-    questions ?? openQuestions(db, ids),
-    db.effect.findMany({
-      where: { taskId: { in: ids }, kind: "comment" },
-      orderBy: { seq: "desc" },
-      select: { taskId: true, key: true, payload: true, createdAt: true },
-    }),
-  ]);
+  const [open, comments] = await Promise.all([questions ?? openQuestions(q, ids), q.commentsOf(ids)]);
   for (const [taskId, q] of open) out.set(taskId, `question: “${q.body}”`);
   const since = new Map(tasks.map((t) => [t.id, t.queuedAt.getTime()]));
   for (const c of comments) {
@@ -78,11 +70,8 @@ export async function blockedWhy(
 }
 
 /** What holds every claim in the repository: an operator's pause, `paused: true`, or an invalid configuration. */
-async function heldBy(db: Db, repo: string): Promise<string | null> {
-  const [r, pauses] = await Promise.all([
-    db.repo.findUnique({ where: { id: repo } }),
-    db.pause.findMany({ where: { scope: { in: [EVERYWHERE, repo] } } }),
-  ]);
+async function heldBy(q: Pick<FleetQueries, "repoRow" | "pausesOver">, repo: string): Promise<string | null> {
+  const [r, pauses] = await Promise.all([q.repoRow(repo), q.pausesOver(repo)]);
   const pause = pauses.find((p) => p.scope === EVERYWHERE) ?? pauses[0];
   if (pause)
     return `${pause.scope === EVERYWHERE ? "Orchestra is" : `${repo} is`} paused by ${pause.by}: ${pause.reason}`;
@@ -93,37 +82,30 @@ async function heldBy(db: Db, repo: string): Promise<string | null> {
 }
 
 export async function readFleet(
-  db: Db,
+  q: FleetQueries,
   repo: string,
   now: Date,
   deliveriesWaiting?: Set<number>,
 ): Promise<FleetSnapshot> {
   const take = FLEET_SECTION_ROWS;
-  const byIssue = { issue: "asc" as const };
   const [counts, queued, claimed, review, blocked, failed, held] = await Promise.all([
-    db.task.groupBy({ by: ["state"], where: { repo }, _count: { _all: true } }),
-    db.task.findMany({ where: { repo, state: "queued" }, orderBy: [{ priority: "asc" }, { queuedAt: "asc" }], take }),
-    db.task.findMany({ where: { repo, state: "claimed" }, orderBy: byIssue, take }),
-    db.task.findMany({ where: { repo, state: "review" }, orderBy: byIssue, take }),
-    db.task.findMany({ where: { repo, state: "blocked" }, orderBy: byIssue, take }),
-    db.task.findMany({ where: { repo, state: "failed" }, orderBy: byIssue, take }),
-    heldBy(db, repo),
+    q.stateCounts(repo),
+    q.queuedTasks(repo, take),
+    q.tasksIn(repo, "claimed", take),
+    q.tasksIn(repo, "review", take),
+    q.tasksIn(repo, "blocked", take),
+    q.tasksIn(repo, "failed", take),
+    heldBy(q, repo),
   ]);
   const total = new Map(counts.map((c) => [c.state, c._count._all]));
   const workerIds = claimed.map((t) => t.workerId).filter((x): x is string => x !== null);
   const runIds = claimed.map((t) => t.runId).filter((x): x is string => x !== null);
   const [waiting, workers, runs, why, classes] = await Promise.all([
-    waitingForAll(db, queued, now, deliveriesWaiting),
-    workerIds.length ? db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } }) : [],
-    runIds.length ? db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, mode: true } }) : [],
-    blockedWhy(db, blocked),
-    failed.length
-      ? db.run.findMany({
-          where: { taskId: { in: failed.map((t) => t.id) }, class: { not: null } },
-          orderBy: { attempt: "desc" },
-          select: { taskId: true, class: true, recovery: true },
-        })
-      : [],
+    q.waitingOf(queued, now, deliveriesWaiting),
+    workerIds.length ? q.workerNames(workerIds) : [],
+    runIds.length ? q.runModes(runIds) : [],
+    blockedWhy(q, blocked),
+    failed.length ? q.runClasses(failed.map((t) => t.id)) : [],
   ]);
   const workerName = new Map(workers.map((w) => [w.id, w.name]));
   const modeOf = new Map(runs.map((r) => [r.id, r.mode]));

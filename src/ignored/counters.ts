@@ -13,6 +13,7 @@ import type { Database } from "../store/db.js";
 import { atomically, type Step } from "../store/sql.js";
 import type { RaiseResult, TaskRef, Tasks } from "../apply/tasks.js";
 import type { TaskEvent } from "../machine/events.js";
+import type { IgnoredQueries } from "./queries.js";
 
 /** The closed set of counter names, each with what it counts. */
 export const IGNORED = {
@@ -65,7 +66,13 @@ export interface IgnoredCount {
 }
 
 export class Counters {
-  constructor(readonly deps: { database: Pick<Database, "db" | "raw" | "provider">; clock: { now(): Date } }) {}
+  constructor(
+    readonly deps: {
+      database: Pick<Database, "raw" | "provider">;
+      queries: Pick<IgnoredQueries, "ignoredCounters">;
+      clock: { now(): Date };
+    },
+  ) {}
 
   step(name: IgnoredName): Step {
     return countStep(name, this.deps.clock.now());
@@ -78,7 +85,7 @@ export class Counters {
 
   /** Every known counter, zero when it never moved, in the order of IGNORED. */
   async list(): Promise<IgnoredCount[]> {
-    const rows = await this.deps.database.db.counter.findMany({ where: { name: { startsWith: "ignored." } } });
+    const rows = await this.deps.queries.ignoredCounters();
     const byName = new Map(rows.map((r) => [r.name, r]));
     return IGNORED_NAMES.map((name) => {
       const r = byName.get(name);

@@ -9,6 +9,7 @@
 import type { Database } from "../store/db.js";
 import { atomically } from "../store/sql.js";
 import { counterStep } from "../ignored/counters.js";
+import type { MetricsQueries } from "./queries.js";
 
 export const CALLS_PREFIX = "github.calls.";
 
@@ -30,7 +31,8 @@ export class CallHours {
 
   constructor(
     readonly deps: {
-      database: Pick<Database, "db" | "raw" | "provider">;
+      database: Pick<Database, "raw" | "provider">;
+      queries: Pick<MetricsQueries, "deleteCallCountersBefore" | "callCountersFrom">;
       clock: { now(): Date };
       onError?: (err: unknown) => void;
     },
@@ -74,9 +76,7 @@ export class CallHours {
         this.#prunedHour = hour;
         const oldest = hourKey(new Date(now.getTime() - this.opts.keepHours * 3_600_000));
         // Names sort by their hour: every one before `oldest` is older.
-        await this.deps.database.db.counter.deleteMany({
-          where: { name: { startsWith: CALLS_PREFIX, lt: `${CALLS_PREFIX}${oldest}` } },
-        });
+        await this.deps.queries.deleteCallCountersBefore(CALLS_PREFIX, `${CALLS_PREFIX}${oldest}`);
       }
     })();
     try {
@@ -92,9 +92,7 @@ export class CallHours {
     const now = this.deps.clock.now();
     const top = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
     const first = `${CALLS_PREFIX}${hourKey(new Date(top - (hours - 1) * 3_600_000))}`;
-    const rows = await this.deps.database.db.counter.findMany({
-      where: { name: { startsWith: CALLS_PREFIX, gte: first } },
-    });
+    const rows = await this.deps.queries.callCountersFrom(CALLS_PREFIX, first);
     const byName = new Map(rows.map((r) => [r.name, r.value]));
     return Array.from({ length: hours }, (_, i) => {
       const hour = new Date(top - (hours - 1 - i) * 3_600_000);

@@ -6,7 +6,20 @@
  * query storm.
  */
 import { Gauge, type Registry } from "prom-client";
-import type { Db } from "../store/db.js";
+import type { MetricsQueries } from "./queries.js";
+
+/** The reads the gauges are computed from. */
+export type GaugeQueries = Pick<
+  MetricsQueries,
+  | "deliveriesByState"
+  | "retryingDeliveries"
+  | "oldestPendingDelivery"
+  | "ignoredCounters"
+  | "tasksByStateAndRepo"
+  | "runsByClass"
+  | "runsByRecovery"
+  | "effectsByStateAndKind"
+>;
 
 /** How long one read of the tables answers for. */
 export const SCRAPE_CACHE_MS = 5_000;
@@ -37,16 +50,16 @@ export function ignoredRows(counters: Array<{ name: string; value: number }>): R
     .map((c) => ({ labels: { reason: c.name.slice("ignored.".length) }, value: c.value }));
 }
 
-async function read(db: Db, now: Date): Promise<Snapshot> {
+async function read(q: GaugeQueries, now: Date): Promise<Snapshot> {
   const [deliveries, retrying, oldest, counters, tasks, runs, recoveries, effects] = await Promise.all([
-    db.delivery.groupBy({ by: ["state"], _count: { _all: true } }),
-    db.delivery.count({ where: { state: "pending", attempts: { gt: 0 } } }),
-    db.delivery.findFirst({ where: { state: "pending" }, orderBy: { seq: "asc" }, select: { receivedAt: true } }),
-    db.counter.findMany({ where: { name: { startsWith: "ignored." } }, select: { name: true, value: true } }),
-    db.task.groupBy({ by: ["state", "repo"], _count: { _all: true } }),
-    db.run.groupBy({ by: ["class"], where: { class: { not: null } }, _count: { _all: true } }),
-    db.run.groupBy({ by: ["recovery"], where: { recovery: { not: null } }, _count: { _all: true } }),
-    db.effect.groupBy({ by: ["state", "kind"], _count: { _all: true } }),
+    q.deliveriesByState(),
+    q.retryingDeliveries(),
+    q.oldestPendingDelivery(),
+    q.ignoredCounters(),
+    q.tasksByStateAndRepo(),
+    q.runsByClass(),
+    q.runsByRecovery(),
+    q.effectsByStateAndKind(),
   ]);
   return {
     deliveries: [
@@ -70,7 +83,7 @@ export class TableGauges {
 
   constructor(
     registry: Registry,
-    private readonly db: Db,
+    private readonly queries: GaugeQueries,
     private readonly clock: { now(): Date },
     private readonly cacheMs = SCRAPE_CACHE_MS,
   ) {
@@ -97,7 +110,7 @@ export class TableGauges {
   async refresh(): Promise<void> {
     const now = this.clock.now().getTime();
     if (now - this.#at < this.cacheMs && now >= this.#at) return;
-    this.#running ??= read(this.db, this.clock.now())
+    this.#running ??= read(this.queries, this.clock.now())
       .then((s) => {
         for (const key of Object.keys(this.#gauges) as GaugeKey[]) {
           const g = this.#gauges[key];

@@ -9,6 +9,7 @@ import { CallHours } from "./call-hours.js";
 import { Metrics } from "./registry.js";
 import { TableGauges } from "./collector.js";
 import { staleSweep, type StaleSweep } from "./staleness.js";
+import { metricsQueries } from "./queries.js";
 
 export function metricsRoutes(
   router: Router,
@@ -43,8 +44,10 @@ export function metricsRoom(deps: {
   log: { warn(obj: object, msg: string): void };
 }): { metrics: Metrics; callHours: CallHours; stale: () => StaleSweep[] } {
   const metrics = new Metrics();
+  const queries = metricsQueries(deps.database.db);
   const callHours = new CallHours({
     database: deps.database,
+    queries,
     clock: deps.clock,
     onError: (err) =>
       deps.log.warn(
@@ -56,7 +59,7 @@ export function metricsRoom(deps: {
   const startedAt = deps.clock.now();
   metricsRoutes(deps.api, {
     metrics,
-    gauges: new TableGauges(metrics.registry, deps.database.db, deps.clock),
+    gauges: new TableGauges(metrics.registry, queries, deps.clock),
     token: deps.token,
   });
   return {

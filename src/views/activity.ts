@@ -2,7 +2,7 @@
  * What the fleet did over time, for the dashboard's charts: runs that ended
  * in each hour by their class, and GitHub calls in each hour.
  */
-import type { Db } from "../store/db.js";
+import type { ViewsQueries } from "./queries.js";
 import type { CallHour } from "../metrics/call-hours.js";
 
 export interface HourSeries {
@@ -23,12 +23,13 @@ function hourStarts(now: Date, hours: number): Date[] {
 }
 
 /** Runs that ended in each of the last `hours` hours, one series per class (most frequent first). */
-export async function runsByClass(db: Db, now: Date, hours: number): Promise<HourSeries> {
+export async function runsByClass(
+  q: Pick<ViewsQueries, "runsEndedSince">,
+  now: Date,
+  hours: number,
+): Promise<HourSeries> {
   const starts = hourStarts(now, hours);
-  const runs = await db.run.findMany({
-    where: { endedAt: { gte: starts[0]! } },
-    select: { endedAt: true, class: true },
-  });
+  const runs = await q.runsEndedSince(starts[0]!);
   return {
     hours: starts,
     series: bucket(

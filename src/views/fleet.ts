@@ -4,18 +4,30 @@
  * with their time left, what is blocked and on what, what failed and as
  * which class, and what was parked (deliveries and effects).
  */
-import type { Db } from "../store/db.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Inbox } from "../inbox/store.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { DeliverySummary } from "../inbox/view.js";
 import type { EffectSummary } from "../effects/outbox.js";
-import { waitingForAll, type WaitingFor } from "../gates/waiting.js";
+import type { WaitingFor } from "../gates/waiting.js";
 import { parseJsonText } from "./task-detail.js";
 import { blockedWhy, openQuestions } from "../fleet/snapshot.js";
+import type { ViewsQueries } from "./queries.js";
 
 export interface FleetDeps {
-  db: Db;
+  views: Pick<
+    ViewsQueries,
+    | "stateCounts"
+    | "queuedByRepo"
+    | "queuedInClaimOrder"
+    | "claimedByLease"
+    | "latestIn"
+    | "runsOfTasks"
+    | "workerNames"
+    | "openQuestionsOf"
+    | "commentsOf"
+    | "waitingOf"
+  >;
   inbox: Pick<Inbox, "list">;
   outbox: Outbox;
   clock: { now(): Date };
@@ -81,22 +93,6 @@ export const QUEUE_READ = 1000;
  */
 export const LISTED = 100;
 
-/** What the queue shows of a task and what its gates are decided on (not its body). */
-const QUEUED_COLUMNS = {
-  id: true,
-  repo: true,
-  issue: true,
-  title: true,
-  attempt: true,
-  queuedAt: true,
-  state: true,
-  installationId: true,
-  backoffUntil: true,
-  blockedBy: true,
-  blockersAt: true,
-  diagnostic: true,
-} as const;
-
 const ref = (t: Pick<Task, "id" | "repo" | "issue" | "title">): TaskRef => ({
   id: t.id,
   repo: t.repo,
@@ -116,27 +112,22 @@ export function whyOf(run: Pick<Run, "evidence"> | undefined): string | null {
 }
 
 /** The last run of each task (highest attempt), by task id. */
-async function lastRuns(db: Db, taskIds: string[]): Promise<Map<string, Run>> {
+async function lastRuns(q: Pick<ViewsQueries, "runsOfTasks">, taskIds: string[]): Promise<Map<string, Run>> {
   if (taskIds.length === 0) return new Map();
-  const runs = await db.run.findMany({ where: { taskId: { in: taskIds } }, orderBy: { attempt: "asc" } });
+  const runs = await q.runsOfTasks(taskIds);
   return new Map(runs.map((r) => [r.taskId, r]));
 }
 
 export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
-  const { db } = deps;
+  const { views } = deps;
   const now = deps.clock.now();
   const [groups, queuedIn, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
-    db.task.groupBy({ by: ["state"], _count: { _all: true } }),
-    db.task.groupBy({ by: ["repo"], where: { state: "queued" }, _count: { _all: true } }),
-    db.task.findMany({
-      where: { state: "queued" },
-      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
-      take: QUEUE_READ,
-      select: QUEUED_COLUMNS,
-    }),
-    db.task.findMany({ where: { state: "claimed" }, orderBy: { leaseExpiresAt: "asc" }, take: LISTED }),
-    db.task.findMany({ where: { state: "blocked" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
-    db.task.findMany({ where: { state: "failed" }, orderBy: { updatedAt: "desc" }, take: LISTED }),
+    views.stateCounts(),
+    views.queuedByRepo(),
+    views.queuedInClaimOrder(QUEUE_READ),
+    views.claimedByLease(LISTED),
+    views.latestIn("blocked", LISTED),
+    views.latestIn("failed", LISTED),
     deps.inbox.list({ state: "parked", limit: 50 }),
     deps.outbox.list({ state: "parked", limit: 50 }),
     deps.deliveriesWaiting?.(),
@@ -148,20 +139,18 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
     shownCount.set(t.repo, n + 1);
     return n < QUEUE_SHOWN;
   });
-  const waiting = await waitingForAll(db, shown, now, waitingSet);
+  const waiting = await views.waitingOf(shown, now, waitingSet);
   const runs = await lastRuns(
-    db,
+    views,
     [...claimed, ...blocked, ...failed].map((t) => t.id),
   );
   const questionOf = await openQuestions(
-    db,
+    views,
     blocked.map((t) => t.id),
   );
-  const blockedFor = await blockedWhy(db, blocked, questionOf);
+  const blockedFor = await blockedWhy(views, blocked, questionOf);
   const workerIds = [...new Set(claimed.map((t) => t.workerId).filter((w): w is string => w !== null))];
-  const workers = workerIds.length
-    ? await db.worker.findMany({ where: { id: { in: workerIds } }, select: { id: true, name: true } })
-    : [];
+  const workers = workerIds.length ? await views.workerNames(workerIds) : [];
   const nameOf = new Map(workers.map((w) => [w.id, w.name]));
 
   // Every repository with queued work, with its count: the tasks read above

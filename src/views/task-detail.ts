@@ -3,16 +3,15 @@
  * error ring), decisions and receipts, effects, and what it cost. The JSON
  * API and the dashboard's task page both render this.
  */
-import type { Db } from "../store/db.js";
 import type { Run } from "../store/generated/sqlite/client.js";
 import { parseRing } from "../store/error-ring.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
-import { waitingForAll } from "../gates/waiting.js";
 import { UNRECEIPTED_FLAG } from "../claims/decisions.js";
+import type { ViewsQueries } from "./queries.js";
 
 export interface TaskReadDeps {
-  db: Db;
+  views: Pick<ViewsQueries, "task" | "runsOf" | "decisionsOf" | "receiptOf" | "deliveriesOf" | "waitingOf">;
   outbox: Outbox;
   ledger: Ledger;
   clock: { now(): Date };
@@ -49,22 +48,20 @@ export type RunJson = ReturnType<typeof runJson>;
 
 /** The task with everything behind it; null when there is no such task. */
 export async function taskDetail(deps: TaskReadDeps, id: string) {
-  const { db } = deps;
-  const task = await db.task.findUnique({ where: { id } });
+  const { views } = deps;
+  const task = await views.task(id);
   if (!task) return null;
   const [runs, decisions, receipt, effects, calls, waiting] = await Promise.all([
-    db.run.findMany({ where: { taskId: task.id }, orderBy: { attempt: "asc" } }),
-    db.decision.findMany({ where: { taskId: task.id }, orderBy: { createdAt: "asc" } }),
-    db.completionReceipt.findUnique({ where: { taskId: task.id } }),
+    views.runsOf(task.id),
+    views.decisionsOf(task.id),
+    views.receiptOf(task.id),
     deps.outbox.list({ taskId: task.id, limit: 1000 }),
     deps.ledger.of(task.id),
     deps.deliveriesWaiting
-      ? deps.deliveriesWaiting().then((w) => waitingForAll(db, [task], deps.clock.now(), w))
-      : waitingForAll(db, [task], deps.clock.now()),
+      ? deps.deliveriesWaiting().then((w) => views.waitingOf([task], deps.clock.now(), w))
+      : views.waitingOf([task], deps.clock.now()),
   ]);
-  const handed = decisions.length
-    ? await db.decisionDelivery.findMany({ where: { decisionId: { in: decisions.map((d) => d.id) } } })
-    : [];
+  const handed = decisions.length ? await views.deliveriesOf(decisions.map((d) => d.id)) : [];
   const waitingFor = waiting.get(task) ?? null;
   const now = deps.clock.now().getTime();
   const started = runs.filter((r) => r.state !== "aborted");

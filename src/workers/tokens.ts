@@ -5,10 +5,10 @@
  * the next sweep classifies it like any run that ended without a PR, so its
  * task goes back to the queue (or wherever its class sends it).
  */
-import type { Db } from "../store/db.js";
 import type { RaiseResult, TaskRef } from "../apply/tasks.js";
 import type { TaskEvent } from "../machine/events.js";
 import type { Worker, Workers } from "./workers.js";
+import type { WorkersQueries } from "./queries.js";
 
 export interface WorkerListing {
   id: string;
@@ -23,7 +23,7 @@ export interface WorkerListing {
 }
 
 export interface WorkerTokensDeps {
-  db: Db;
+  queries: Pick<WorkersQueries, "allWorkers" | "liveRunsOf" | "liveRunsOfWorker">;
   workers: Workers;
   tasks: { raise(ref: TaskRef, event: TaskEvent): Promise<RaiseResult> };
 }
@@ -38,12 +38,9 @@ export class WorkerTokens {
   constructor(readonly deps: WorkerTokensDeps) {}
 
   async list(): Promise<WorkerListing[]> {
-    const { db } = this.deps;
-    const workers = await db.worker.findMany({ orderBy: { createdAt: "asc" } });
-    const live = await db.run.findMany({
-      where: { state: "live", workerId: { in: workers.map((w) => w.id) } },
-      select: { workerId: true },
-    });
+    const { queries } = this.deps;
+    const workers = await queries.allWorkers();
+    const live = await queries.liveRunsOf(workers.map((w) => w.id));
     const leases = new Map<string, number>();
     for (const r of live) leases.set(r.workerId!, (leases.get(r.workerId!) ?? 0) + 1);
     return workers.map((w) => listing(w, leases.get(w.id) ?? 0, this.deps.workers));
@@ -59,10 +56,7 @@ export class WorkerTokens {
     if (!worker) return null;
     let released = 0;
     for (let round = 0; round < RELEASE_ROUNDS; round++) {
-      const runs = await this.deps.db.run.findMany({
-        where: { workerId: id, state: "live" },
-        select: { id: true, taskId: true },
-      });
+      const runs = await this.deps.queries.liveRunsOfWorker(id);
       if (runs.length === 0) break;
       for (const run of runs) {
         const r = await this.deps.tasks.raise(

@@ -4,8 +4,8 @@
  * digest, with its last four characters as a hint to tell tokens apart.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Db } from "../store/db.js";
 import type { Worker } from "../store/generated/sqlite/client.js";
+import type { WorkersQueries } from "./queries.js";
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -34,22 +34,23 @@ export class Workers {
   readonly #seenAt = new Map<string, number>();
 
   constructor(
-    readonly db: Db,
+    readonly queries: Pick<
+      WorkersQueries,
+      "createWorker" | "rotateToken" | "markRevoked" | "workerById" | "workerByTokenHash" | "markSeen"
+    >,
     readonly clock: { now(): Date },
   ) {}
 
   async register(name: string, repos: string[] | undefined): Promise<{ id: string; token: string; tokenHint: string }> {
     const token = newToken();
     const id = randomUUID();
-    await this.db.worker.create({
-      data: {
-        id,
-        name,
-        tokenHash: hashToken(token),
-        tokenHint: tokenHint(token),
-        repos: repos ? JSON.stringify(repos) : null,
-        createdAt: this.clock.now(),
-      },
+    await this.queries.createWorker({
+      id,
+      name,
+      tokenHash: hashToken(token),
+      tokenHint: tokenHint(token),
+      repos: repos ?? null,
+      createdAt: this.clock.now(),
     });
     return { id, token, tokenHint: tokenHint(token) };
   }
@@ -62,9 +63,10 @@ export class Workers {
   async rotate(id: string): Promise<{ token: string; tokenHint: string; rotatedAt: Date } | null> {
     const token = newToken();
     const rotatedAt = this.clock.now();
-    const { count } = await this.db.worker.updateMany({
-      where: { id, revokedAt: null },
-      data: { tokenHash: hashToken(token), tokenHint: tokenHint(token), rotatedAt },
+    const count = await this.queries.rotateToken(id, {
+      tokenHash: hashToken(token),
+      tokenHint: tokenHint(token),
+      rotatedAt,
     });
     this.forget(id);
     return count === 1 ? { token, tokenHint: tokenHint(token), rotatedAt } : null;
@@ -72,9 +74,9 @@ export class Workers {
 
   /** Marks the worker revoked (the first time counts); false when there is no such worker. */
   async revoke(id: string): Promise<Worker | null> {
-    await this.db.worker.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: this.clock.now() } });
+    await this.queries.markRevoked(id, this.clock.now());
     this.forget(id);
-    return this.db.worker.findUnique({ where: { id } });
+    return this.queries.workerById(id);
   }
 
   /** Drops this process's cached entries of a worker, so a changed token or revocation counts at once. */
@@ -92,7 +94,7 @@ export class Workers {
     const hash = hashToken(token);
     const hit = this.#byHash.get(hash);
     if (!opts.fresh && hit && Date.now() - hit.at < TOKEN_CACHE_MS) return hit.worker;
-    const worker = await this.db.worker.findUnique({ where: { tokenHash: hash } });
+    const worker = await this.queries.workerByTokenHash(hash);
     if (worker) this.#byHash.set(hash, { worker, at: Date.now() });
     else this.#byHash.delete(hash);
     return worker;
@@ -108,7 +110,7 @@ export class Workers {
     const last = this.#seenAt.get(worker.id) ?? 0;
     if (Date.now() - last < SEEN_EVERY_MS) return;
     this.#seenAt.set(worker.id, Date.now());
-    await this.db.worker.update({ where: { id: worker.id }, data: { lastSeenAt: this.clock.now() } });
+    await this.queries.markSeen(worker.id, this.clock.now());
   }
 }
 

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Inbox } from "../../src/inbox/store.js";
 import { Outbox } from "../../src/effects/outbox.js";
 import { fleetOverview, QUEUE_READ, QUEUE_SHOWN } from "../../src/views/fleet.js";
+import { viewsQueries } from "../../src/views/queries.js";
 import { eachMigratedDatabase, providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
@@ -40,7 +41,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
 
     const fleet = await fleetOverview({
-      db: each.database.db,
+      views: viewsQueries(each.database.db),
       inbox: new Inbox(each.database),
       outbox: new Outbox(each.database.db, each.database),
       clock: { now: () => now },

@@ -1,5 +1,6 @@
 /** GitHub calls per hour in the counter table, on each database: tallied, written in batches, kept on failure, pruned. */
 import { CallHours, CALLS_PREFIX } from "../../src/metrics/call-hours.js";
+import { metricsQueries } from "../../src/metrics/queries.js";
 import { eachMigratedDatabase, providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
@@ -7,7 +8,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   test("calls are written at most once per interval, then read back per hour with zeros between", async () => {
     const clock = { ms: Date.parse("2026-12-01T08:59:58Z"), now: () => new Date(clock.ms) };
-    const hours = new CallHours({ database: each.database, clock }, { flushMs: 10_000, keepHours: 48 });
+    const hours = new CallHours(
+      { database: each.database, queries: metricsQueries(each.database.db), clock },
+      { flushMs: 10_000, keepHours: 48 },
+    );
     hours.count("read"); // the first call writes at once
     await hours.flush();
     for (let i = 0; i < 5; i++) hours.count("write");
@@ -42,7 +46,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     };
     const errors: unknown[] = [];
     const hours = new CallHours(
-      { database: flaky, clock, onError: (err) => errors.push(err) },
+      { database: flaky, queries: metricsQueries(flaky.db), clock, onError: (err) => errors.push(err) },
       { flushMs: 60_000, keepHours: 2 },
     );
     const rows = async () =>

@@ -1,6 +1,7 @@
 import { Registry } from "prom-client";
 import { ignoredRows, lagSeconds, TableGauges } from "../../src/metrics/collector.js";
 import type { Db } from "../../src/store/db.js";
+import { metricsQueries } from "../../src/metrics/queries.js";
 import { parseExposition, valueOf } from "./exposition.js";
 
 describe("table gauges", () => {
@@ -50,7 +51,7 @@ describe("table gauges", () => {
     const state = { pending: 4 };
     const { db, reads } = fakeDb(state);
     const clock = { t: 0, now: () => new Date(clock.t) };
-    const gauges = new TableGauges(registry, db, clock);
+    const gauges = new TableGauges(registry, metricsQueries(db), clock);
     await Promise.all(Array.from({ length: 50 }, () => gauges.refresh()));
     expect(reads()).toBe(1);
     let s = parseExposition(await registry.metrics()).samples;
