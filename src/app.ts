@@ -37,6 +37,7 @@ import { Exits } from "./exits/exit.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
+import { gateQueries } from "./gates/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
@@ -188,7 +189,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   );
 
   // The one write path, the outbox, and the rooms that raise events through them.
-  const gates = new RepoGates({ db, clock });
+  const gateRows = gateQueries(db);
+  const gates = new RepoGates({ queries: gateRows, clock });
   const configs = new ConfigLoader(githubFor, 60_000, (installationId, repo, result) =>
     gates
       .record(installationId, repo, result)
@@ -237,7 +239,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     deliveriesWaiting: () => deliveriesWaiting(),
   });
   const leases = new Leases({ db, tasks, workers, decisions });
-  const breaker = new Breaker({ db, database, tasks, configs, clock, log });
+  const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
   const settler = new Settler({
     db,
     tasks,
