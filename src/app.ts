@@ -38,6 +38,7 @@ import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
 import { gateQueries } from "./gates/queries.js";
+import { claimQueries } from "./claims/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
@@ -227,9 +228,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const workers = new Workers(db, clock);
   const workerTokens = new WorkerTokens({ db, workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
-  const decisions = new Decisions(db, database, clock);
+  const claimRows = claimQueries(db);
+  const decisions = new Decisions(claimRows, database, clock);
   const claims = new Claims({
-    db,
+    queries: claimRows,
     database,
     tasks,
     workers,
@@ -238,7 +240,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     clock,
     deliveriesWaiting: () => deliveriesWaiting(),
   });
-  const leases = new Leases({ db, tasks, workers, decisions });
+  const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
   const settler = new Settler({
     db,
