@@ -39,6 +39,7 @@ import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
 import { gateQueries } from "./gates/queries.js";
 import { claimQueries } from "./claims/queries.js";
+import { exitQueries } from "./exits/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
@@ -242,8 +243,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   });
   const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
+  const exitRows = exitQueries(db);
   const settler = new Settler({
-    db,
+    queries: exitRows,
     tasks,
     githubFor,
     ledger,
@@ -254,7 +256,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const blockers = new Blockers({ db, tasks, githubFor, clock, log });
   const audit = new Audit({ db, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
-  const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
+  const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
