@@ -40,6 +40,7 @@ import { Breaker } from "./gates/breaker.js";
 import { gateQueries } from "./gates/queries.js";
 import { claimQueries } from "./claims/queries.js";
 import { exitQueries } from "./exits/queries.js";
+import { dispatchQueries } from "./dispatch/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
@@ -257,7 +258,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const audit = new Audit({ db, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
-  const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
+  const dispatcher = new Dispatcher({ queries: dispatchQueries(db), tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
   const {
