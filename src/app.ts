@@ -41,6 +41,7 @@ import { gateQueries } from "./gates/queries.js";
 import { claimQueries } from "./claims/queries.js";
 import { exitQueries } from "./exits/queries.js";
 import { dispatchQueries } from "./dispatch/queries.js";
+import { blockerQueries } from "./blockers/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
@@ -254,7 +255,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     log,
     onClassified: (installationId, repo) => breaker.check(installationId, repo),
   });
-  const blockers = new Blockers({ db, tasks, githubFor, clock, log });
+  const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, clock, log });
   const audit = new Audit({ db, clock });
   const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
