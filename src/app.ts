@@ -48,6 +48,7 @@ import { Retention } from "./retention/retention.js";
 import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
+import { humanQueries } from "./human/queries.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
@@ -256,8 +257,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onClassified: (installationId, repo) => breaker.check(installationId, repo),
   });
   const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, clock, log });
-  const audit = new Audit({ db, clock });
-  const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
+  const humanRows = humanQueries(db);
+  const audit = new Audit({ queries: humanRows, clock });
+  const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
   const dispatcher = new Dispatcher({ queries: dispatchQueries(db), tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
@@ -342,6 +344,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     branches,
     counters,
     tasks,
+    humanQueries: humanRows,
     clock,
     callHours,
     rateLimits: () => metrics.rateLimits,
