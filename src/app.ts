@@ -49,6 +49,7 @@ import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
 import { humanQueries } from "./human/queries.js";
+import { reconcileQueries } from "./reconcile/queries.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
@@ -271,7 +272,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     schedule: reconcile,
     branches,
   } = reconcileRoom({
-    db,
+    queries: reconcileQueries(db),
     tasks,
     githubFor,
     configs,
