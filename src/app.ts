@@ -50,6 +50,7 @@ import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
 import { humanQueries } from "./human/queries.js";
 import { reconcileQueries } from "./reconcile/queries.js";
+import { sweepQueries } from "./sweeps/queries.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
@@ -286,7 +287,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
   const sweeper = new Sweeper({
-    db,
+    queries: sweepQueries(db),
     tasks,
     settler,
     claims,
