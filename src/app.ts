@@ -40,12 +40,20 @@ import { Exits } from "./exits/exit.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
+import { gateQueries } from "./gates/queries.js";
+import { claimQueries } from "./claims/queries.js";
+import { exitQueries } from "./exits/queries.js";
+import { dispatchQueries } from "./dispatch/queries.js";
+import { blockerQueries } from "./blockers/queries.js";
 import { Blockers } from "./blockers/blockers.js";
 import { Sweeper, startSweeper } from "./sweeps/sweeper.js";
 import { Retention } from "./retention/retention.js";
 import { errorText } from "./github/errors.js";
 import { PermissionCache } from "./trust/permissions.js";
 import { Audit } from "./human/audit.js";
+import { humanQueries } from "./human/queries.js";
+import { reconcileQueries } from "./reconcile/queries.js";
+import { sweepQueries } from "./sweeps/queries.js";
 import { Counters, countingUnhandled } from "./ignored/counters.js";
 import { ignoredQueries } from "./ignored/queries.js";
 import { Questions } from "./human/conditions.js";
@@ -195,7 +203,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   );
 
   // The one write path, the outbox, and the rooms that raise events through them.
-  const gates = new RepoGates({ db, clock });
+  const gateRows = gateQueries(db);
+  const gates = new RepoGates({ queries: gateRows, clock });
   const configs = new ConfigLoader(githubFor, 60_000, (installationId, repo, result) =>
     gates
       .record(installationId, repo, result)
@@ -238,9 +247,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const workers = new Workers(workersQueries(db), clock);
   const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
   const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
-  const decisions = new Decisions(db, database, clock);
+  const claimRows = claimQueries(db);
+  const decisions = new Decisions(claimRows, database, clock);
   const claims = new Claims({
-    db,
+    queries: claimRows,
     database,
     tasks,
     workers,
@@ -249,10 +259,11 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     clock,
     deliveriesWaiting: () => deliveriesWaiting(),
   });
-  const leases = new Leases({ db, tasks, workers, decisions });
-  const breaker = new Breaker({ db, database, tasks, configs, clock, log });
+  const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
+  const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
+  const exitRows = exitQueries(db);
   const settler = new Settler({
-    db,
+    queries: exitRows,
     tasks,
     githubFor,
     ledger,
@@ -260,11 +271,12 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     log,
     onClassified: (installationId, repo) => breaker.check(installationId, repo),
   });
-  const blockers = new Blockers({ db, tasks, githubFor, clock, log });
-  const audit = new Audit({ db, clock });
-  const questions = new Questions({ db, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
-  const exits = new Exits({ db, tasks, leases, settler, githubFor, configs, ledger, clock });
-  const dispatcher = new Dispatcher({ db, tasks, claims, leases, exits, clock });
+  const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, clock, log });
+  const humanRows = humanQueries(db);
+  const audit = new Audit({ queries: humanRows, clock });
+  const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
+  const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
+  const dispatcher = new Dispatcher({ queries: dispatchQueries(db), tasks, claims, leases, exits, clock });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
   const {
@@ -274,7 +286,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     schedule: reconcile,
     branches,
   } = reconcileRoom({
-    db,
+    queries: reconcileQueries(db),
     tasks,
     githubFor,
     configs,
@@ -288,7 +300,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   });
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());
   const sweeper = new Sweeper({
-    db,
+    queries: sweepQueries(db),
     tasks,
     settler,
     claims,
@@ -348,6 +360,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     branches,
     counters,
     tasks,
+    humanQueries: humanRows,
     clock,
     callHours,
     rateLimits: () => metrics.rateLimits,

@@ -12,6 +12,7 @@ import { Tasks } from "../../src/apply/tasks.js";
 import { candidates, installationsInTurn, liveByInstallation } from "../../src/claims/candidates.js";
 import { Claims } from "../../src/claims/claims.js";
 import { Decisions } from "../../src/claims/decisions.js";
+import { claimQueries as claimRows } from "../../src/claims/queries.js";
 import { parseRepoConfig, type ConfigResult } from "../../src/config/repo.js";
 import { gateColumns } from "../../src/gates/repos.js";
 import { openDatabase, redact, type Database } from "../../src/store/db.js";
@@ -301,12 +302,13 @@ function claimsFor(database: Database, configs: Map<string, ConfigResult>): Clai
     dryRun: false,
     onEffects: () => {},
   });
+  const queries = claimRows(database.db);
   return new Claims({
-    db: database.db,
+    queries,
     database,
     tasks,
     workers: new Workers(workersQueries(database.db), clock),
-    decisions: new Decisions(database.db, database, clock),
+    decisions: new Decisions(queries, database, clock),
     configs: port,
     clock,
   });

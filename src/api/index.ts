@@ -16,6 +16,7 @@ import type { Audit } from "../human/audit.js";
 import { auditRoutes } from "./audit.js";
 import { sweepRoutes } from "./sweeps.js";
 import { taskActionRoutes } from "./task-actions.js";
+import type { TaskActionDeps } from "../human/actions.js";
 import type { Tasks } from "../apply/tasks.js";
 import { branchRoutes } from "./branches.js";
 import type { StaleBranches } from "../reconcile/branches.js";
@@ -37,6 +38,7 @@ export interface ApiDeps extends WorkerApiDeps {
   audit: Audit;
   streaks: Pick<FailureStreaks, "current">;
   tasks: Pick<Tasks, "raise">;
+  humanQueries: TaskActionDeps["humanQueries"];
   branches: Pick<StaleBranches, "list">;
   counters: Counters;
   clock: { now(): Date };
@@ -59,7 +61,7 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
   sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
-  taskActionRoutes(router, { db: deps.db, tasks: deps.tasks, adminToken: deps.adminToken });
+  taskActionRoutes(router, { humanQueries: deps.humanQueries, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   runRoutes(router, { db: deps.db, database: deps.database, adminToken: deps.adminToken });
   taskRoutes(router, {

@@ -9,7 +9,7 @@
  * one event; the machine records it on the task.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
+import type { BlockerQueries } from "./queries.js";
 import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
 import { errorText } from "../github/errors.js";
 import type { Tasks } from "../apply/tasks.js";
@@ -42,7 +42,7 @@ export async function readOpenBlockers(
 }
 
 export interface BlockersDeps {
-  db: Db;
+  queries: BlockerQueries;
   tasks: Tasks;
   githubFor: GitHubFor;
   clock: { now(): Date };
@@ -65,7 +65,7 @@ export class Blockers {
 
   /** An `issue_dependencies` event about this issue: read its blockers again (the payload names one, not all). */
   async onDependencyChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<void> {
-    const task = await this.deps.db.task.findUnique({ where: { repo_issue: { repo, issue } } });
+    const task = await this.deps.queries.taskOfIssue(repo, issue);
     if (!task || task.state === "done" || task.state === "cancelled") return;
     await this.refresh(task, github);
   }
@@ -73,11 +73,7 @@ export class Blockers {
   /** An issue closed (or reopened): every task that lists it as a blocker is read again. */
   async onIssueStateChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<number> {
     const ref = blockerRef(repo, issue);
-    // The JSON array holds quoted refs: match the whole ref, not a prefix of another one.
-    const waiting = await this.deps.db.task.findMany({
-      where: { blockedBy: { contains: JSON.stringify(ref) }, state: { notIn: ["done", "cancelled"] } },
-      take: 500,
-    });
+    const waiting = await this.deps.queries.blockedByRef(ref);
     for (const task of waiting) await this.refresh(task, github);
     return waiting.length;
   }
@@ -85,23 +81,12 @@ export class Blockers {
   /** Sweep: tasks whose blockers were never read, and blocked ones not read for a while. */
   async sweep(notHeld: object): Promise<{ read: number; errors: number }> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db.task.findMany({
-      where: {
-        state: "queued",
-        ...notHeld,
-        AND: [
-          {
-            OR: [
-              { blockersAt: null },
-              { blockedBy: { not: null }, blockersAt: { lt: new Date(now.getTime() - BLOCKED_RECHECK_MS) } },
-            ],
-          },
-          { OR: [{ backoffUntil: null }, { backoffUntil: { lte: now } }] },
-        ],
-      },
-      orderBy: { queuedAt: "asc" },
-      take: BATCH,
-    });
+    const due = await this.deps.queries.dueForBlockers(
+      notHeld,
+      now,
+      new Date(now.getTime() - BLOCKED_RECHECK_MS),
+      BATCH,
+    );
     let read = 0;
     let errors = 0;
     for (const task of due) {

@@ -5,7 +5,7 @@
  * as soon as it commits. The label swap follows from the outbox.
  */
 import { randomUUID } from "node:crypto";
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { parseJson } from "../apply/views.js";
@@ -14,6 +14,7 @@ import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 import { gateSteps } from "./limits.js";
+import type { ClaimQueries } from "./queries.js";
 import { candidates, installationsInTurn, liveByInstallation } from "./candidates.js";
 
 /** The continuation a claim hands out: the task's record of it, the branch, and the previous run's session. */
@@ -50,7 +51,7 @@ export interface Won {
 }
 
 export interface ClaimsDeps {
-  db: Db;
+  queries: Pick<ClaimQueries, "previousRun">;
   database: Pick<Database, "raw" | "provider">;
   tasks: Tasks;
   workers: Workers;
@@ -109,10 +110,7 @@ export class Claims {
   async #continuation(task: Task, runId: string): Promise<ClaimContinuation | null> {
     const c = parseJson<Continuation>(task.continuation);
     if (!c) return null;
-    const prev = await this.deps.db.run.findFirst({
-      where: { taskId: task.id, id: { not: runId }, state: { not: "aborted" } },
-      orderBy: { startedAt: "desc" },
-    });
+    const prev = await this.deps.queries.previousRun(task.id, runId);
     const report = parseJson<{ sessionRef?: string; harness?: string; model?: string }>(prev?.report ?? null) ?? {};
     return {
       ...c,

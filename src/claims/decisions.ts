@@ -8,8 +8,9 @@
  * never again in that run. A sign-off says whether it is stale: the head it
  * was given for is no longer the head.
  */
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import { select } from "../store/sql.js";
+import type { ClaimQueries } from "./queries.js";
 
 export interface DecisionOut {
   id: string;
@@ -44,7 +45,7 @@ type Row = {
 
 export class Decisions {
   constructor(
-    readonly db: Db,
+    readonly queries: Pick<ClaimQueries, "decision" | "delivery" | "handed" | "receipted">,
     readonly database: Pick<Database, "raw" | "provider">,
     readonly clock: { now(): Date },
   ) {}
@@ -87,11 +88,7 @@ export class Decisions {
   async #handed(ids: string[], runId: string): Promise<void> {
     const now = this.clock.now();
     for (const decisionId of ids) {
-      await this.db.decisionDelivery.upsert({
-        where: { decisionId_runId: { decisionId, runId } },
-        create: { decisionId, runId, firstAt: now, lastAt: now },
-        update: { lastAt: now, count: { increment: 1 } },
-      });
+      await this.queries.handed(decisionId, runId, now);
     }
   }
 
@@ -100,17 +97,12 @@ export class Decisions {
    * (its receipt is recorded once); undefined when it was not.
    */
   async receipt(runId: string, decisionId: string): Promise<{ commentId: number | null; first: boolean } | undefined> {
-    const d = await this.db.decision.findUnique({ where: { id: decisionId } });
-    const handed = d
-      ? await this.db.decisionDelivery.findUnique({ where: { decisionId_runId: { decisionId, runId } } })
-      : null;
+    const d = await this.queries.decision(decisionId);
+    const handed = d ? await this.queries.delivery(decisionId, runId) : null;
     if (!d || !handed) return undefined;
-    const r = await this.db.decisionDelivery.updateMany({
-      where: { decisionId, runId, receiptAt: null },
-      data: { receiptAt: this.clock.now() },
-    });
+    const first = await this.queries.receipted(decisionId, runId, this.clock.now());
     const m = /^comment:(\d+)/.exec(d.source ?? "");
-    return { commentId: m ? Number(m[1]) : null, first: r.count === 1 };
+    return { commentId: m ? Number(m[1]) : null, first };
   }
 }
 

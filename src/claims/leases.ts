@@ -4,12 +4,12 @@
  * recorded. Every call carries the lease epoch; a stale one is refused with
  * 409 and a reason, and changes nothing.
  */
-import type { Db } from "../store/db.js";
 import { randomUUID } from "node:crypto";
 import { leaseRefused, Refusal } from "../refusal.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Usage } from "../machine/events.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
+import type { ClaimQueries } from "./queries.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 
@@ -27,14 +27,21 @@ export function progressDigest(p: Progress | undefined): string | undefined {
 }
 
 export class Leases {
-  constructor(readonly deps: { db: Db; tasks: Tasks; workers: Workers; decisions: Decisions }) {}
+  constructor(
+    readonly deps: {
+      queries: Pick<ClaimQueries, "run" | "task">;
+      tasks: Tasks;
+      workers: Workers;
+      decisions: Decisions;
+    },
+  ) {}
 
   /** The run, if it exists and belongs to the worker (null worker: the App itself, for dispatched runs). */
   async runOf(worker: Worker | null, runId: string): Promise<{ run: Run; task: Task }> {
-    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    const run = await this.deps.queries.run(runId);
     if (!run) throw new Refusal("not-found", `no run ${runId}`);
     if (worker && run.workerId !== worker.id) throw new Refusal("forbidden", `run ${runId} belongs to another worker`);
-    const task = await this.deps.db.task.findUnique({ where: { id: run.taskId } });
+    const task = await this.deps.queries.task(run.taskId);
     if (!task) throw new Refusal("not-found", `no task for run ${runId}`);
     return { run, task };
   }

@@ -6,7 +6,6 @@
  * back without charging an attempt (see the dispatch-refused row).
  */
 import type { EmitterWebhookEvent } from "@octokit/webhooks";
-import type { Db } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
 import { isLeaseRefusal, Refusal } from "../refusal.js";
 import type { Claims } from "../claims/claims.js";
@@ -16,13 +15,21 @@ import type { Task } from "../store/generated/sqlite/client.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ExitReport } from "../machine/events.js";
 import type { InfraDeath } from "../outcomes/facts.js";
+import type { DispatchQueries } from "./queries.js";
 
 type WorkflowRunPayload = EmitterWebhookEvent<"workflow_run">["payload"];
 type WorkflowJobPayload = EmitterWebhookEvent<"workflow_job">["payload"];
 
 export class Dispatcher {
   constructor(
-    readonly deps: { db: Db; tasks: Tasks; claims: Claims; leases: Leases; exits: Exits; clock: { now(): Date } },
+    readonly deps: {
+      queries: DispatchQueries;
+      tasks: Tasks;
+      claims: Claims;
+      leases: Leases;
+      exits: Exits;
+      clock: { now(): Date };
+    },
   ) {}
 
   /** Claims the task for a workflow run; the dispatch itself follows from the outbox. */
@@ -50,7 +57,7 @@ export class Dispatcher {
       return;
     }
     if (payload.action !== "completed") return;
-    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    const run = await this.deps.queries.run(runId);
     // A late completion (its lease expired first) still counts until the run is classified.
     if (!run || (run.state !== "live" && !(run.state === "expired" && run.class === null))) return;
     // A workflow cancelled or never started is a run-level infrastructure death: its attempt is not charged.
@@ -80,16 +87,13 @@ export class Dispatcher {
     workflowRunId: number,
     wr: { display_title?: string | null; name?: string | null } | null,
   ): Promise<string | null> {
-    const { db } = this.deps;
-    const linked = await db.run.findFirst({ where: { workflowRunId: BigInt(workflowRunId), mode: "dispatch" } });
+    const { queries } = this.deps;
+    const linked = await queries.linkedRun(workflowRunId);
     if (linked) return linked.id;
     if (!wr) return null;
-    const tasks = await db.task.findMany({ where: { repo, state: "claimed", workerId: null }, select: { id: true } });
+    const tasks = await queries.dispatchedTasks(repo);
     if (tasks.length === 0) return null;
-    const live = await db.run.findMany({
-      where: { taskId: { in: tasks.map((t) => t.id) }, mode: "dispatch", state: "live", workflowRunId: null },
-      orderBy: { startedAt: "asc" },
-    });
+    const live = await queries.unlinkedRuns(tasks.map((t) => t.id));
     const title = `${wr.display_title ?? ""} ${wr.name ?? ""}`;
     const match = live.find((r) => title.includes(r.id)) ?? live[0];
     if (!match) return null;
@@ -101,7 +105,7 @@ export class Dispatcher {
   }
 
   async #renew(runId: string): Promise<void> {
-    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
+    const run = await this.deps.queries.run(runId);
     if (!run || run.state !== "live") return;
     await this.deps.leases.heartbeat(null, run.id, run.leaseEpoch).catch((err: unknown) => {
       if (!(err instanceof Refusal)) throw err;

@@ -5,7 +5,6 @@
  * which is then classified from what GitHub shows (exit 0 with no PR is a
  * phantom, not a success). The answer never waits on a GitHub write.
  */
-import type { Db } from "../store/db.js";
 import { leaseRefused, Refusal } from "../refusal.js";
 import { repoRef, type GitHubFor, type PullInfo } from "../github/port.js";
 import { errorClass, errorText as errText } from "../github/errors.js";
@@ -18,6 +17,7 @@ import type { Worker } from "../workers/workers.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Leases } from "../claims/leases.js";
 import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
+import type { ExitQueries } from "./queries.js";
 
 /** What verifying an exit reads: the run's PRs, then the facts of what it left. */
 type ExitGitHub = SettleGitHub;
@@ -31,7 +31,7 @@ export interface ExitAnswer {
 }
 
 export interface ExitsDeps {
-  db: Db;
+  queries: ExitQueries;
   tasks: Tasks;
   leases: Leases;
   settler: Settler;
@@ -107,9 +107,7 @@ export class Exits {
     if (run.state === "revoked" || run.state === "aborted")
       throw leaseRefused(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
     if (task.runId === run.id) return;
-    const later = await this.deps.db.run.count({
-      where: { taskId: task.id, id: { not: run.id }, startedAt: { gt: run.startedAt } },
-    });
+    const later = await this.deps.queries.laterRuns({ id: run.id, taskId: task.id, startedAt: run.startedAt });
     if (later > 0 || task.state === "done" || task.state === "cancelled") {
       throw leaseRefused(
         `superseded: ${later > 0 ? "another run holds the task now" : `the task is ${task.state}`}; ` +
@@ -120,8 +118,8 @@ export class Exits {
   }
 
   async #recorded(runId: string): Promise<ExitAnswer> {
-    const run = await this.deps.db.run.findUnique({ where: { id: runId } });
-    const task = run ? await this.deps.db.task.findUnique({ where: { id: run.taskId } }) : null;
+    const run = await this.deps.queries.run(runId);
+    const task = run ? await this.deps.queries.task(run.taskId) : null;
     if (!run) throw new Refusal("not-found", `no run ${runId}`);
     return answerOf(run, task);
   }

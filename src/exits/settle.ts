@@ -7,7 +7,6 @@
  * before it is asked about again.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import { repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
 import { errorClass, errorText as errText } from "../github/errors.js";
 import { instrument, newCounts } from "../github/instrument.js";
@@ -18,6 +17,7 @@ import { parseJson } from "../apply/views.js";
 import type { Ledger } from "../cost/ledger.js";
 import type { MergeFact } from "../machine/events.js";
 import type { Run } from "../store/generated/sqlite/client.js";
+import type { ExitQueries } from "./queries.js";
 
 export type SettleGitHub = FactsGitHub & Pick<GitHub, "getPull">;
 
@@ -38,7 +38,7 @@ export function verdictOf(run: Pick<Run, "class" | "recovery" | "evidence">): Ve
 export class Settler {
   constructor(
     readonly deps: {
-      db: Db;
+      queries: Pick<ExitQueries, "run" | "task">;
       tasks: Tasks;
       githubFor: GitHubFor;
       ledger: Ledger;
@@ -55,11 +55,11 @@ export class Settler {
    * `knownPulls` let an exit reuse what it has just read.
    */
   async settle(runId: string, opts: { github?: SettleGitHub; knownPulls?: PullInfo[] } = {}): Promise<Verdict | null> {
-    const { db, tasks } = this.deps;
-    const run = await db.run.findUnique({ where: { id: runId } });
+    const { queries, tasks } = this.deps;
+    const run = await queries.run(runId);
     if (!run) return null;
     if (run.class) return verdictOf(run);
-    const task = await db.task.findUnique({ where: { id: run.taskId } });
+    const task = await queries.task(run.taskId);
     if (!task || task.state !== "claimed" || task.runId !== run.id) return null; // the task moved on: nothing owed
     const trigger = run.state === "exited" ? "exit" : "lease-expired";
     const counts = newCounts();

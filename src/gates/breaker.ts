@@ -11,12 +11,13 @@
  * repository's row, changed in the same transaction as the comment's effect.
  */
 import type { Logger } from "pino";
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { select, dateOf, type Step } from "../store/sql.js";
 import type { Repo } from "../store/generated/sqlite/client.js";
 import { textOf } from "../texts/value.js";
+import type { GateQueries } from "./queries.js";
 
 /** Classes that say a run failed (a PR, a question or publishable work do not). */
 export const COUNTED_CLASSES: ReadonlySet<string> = new Set([
@@ -77,7 +78,7 @@ export function coolDownMs(cfg: RepoConfig["breaker"], trips: number): number {
 }
 
 export interface BreakerDeps {
-  db: Db;
+  queries: Pick<GateQueries, "repo" | "probing" | "probeRun" | "probeAgain" | "closeBreaker" | "reopenBreaker">;
   database: Pick<Database, "raw" | "provider">;
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
@@ -90,8 +91,8 @@ export class Breaker {
 
   /** After a run in `repo` was classified: opens the breaker when its runs keep failing the same way. */
   async check(installationId: number, repo: string): Promise<boolean> {
-    const { db, clock } = this.deps;
-    const row = await db.repo.findUnique({ where: { id: repo } });
+    const { queries, clock } = this.deps;
+    const row = await queries.repo(repo);
     if (!row || row.breakerUntil) return false; // not recorded yet, or already open
     const cfg = await this.deps.configs.get(installationId, repo);
     if (!cfg.ok) return false;
@@ -138,11 +139,11 @@ export class Breaker {
 
   /** Half-open breakers whose probe has an outcome: closed, opened again, or probing again. */
   async sweep(): Promise<{ closed: number; reopened: number }> {
-    const { db } = this.deps;
+    const { queries } = this.deps;
     const out = { closed: 0, reopened: 0 };
-    const waiting = await db.repo.findMany({ where: { probeRunId: { not: null } }, take: 100 });
+    const waiting = await queries.probing();
     for (const row of waiting) {
-      const probe = await db.run.findUnique({ where: { id: row.probeRunId! }, select: { state: true, class: true } });
+      const probe = await queries.probeRun(row.probeRunId!);
       const outcome = probeOutcome(probe, row.breakerClass);
       if (outcome === "wait") continue;
       const settled = await this.#settle(row, outcome);
@@ -153,45 +154,28 @@ export class Breaker {
   }
 
   async #settle(row: Repo, outcome: Exclude<ProbeOutcome, "wait">): Promise<boolean> {
-    const { db, clock } = this.deps;
+    const { queries, clock } = this.deps;
     const now = clock.now();
-    const where = { id: row.id, probeRunId: row.probeRunId };
-    if (outcome === "again")
-      return (await db.repo.updateMany({ where, data: { probeRunId: null, updatedAt: now } })).count === 1;
+    if (outcome === "again") return queries.probeAgain(row.id, row.probeRunId, now);
     if (outcome === "close") {
-      const r = await db.repo.updateMany({
-        where,
-        data: {
-          breakerClass: null,
-          breakerRuns: null,
-          breakerOpenedAt: null,
-          breakerUntil: null,
-          breakerTrips: 0,
-          probeRunId: null,
-          breakerClosedAt: now,
-          updatedAt: now,
-        },
-      });
-      if (r.count === 1)
+      const closed = await queries.closeBreaker(row.id, row.probeRunId, now);
+      if (closed)
         this.deps.log.info(
           { repo: row.id, probe: row.probeRunId },
           "breaker closed: the probe run did not fail the same way; claims go on",
         );
-      return r.count === 1;
+      return closed;
     }
     const cfg = await this.deps.configs.get(row.installationId, row.id);
     const breaker = cfg.ok ? cfg.config.breaker : { failures: 5, windowSeconds: 600, coolDownSeconds: 600 };
     const trips = row.breakerTrips + 1;
     const until = new Date(now.getTime() + coolDownMs(breaker, trips));
-    const r = await db.repo.updateMany({
-      where,
-      data: { breakerUntil: until, breakerOpenedAt: now, breakerTrips: trips, probeRunId: null, updatedAt: now },
-    });
-    if (r.count === 1)
+    const reopened = await queries.reopenBreaker(row.id, row.probeRunId, trips, until, now);
+    if (reopened)
       this.deps.log.warn(
         { repo: row.id, class: row.breakerClass, until: until.toISOString() },
         "breaker open again: the probe run failed the same way",
       );
-    return r.count === 1;
+    return reopened;
   }
 }

@@ -5,10 +5,10 @@
  * live leases, the task's backoff and blockers, the registered workers), so
  * it is never stale and never disagrees with the query.
  */
-import type { Db } from "../store/db.js";
 import type { Pause, Repo, Task } from "../store/generated/sqlite/client.js";
 import { parseJson } from "../apply/views.js";
 import { EVERYWHERE } from "./repos.js";
+import { waitingQueriesOf, type WaitingSource } from "./queries.js";
 
 export type Gate =
   | "deliveries"
@@ -141,9 +141,12 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
   return null;
 }
 
-/** Reads the facts for a list of tasks in a few queries and answers each one's gate. */
+/**
+ * Reads the facts for a list of tasks in a few queries and answers each one's gate.
+ * `source`: the gates' queries (or the client, for readers that hold it).
+ */
 export async function waitingForAll(
-  db: Db,
+  source: WaitingSource,
   tasks: TaskGates[],
   now: Date,
   deliveriesWaiting: Set<number> = new Set(),
@@ -153,12 +156,7 @@ export async function waitingForAll(
   for (const t of tasks) out.set(t, null);
   if (queued.length === 0) return out;
   const repoIds = [...new Set(queued.map((t) => t.repo))];
-  const [repos, pauses, live, workers] = await Promise.all([
-    db.repo.findMany({ where: { id: { in: repoIds } } }),
-    db.pause.findMany(),
-    db.task.groupBy({ by: ["repo"], where: { state: "claimed" }, _count: { _all: true } }),
-    db.worker.findMany({ select: { repos: true } }),
-  ]);
+  const { repos, pauses, live, workers } = await waitingQueriesOf(source).waitingFacts(repoIds);
   const repoOf = new Map(repos.map((r) => [r.id, r]));
   const pauseOf = new Map(pauses.map((p) => [p.scope, p]));
   const liveRepo = new Map(live.map((l) => [l.repo, l._count._all]));

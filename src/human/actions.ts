@@ -5,9 +5,9 @@
  * run follow through the outbox. The API and the dashboard both act through
  * this; a refusal or an unknown task is a `Refusal` that says why.
  */
-import type { Db } from "../store/db.js";
 import { Busy, type Tasks } from "../apply/tasks.js";
 import { Refusal } from "../refusal.js";
+import type { HumanQueries } from "./queries.js";
 
 export const TASK_ACTIONS = ["retry", "resume", "hold", "cancel"] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
@@ -17,14 +17,14 @@ export function isTaskAction(action: string): action is TaskAction {
 }
 
 export interface TaskActionDeps {
-  db: Db;
+  humanQueries: Pick<HumanQueries, "taskExists" | "taskProgress">;
   tasks: Pick<Tasks, "raise">;
 }
 
 export async function taskAction(deps: TaskActionDeps, id: string, action: string, by: string) {
   if (!isTaskAction(action))
     throw new Refusal("not-found", `no action ${action}; the actions are ${TASK_ACTIONS.join(", ")}`);
-  const task = await deps.db.task.findUnique({ where: { id }, select: { id: true } });
+  const task = await deps.humanQueries.taskExists(id);
   if (!task) throw new Refusal("not-found", `no task ${id}`);
   const r = await deps.tasks
     .raise({ taskId: task.id }, { kind: "command", command: action, author: by, commentId: null })
@@ -37,6 +37,6 @@ export async function taskAction(deps: TaskActionDeps, id: string, action: strin
       throw err;
     });
   if (r.outcome === "refused") throw new Refusal("conflict", `${action} refused: ${r.message}`, { reason: r.reason });
-  const after = await deps.db.task.findUnique({ where: { id: task.id }, select: { state: true, attempt: true } });
+  const after = await deps.humanQueries.taskProgress(task.id);
   return { task: { id: task.id, ...after }, action, outcome: r.outcome };
 }

@@ -9,10 +9,10 @@
  */
 import semver from "semver";
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
 import { errorText } from "../github/errors.js";
 import type { Tasks } from "../apply/tasks.js";
+import type { HumanQueries } from "./queries.js";
 
 export type Condition =
   | { kind: "pr-merged"; repo: string; number: number }
@@ -49,7 +49,7 @@ export function npmSatisfied(versions: string[], range: string): boolean {
 }
 
 export interface QuestionsDeps {
-  db: Db;
+  queries: Pick<HumanQueries, "task" | "questionTasks" | "expiredQuestions" | "conditionQuestions" | "openQuestions">;
   tasks: Tasks;
   githubFor: GitHubFor;
   clock: { now(): Date };
@@ -69,10 +69,7 @@ export class Questions {
 
   /** An issue closed or a PR merged: questions waiting on it are answered. */
   async onClosed(repo: string, number: number, merged: boolean): Promise<number> {
-    const tasks = await this.deps.db.task.findMany({
-      where: { state: { in: ["claimed", "blocked"] } },
-      select: { id: true, repo: true },
-    });
+    const tasks = await this.deps.queries.questionTasks();
     const repoOf = new Map(tasks.map((t) => [t.id, t.repo]));
     const open = await this.#open(tasks.map((t) => t.id));
     let met = 0;
@@ -91,13 +88,10 @@ export class Questions {
 
   /** Sweep: expired questions get their one comment; conditions are asked again, a few at a time. */
   async sweep(): Promise<{ expired: number; met: number }> {
-    const { db, clock } = this.deps;
+    const { queries, clock } = this.deps;
     const now = clock.now();
     let expired = 0;
-    const stale = await db.decision.findMany({
-      where: { kind: "question", answeredAt: null, expiresAt: { lt: now } },
-      take: BATCH,
-    });
+    const stale = await queries.expiredQuestions(now, BATCH);
     for (const q of stale) {
       const r = await this.deps.tasks.raise(
         { taskId: q.taskId },
@@ -105,13 +99,9 @@ export class Questions {
       );
       if (r.outcome !== "refused") expired++;
     }
-    const waiting = (
-      await db.decision.findMany({
-        where: { kind: "question", answeredAt: null, condition: { not: null } },
-        orderBy: { createdAt: "asc" },
-        take: 200,
-      })
-    ).filter((q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS);
+    const waiting = (await queries.conditionQuestions(200)).filter(
+      (q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS,
+    );
     let met = 0;
     for (const q of waiting.slice(0, BATCH)) {
       this.#checked.set(q.id, now.getTime());
@@ -128,9 +118,7 @@ export class Questions {
   }
 
   async #open(taskIds: string[]) {
-    return this.deps.db.decision.findMany({
-      where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, condition: { not: null } },
-    });
+    return this.deps.queries.openQuestions(taskIds);
   }
 
   async #met(taskId: string, decisionId: string, condition: string): Promise<boolean> {
@@ -142,7 +130,7 @@ export class Questions {
   async #holds(taskId: string, text: string): Promise<boolean> {
     const c = parseCondition(text);
     if (!c) return false;
-    const task = await this.deps.db.task.findUnique({ where: { id: taskId } });
+    const task = await this.deps.queries.task(taskId);
     if (!task) return false;
     if (c.kind === "npm-version") {
       const res = await (this.deps.fetch ?? fetch)(

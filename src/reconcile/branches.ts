@@ -6,7 +6,7 @@
  * request has), and only a person can tell whether it is worth keeping.
  * Merged task branches are deleted by the `delete-merged-branch` effect.
  */
-import type { Db } from "../store/db.js";
+import type { ReconcileQueries } from "./queries.js";
 import { repoRef, type BranchListing, type GitHubFor } from "../github/port.js";
 import type { ConfigResult } from "../config/repo.js";
 
@@ -44,7 +44,7 @@ export function branchVerdict(
 export class StaleBranches {
   constructor(
     readonly deps: {
-      db: Db;
+      queries: Pick<ReconcileQueries, "repoInstallation" | "taskInstallation" | "runsOnBranches" | "tasksIn">;
       githubFor: GitHubFor;
       configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
       clock: { now(): Date };
@@ -53,24 +53,22 @@ export class StaleBranches {
 
   /** Null when Orchestra does not know the repository (no installation to ask with). */
   async list(repo: string, staleDays: number): Promise<{ prefix: string; branches: BranchReport[] } | null> {
-    const { db } = this.deps;
-    const row = await db.repo.findUnique({ where: { id: repo }, select: { installationId: true } });
-    const installationId =
-      row?.installationId ??
-      (await db.task.findFirst({ where: { repo }, select: { installationId: true } }))?.installationId;
+    const { queries } = this.deps;
+    const row = await queries.repoInstallation(repo);
+    const installationId = row?.installationId ?? (await queries.taskInstallation(repo))?.installationId;
     if (installationId === undefined) return null;
     const cfg = await this.deps.configs.get(installationId, repo);
     const prefix = cfg.ok ? cfg.config.branchPrefix : "agent/";
     const gh = await this.deps.githubFor(installationId);
     const listing = await gh.branchesWithPrefix(repoRef(repo), prefix);
-    const runs = await db.run.findMany({
-      where: { branch: { in: listing.map((b) => b.name) } },
-      select: { branch: true, taskId: true },
-    });
+    const runs = await queries.runsOnBranches(listing.map((b) => b.name));
     const here = new Set(
-      (await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) }, repo }, select: { id: true } })).map(
-        (t) => t.id,
-      ),
+      (
+        await queries.tasksIn(
+          repo,
+          runs.map((r) => r.taskId),
+        )
+      ).map((t) => t.id),
     );
     const owner = new Map(runs.filter((r) => here.has(r.taskId)).map((r) => [r.branch, r.taskId]));
     const now = this.deps.clock.now();

@@ -3,7 +3,7 @@
  * sweep (src/reconcile/deliveries.ts) reads, writes and answers.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
+import type { ReconcileQueries } from "./queries.js";
 import type { AppHooks, HookDelivery } from "../github/app-hooks.js";
 
 export const CHECKPOINT = "hook-deliveries";
@@ -56,7 +56,16 @@ export interface State {
 }
 
 export interface DeliveriesDeps {
-  db: Db;
+  queries: Pick<
+    ReconcileQueries,
+    | "checkpoint"
+    | "replaceCheckpoint"
+    | "report"
+    | "redeliveriesAsked"
+    | "claimRedelivery"
+    | "redeliveryFailed"
+    | "inInbox"
+  >;
   hooks: AppHooks;
   clock: { now(): Date };
   log: Logger;

@@ -37,11 +37,11 @@ export class MissedDeliveries {
   }
 
   async sweep(): Promise<DeliveriesReport> {
-    const { db, hooks, log } = this.deps;
+    const { queries, hooks, log } = this.deps;
     const now = this.deps.clock.now();
     const edge = now.getTime() - WINDOW_MS;
     const out: DeliveriesReport = { read: 0, missing: 0, redelivered: 0, skipped: 0, deferred: 0, errors: 0 };
-    const row = await db.checkpoint.findUnique({ where: { name: CHECKPOINT } });
+    const row = await queries.checkpoint(CHECKPOINT);
     const state = this.#parse(row?.value);
 
     let read: Awaited<ReturnType<MissedDeliveries["read"]>>;
@@ -93,11 +93,7 @@ export class MissedDeliveries {
 
     const asked = new Map<string, Date>();
     for (const chunk of chunks([...pending.keys()])) {
-      for (const r of await db.redelivery.findMany({
-        where: { guid: { in: chunk } },
-        select: { guid: true, requestedAt: true },
-      }))
-        asked.set(r.guid, r.requestedAt);
+      for (const r of await queries.redeliveriesAsked(chunk)) asked.set(r.guid, r.requestedAt);
     }
     const due = [...pending].filter(([guid]) => !((asked.get(guid)?.getTime() ?? 0) > now.getTime() - ASK_EVERY_MS));
     out.skipped += pending.size - due.length;
@@ -134,12 +130,9 @@ export class MissedDeliveries {
           failed.push({ guid, error: errorText(err) });
           // Not sent (a refusal, a rate limit): the next sweep may ask again; maybe sent: in an hour.
           const sent = !(err instanceof GitHubError) || err.mayHaveSent;
-          await db.redelivery.update({
-            where: { guid },
-            data: {
-              lastError: errorText(err).slice(0, 500),
-              ...(sent ? {} : { requestedAt: new Date(now.getTime() - ASK_EVERY_MS) }),
-            },
+          await queries.redeliveryFailed(guid, {
+            lastError: errorText(err).slice(0, 500),
+            ...(sent ? {} : { requestedAt: new Date(now.getTime() - ASK_EVERY_MS) }),
           });
           if (err instanceof GitHubError && err.retryAfterMs !== undefined) {
             out.deferred += batch.length - i - 1;
@@ -169,7 +162,7 @@ export class MissedDeliveries {
    * attempt seen and no inbox row, within GitHub's window.
    */
   async waiting(): Promise<Set<number>> {
-    const row = await this.deps.db.checkpoint.findUnique({ where: { name: CHECKPOINT } });
+    const row = await this.deps.queries.checkpoint(CHECKPOINT);
     const edge = this.deps.clock.now().getTime() - WINDOW_MS;
     const failed = Object.entries(this.#parse(row?.value).pending).filter(
       ([, p]) => p.installationId !== null && Date.parse(p.first) >= edge,
@@ -240,29 +233,13 @@ export class MissedDeliveries {
 
   /** Claims the right to ask for a guid: no request for it within the hour, by any replica. */
   async #claim(guid: string, event: string, now: Date): Promise<boolean> {
-    const { db } = this.deps;
-    const taken = await db.redelivery.updateMany({
-      where: { guid, requestedAt: { lte: new Date(now.getTime() - ASK_EVERY_MS) } },
-      data: { requestedAt: now, attempts: { increment: 1 }, lastError: null },
-    });
-    if (taken.count === 1) return true;
-    try {
-      await db.redelivery.create({ data: { guid, event, requestedAt: now } });
-      return true;
-    } catch (err) {
-      if ((err as { code?: string }).code === "P2002") return false;
-      throw err;
-    }
+    return this.deps.queries.claimRedelivery(guid, event, now, new Date(now.getTime() - ASK_EVERY_MS));
   }
 
   async #inInbox(guids: string[]): Promise<string[]> {
     const found: string[] = [];
     for (const chunk of chunks(guids)) {
-      const rows = await this.deps.db.delivery.findMany({
-        where: { deliveryId: { in: chunk } },
-        select: { deliveryId: true },
-      });
-      found.push(...rows.map((r) => r.deliveryId));
+      found.push(...(await this.deps.queries.inInbox(chunk)));
     }
     return found;
   }
@@ -288,23 +265,15 @@ export class MissedDeliveries {
 
   /** Written only if no other replica wrote it since it was read (its sweep then stands). */
   async #save(row: { updatedAt: Date } | null, state: State, now: Date): Promise<void> {
-    const { db } = this.deps;
-    const value = JSON.stringify(state);
-    if (row) {
-      await db.checkpoint.updateMany({
-        where: { name: CHECKPOINT, updatedAt: row.updatedAt },
-        data: { value, updatedAt: now },
-      });
-      return;
-    }
-    await db.checkpoint.create({ data: { name: CHECKPOINT, value, updatedAt: now } }).catch((err: unknown) => {
-      if ((err as { code?: string }).code !== "P2002") throw err;
-    });
+    await this.deps.queries.replaceCheckpoint(CHECKPOINT, row?.updatedAt ?? null, JSON.stringify(state), now);
   }
 
   async #report(out: DeliveriesReport, at: Date, detail: Record<string, unknown> | null): Promise<void> {
-    await this.deps.db.sweepReport.create({
-      data: { kind: "deliveries", at, counts: JSON.stringify(out), detail: detail ? JSON.stringify(detail) : null },
+    await this.deps.queries.report({
+      kind: "deliveries",
+      at,
+      counts: JSON.stringify(out),
+      detail: detail ? JSON.stringify(detail) : null,
     });
   }
 }

@@ -21,7 +21,7 @@
  * recorded with its counts.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
+import type { ReconcileQueries } from "./queries.js";
 import { repoRef, type GitHub, type GitHubFor, type LabelledIssue } from "../github/port.js";
 import { errorText } from "../github/errors.js";
 import type { Tasks } from "../apply/tasks.js";
@@ -36,7 +36,10 @@ import type { FleetIssues } from "../fleet/issues.js";
 export type ReconcileGitHub = Pick<GitHub, "issuesLabelled" | "permission" | "installationRepos">;
 
 export interface ReconcileDeps {
-  db: Db;
+  queries: Pick<
+    ReconcileQueries,
+    "goneInstallations" | "knownRepos" | "unfinishedRepos" | "report" | "repoTasks" | "latestLabelSeqs" | "effectTasks"
+  >;
   tasks: Tasks;
   githubFor: GitHubFor;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
@@ -82,25 +85,13 @@ export class Reconciler {
 
   /** Every repository Orchestra knows in these installations (skipping the held ones). */
   async run(skip: ReadonlySet<number> = new Set()): Promise<ReconcileCounts> {
-    const { db } = this.deps;
+    const { queries } = this.deps;
     const counts = emptyCounts();
     const outcome: RunOutcome = new Map();
-    const gone = new Set(
-      (
-        await db.installation.findMany({
-          where: { OR: [{ deletedAt: { not: null } }, { suspendedAt: { not: null } }] },
-          select: { id: true },
-        })
-      ).map((i) => i.id),
-    );
+    const gone = new Set((await queries.goneInstallations()).map((i) => i.id));
     const repos = new Map<string, number>();
-    for (const r of await db.repo.findMany({ select: { id: true, installationId: true } }))
-      repos.set(r.id, r.installationId);
-    for (const t of await db.task.groupBy({
-      by: ["repo", "installationId"],
-      where: { state: { notIn: ["done", "cancelled"] } },
-    }))
-      repos.set(t.repo, t.installationId);
+    for (const r of await queries.knownRepos()) repos.set(r.id, r.installationId);
+    for (const t of await queries.unfinishedRepos()) repos.set(t.repo, t.installationId);
     // Repositories no webhook has told Orchestra about yet (a queue label added while it was down).
     const installations = this.deps.installations
       ? await this.deps.installations().catch((err: unknown) => {
@@ -141,9 +132,7 @@ export class Reconciler {
         );
       }
     }
-    await db.sweepReport.create({
-      data: { kind: "reconcile", at: this.deps.clock.now(), counts: JSON.stringify(counts) },
-    });
+    await queries.report({ kind: "reconcile", at: this.deps.clock.now(), counts: JSON.stringify(counts) });
     await this.deps.streaks?.record(outcome);
     const acted =
       counts.queued + counts.untrusted + counts.closed + counts.cleared + counts.restored + counts.superseded;
@@ -170,7 +159,7 @@ export class Reconciler {
     const issues = await gh.issuesLabelled(repoRef(repo), labels);
     counts.queries += Math.max(1, Math.ceil(issues.length / 100));
     counts.issues += issues.length;
-    const tasks = await this.deps.db.task.findMany({ where: { repo } });
+    const tasks = await this.deps.queries.repoTasks(repo);
     const byIssue = new Map(tasks.map((t) => [t.issue, t]));
     const writing = await this.#labelsInHand(repo, this.deps.dryRun === true || config.dryRun);
     const seen = new Set<number>();
@@ -197,19 +186,11 @@ export class Reconciler {
    * it again each run would pile up the same plan).
    */
   async #labelsInHand(repo: string, dryRun: boolean): Promise<Set<string | null>> {
-    const { db } = this.deps;
-    const latest = await db.effect.groupBy({
-      by: ["taskId"],
-      where: { repo, kind: "label", taskId: { not: null } },
-      _max: { seq: true },
-    });
-    const seqs = latest.map((l) => l._max.seq).filter((n): n is number => n !== null);
+    const { queries } = this.deps;
+    const seqs = (await queries.latestLabelSeqs(repo)).filter((n): n is number => n !== null);
     if (seqs.length === 0) return new Set();
     const unsettled = ["pending", "running", "parked", ...(dryRun ? ["dry-run"] : [])];
-    const rows = await db.effect.findMany({
-      where: { seq: { in: seqs }, state: { in: unsettled } },
-      select: { taskId: true },
-    });
+    const rows = await queries.effectTasks(seqs, unsettled);
     return new Set(rows.map((r) => r.taskId));
   }
 

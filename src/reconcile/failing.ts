@@ -12,7 +12,7 @@
  * and a comment through the same broken path would not arrive.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
+import type { ReconcileQueries } from "./queries.js";
 
 export interface Streak {
   since: string;
@@ -66,7 +66,7 @@ export function nextStreaks(
 
 export class FailureStreaks {
   constructor(
-    readonly db: Db,
+    readonly queries: Pick<ReconcileQueries, "checkpoint" | "upsertCheckpoint" | "report">,
     readonly clock: { now(): Date },
     readonly log: Logger,
     /** Failed runs in a row before a scope is escalated (3 runs: 15 minutes at the default interval). */
@@ -74,7 +74,7 @@ export class FailureStreaks {
   ) {}
 
   async current(): Promise<Record<string, Streak>> {
-    const row = await this.db.checkpoint.findUnique({ where: { name: CHECKPOINT } });
+    const row = await this.queries.checkpoint(CHECKPOINT);
     return row ? (JSON.parse(row.value) as Record<string, Streak>) : {};
   }
 
@@ -84,11 +84,7 @@ export class FailureStreaks {
     const { streaks, escalate, recovered } = nextStreaks(before, outcome, now, this.after);
     const value = JSON.stringify(streaks);
     if (value !== JSON.stringify(before)) {
-      await this.db.checkpoint.upsert({
-        where: { name: CHECKPOINT },
-        create: { name: CHECKPOINT, value, updatedAt: now },
-        update: { value, updatedAt: now },
-      });
+      await this.queries.upsertCheckpoint(CHECKPOINT, value, now);
     }
     for (const scope of escalate) {
       const s = streaks[scope]!;
@@ -99,24 +95,20 @@ export class FailureStreaks {
           "Check the App's installation and its permissions there, " +
           "and GitHub's status; this is said once until it recovers",
       );
-      await this.db.sweepReport.create({
-        data: {
-          kind: "reconcile-escalated",
-          at: now,
-          counts: JSON.stringify({ runs: s.runs }),
-          detail: JSON.stringify({ scope, ...s }),
-        },
+      await this.queries.report({
+        kind: "reconcile-escalated",
+        at: now,
+        counts: JSON.stringify({ runs: s.runs }),
+        detail: JSON.stringify({ scope, ...s }),
       });
     }
     for (const scope of recovered) {
       this.log.info({ scope }, `reconcile: ${scope} is read again`);
-      await this.db.sweepReport.create({
-        data: {
-          kind: "reconcile-recovered",
-          at: now,
-          counts: JSON.stringify({}),
-          detail: JSON.stringify({ scope, since: before[scope]!.since }),
-        },
+      await this.queries.report({
+        kind: "reconcile-recovered",
+        at: now,
+        counts: JSON.stringify({}),
+        detail: JSON.stringify({ scope, since: before[scope]!.since }),
       });
     }
     return { escalated: escalate, recovered };

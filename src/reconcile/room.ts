@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { ProbotOctokit } from "probot";
-import type { Db } from "../store/db.js";
+import type { ReconcileQueries } from "./queries.js";
 import type { GitHubFor } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult } from "../config/repo.js";
@@ -18,7 +18,7 @@ import { StaleBranches } from "./branches.js";
 import type { FleetIssues } from "../fleet/issues.js";
 
 export interface ReconcileRoomDeps {
-  db: Db;
+  queries: ReconcileQueries;
   tasks: Tasks;
   githubFor: GitHubFor;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
@@ -34,11 +34,11 @@ export interface ReconcileRoomDeps {
 }
 
 export function reconcileRoom(d: ReconcileRoomDeps) {
-  const { db, clock, log } = d;
-  const deliveries = new MissedDeliveries({ db, hooks: octokitAppHooks(d.appAuth), clock, log, dryRun: d.dryRun });
-  const streaks = new FailureStreaks(db, clock, log);
+  const { queries, clock, log } = d;
+  const deliveries = new MissedDeliveries({ queries, hooks: octokitAppHooks(d.appAuth), clock, log, dryRun: d.dryRun });
+  const streaks = new FailureStreaks(queries, clock, log);
   const reconciler = new Reconciler({
-    db,
+    queries,
     tasks: d.tasks,
     githubFor: d.githubFor,
     configs: d.configs,
@@ -51,6 +51,6 @@ export function reconcileRoom(d: ReconcileRoomDeps) {
     ...(d.fleet ? { fleet: d.fleet } : {}),
   });
   const schedule = new ReconcileSchedule(reconciler, clock, d.reconcileEveryMs ?? 5 * 60_000);
-  const branches = new StaleBranches({ db, githubFor: d.githubFor, configs: d.configs, clock });
+  const branches = new StaleBranches({ queries, githubFor: d.githubFor, configs: d.configs, clock });
   return { deliveries, streaks, reconciler, schedule, branches };
 }

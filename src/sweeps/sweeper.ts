@@ -8,7 +8,6 @@
  * will not mint are skipped until their pause ends.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import type { ConfigResult } from "../config/repo.js";
 import type { Tasks } from "../apply/tasks.js";
 import { GitHubError } from "../github/port.js";
@@ -22,6 +21,7 @@ import type { Questions } from "../human/conditions.js";
 import type { ReconcileCounts } from "../reconcile/drift.js";
 import type { DeliveriesReport } from "../reconcile/deliveries-model.js";
 import { totalOf, type Retention } from "../retention/retention.js";
+import type { SweepQueries } from "./queries.js";
 
 export interface SweepReport {
   expired: number;
@@ -45,7 +45,7 @@ export interface SweepReport {
 }
 
 export interface SweeperDeps {
-  db: Db;
+  queries: SweepQueries;
   tasks: Tasks;
   settler: Settler;
   claims: Pick<Claims, "next">;
@@ -77,7 +77,7 @@ export class Sweeper {
   constructor(readonly deps: SweeperDeps) {}
 
   async sweep(): Promise<SweepReport> {
-    const { db, clock } = this.deps;
+    const { queries, clock } = this.deps;
     const now = clock.now();
     const held = await this.deps.installations.held();
     const notHeld = held.size ? { installationId: { notIn: [...held.keys()] } } : {};
@@ -94,11 +94,7 @@ export class Sweeper {
       pruned: 0,
     };
 
-    const expired = await db.task.findMany({
-      where: { state: "claimed", leaseExpiresAt: { lt: now }, ...notHeld },
-      orderBy: { leaseExpiresAt: "asc" },
-      take: BATCH.expired,
-    });
+    const expired = await queries.expiredLeases(notHeld, now, BATCH.expired);
     for (const task of expired) {
       try {
         const r = await this.deps.tasks.raise(
@@ -113,22 +109,13 @@ export class Sweeper {
     }
 
     // Runs that ended without a PR and are still owed a class: their tasks are claimed with no lease.
-    const settling = await db.task.findMany({
-      where: { state: "claimed", leaseExpiresAt: null, runId: { not: null }, ...notHeld },
-      select: { runId: true, installationId: true },
-      take: 500,
-    });
+    const settling = await queries.settling(notHeld);
     const installationOf = new Map(settling.map((t) => [t.runId!, t.installationId]));
-    const owed = await db.run.findMany({
-      where: {
-        id: { in: settling.map((t) => t.runId!) },
-        class: null,
-        state: { in: ["exited", "expired", "revoked"] },
-        OR: [{ classifyAfter: null }, { classifyAfter: { lte: now } }],
-      },
-      orderBy: { endedAt: "asc" },
-      take: BATCH.owed,
-    });
+    const owed = await queries.owedRuns(
+      settling.map((t) => t.runId!),
+      now,
+      BATCH.owed,
+    );
     for (const run of owed) {
       try {
         if (await this.deps.settler.settle(run.id)) out.classified++;
@@ -187,8 +174,7 @@ export class Sweeper {
    * are claimed for a workflow through the same query workers claim with.
    */
   async #dispatch(notHeld: object, out: SweepReport): Promise<number> {
-    const { db } = this.deps;
-    const repos = await db.task.groupBy({ by: ["repo", "installationId"], where: { state: "queued", ...notHeld } });
+    const repos = await this.deps.queries.queuedRepos(notHeld);
     let dispatching = false;
     for (const r of repos) {
       const cfg = await this.deps.configs.get(r.installationId, r.repo).catch(async (err: unknown) => {

@@ -7,6 +7,7 @@ import { pino } from "pino";
 import { GitHubError } from "../../src/github/port.js";
 import { nextCursor, toHookDelivery, type AppHooks, type HookDelivery } from "../../src/github/app-hooks.js";
 import { MissedDeliveries } from "../../src/reconcile/deliveries.js";
+import { reconcileQueries } from "../../src/reconcile/queries.js";
 import { CHECKPOINT, type DeliveriesLimits } from "../../src/reconcile/deliveries-model.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
@@ -82,7 +83,14 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   const sweeper = (limits: Partial<DeliveriesLimits> = {}, dryRun = false) =>
-    new MissedDeliveries({ db: database.db, hooks: log, clock, log: pino({ level: "silent" }), dryRun, limits });
+    new MissedDeliveries({
+      queries: reconcileQueries(database.db),
+      hooks: log,
+      clock,
+      log: pino({ level: "silent" }),
+      dryRun,
+      limits,
+    });
   const inbox = (guid: string) =>
     database.db.delivery.create({
       data: { deliveryId: guid, event: "issues", taskKey: "1/acme/app#1", payload: "{}" },
