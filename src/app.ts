@@ -10,6 +10,7 @@ import { Probot, ProbotOctokit, Server } from "probot";
 import type { Credentials, Env } from "./config/env.js";
 import type { Database } from "./store/db.js";
 import { Inbox } from "./inbox/store.js";
+import { inboxQueries } from "./inbox/queries.js";
 import { Processor, type ProcessorOptions } from "./inbox/processor.js";
 import type { RetryPolicy } from "./retry/schedule.js";
 import type { BodyTiming } from "./ingest/body.js";
@@ -141,7 +142,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
   const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
-  const inbox = new Inbox(database, retry);
+  const inbox = new Inbox(inboxQueries(db), database, retry);
   const effectRows = effectsQueries(db);
   const events = new EventRouter();
   const api = new Router();
