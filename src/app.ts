@@ -10,6 +10,7 @@ import { Probot, ProbotOctokit, Server } from "probot";
 import type { Credentials, Env } from "./config/env.js";
 import type { Database } from "./store/db.js";
 import { Inbox } from "./inbox/store.js";
+import { inboxQueries } from "./inbox/queries.js";
 import { Processor, type ProcessorOptions } from "./inbox/processor.js";
 import type { RetryPolicy } from "./retry/schedule.js";
 import type { BodyTiming } from "./ingest/body.js";
@@ -26,6 +27,7 @@ import { Tasks, type Clock } from "./apply/tasks.js";
 import { Outbox } from "./effects/outbox.js";
 import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
+import { effectsQueries } from "./effects/queries.js";
 import { Ledger } from "./cost/ledger.js";
 import { ledgerQueries } from "./cost/queries.js";
 import { Workers } from "./workers/workers.js";
@@ -140,7 +142,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
   const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
-  const inbox = new Inbox(database, retry);
+  const inbox = new Inbox(inboxQueries(db), database, retry);
+  const effectRows = effectsQueries(db);
   const events = new EventRouter();
   const api = new Router();
   const { metrics, callHours, stale } = metricsRoom({
@@ -195,7 +198,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const processor = new Processor(
     inbox,
     logEachDelivery(
-      events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(db, id), onIgnored }),
+      events.dispatcher({ githubFor, log, unmanaged: (id) => unmanagedInstallation(effectRows, id), onIgnored }),
       log,
     ),
     log,
@@ -229,9 +232,9 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     fleetDebounceMs: env.fleetDebounceSeconds * 1000,
     onEffects: () => late.executor?.poke(),
   });
-  const outbox = new Outbox(db, database);
+  const outbox = new Outbox(effectRows, database);
   const ledger = new Ledger(ledgerQueries(db));
-  const installations = new Installations(db, clock, o.effects?.spacingMs ?? 1_000);
+  const installations = new Installations(effectRows, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({
     queries: fleetQueries(db),
     configs,
@@ -240,7 +243,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     deliveriesWaiting: () => deliveriesWaiting(),
   });
   const executor = new Executor(
-    { db, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
+    { queries: effectRows, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
     { windowMs: retry.windowMs!, ...o.effects },
   );
   late.executor = executor;

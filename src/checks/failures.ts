@@ -16,6 +16,7 @@ import type { ConfigResult } from "../config/repo.js";
 import { classify, isFailed } from "../outcomes/classify.js";
 import type { FailingCheck } from "../machine/model.js";
 import { rerunsUsedOn } from "../effects/check-run-view.js";
+import { effectsQueries } from "../effects/queries.js";
 import { CHECK_RUN_NAME } from "../texts/check-run.js";
 
 /** The reads a check failure needs. */
@@ -70,7 +71,7 @@ export class CheckFailures {
         pr: { number: pr.number, state: "open", headSha },
         branch: null,
         checks: checks.map(toFact),
-        rerunsUsed: await rerunsUsedOn(db, task.id, pr.number, headSha),
+        rerunsUsed: await rerunsUsedOn(effectsQueries(db), task.id, pr.number, headSha),
         rerunBudget: config?.limits.rerunBudget ?? 2,
         ...(config && config.infraPatterns.length > 0 ? { infraPatterns: config.infraPatterns } : {}),
       });

@@ -11,7 +11,6 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import { GitHubError, type GitHubFor } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
 import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
@@ -26,6 +25,7 @@ import { Outbox, type OutboxEffect } from "./outbox.js";
 import type { TaskEvent } from "../machine/events.js";
 import { PERFORMERS, type PerformContext, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
+import type { CheckRunQueries, EffectsQueries } from "./queries.js";
 
 export interface ExecutorOptions {
   /** Installations worked at once (default 4). */
@@ -50,7 +50,8 @@ export interface ExecutorOptions {
 }
 
 export interface ExecutorDeps {
-  db: Db;
+  /** The task and run an effect is performed on, and what its check run shows. */
+  queries: CheckRunQueries & Pick<EffectsQueries, "run">;
   outbox: Outbox;
   installations: Installations;
   githubFor: GitHubFor;
@@ -79,7 +80,7 @@ export class Executor {
     opts: ExecutorOptions = {},
   ) {
     this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.#checkRunOf = checkRunReader(deps.db);
+    this.#checkRunOf = checkRunReader(deps.queries);
     this.#o = {
       concurrency: opts.concurrency ?? 4,
       pollMs: opts.pollMs ?? 1_000,
@@ -183,7 +184,7 @@ export class Executor {
   }
 
   async #performOne(e: OutboxEffect): Promise<"go" | "stop"> {
-    const { db, outbox, log } = this.deps;
+    const { queries, outbox, log } = this.deps;
     const now = this.deps.clock.now();
     const performer = PERFORMERS[e.kind] as Performer<typeof e.kind>;
     if (e.dryRun) {
@@ -191,9 +192,9 @@ export class Executor {
       log.info({ effect: e.id, task: e.taskId, kind: e.kind }, `dry run: would have ${describeEffect(e.spec)}`);
       return "go";
     }
-    const taskRow = e.taskId ? await db.task.findUnique({ where: { id: e.taskId } }) : null;
+    const taskRow = e.taskId ? await queries.task(e.taskId) : null;
     const runId = e.runId ?? taskRow?.runId ?? null;
-    const runRow = runId ? await db.run.findUnique({ where: { id: runId } }) : null;
+    const runRow = runId ? await queries.run(runId) : null;
     const counts = newCounts();
     try {
       const github = instrument(await this.deps.githubFor(e.installationId), counts, () =>

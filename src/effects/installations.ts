@@ -5,7 +5,7 @@
  * token GitHub no longer mints, which are paused with a growing backoff
  * instead of being asked again every few seconds.
  */
-import type { Db } from "../store/db.js";
+import type { InstallationQueries } from "./queries.js";
 
 export interface Clock {
   now(): Date;
@@ -24,8 +24,11 @@ export function pauseMs(failures: number): number {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Why Orchestra does not manage an installation now (uninstalled or suspended), or null: it does. */
-export async function unmanagedInstallation(db: Pick<Db, "installation">, id: number): Promise<string | null> {
-  const row = await db.installation.findUnique({ where: { id }, select: { deletedAt: true, suspendedAt: true } });
+export async function unmanagedInstallation(
+  queries: Pick<InstallationQueries, "installationStanding">,
+  id: number,
+): Promise<string | null> {
+  const row = await queries.installationStanding(id);
   if (row?.deletedAt) return "the App was uninstalled";
   if (row?.suspendedAt) return "the App's installation is suspended";
   return null;
@@ -36,7 +39,7 @@ export class Installations {
   readonly #troubled = new Set<number>();
 
   constructor(
-    readonly db: Db,
+    readonly queries: InstallationQueries,
     readonly clock: Clock,
     /** Minimum time between two writes of one installation (GitHub asks for about a second). */
     readonly spacingMs: number,
@@ -45,7 +48,7 @@ export class Installations {
   async #ensure(id: number): Promise<void> {
     const now = this.clock.now();
     try {
-      await this.db.installation.create({ data: { id, nextWriteAt: now, updatedAt: now } });
+      await this.queries.createInstallation(id, now);
     } catch (err) {
       if ((err as { code?: string }).code !== "P2002") throw err;
     }
@@ -55,21 +58,13 @@ export class Installations {
   async gone(id: number, how: "deleted" | "suspended"): Promise<void> {
     const now = this.clock.now();
     const mark = how === "deleted" ? { deletedAt: now } : { suspendedAt: now };
-    await this.db.installation.upsert({
-      where: { id },
-      create: { id, nextWriteAt: now, updatedAt: now, ...mark },
-      update: { ...mark, updatedAt: now },
-    });
+    await this.queries.installationGone(id, mark, now);
   }
 
   /** Installed again, unsuspended or its permissions accepted: managed again, with a clean slate. */
   async back(id: number): Promise<void> {
     const now = this.clock.now();
-    await this.db.installation.upsert({
-      where: { id },
-      create: { id, nextWriteAt: now, updatedAt: now },
-      update: { suspendedAt: null, deletedAt: null, pausedUntil: null, failures: 0, updatedAt: now },
-    });
+    await this.queries.installationBack(id, now);
   }
 
   /** Waits for this installation's next write slot and takes it. */
@@ -77,12 +72,8 @@ export class Installations {
     if (this.spacingMs <= 0) return;
     for (;;) {
       const now = this.clock.now();
-      const took = await this.db.installation.updateMany({
-        where: { id, nextWriteAt: { lte: now } },
-        data: { nextWriteAt: new Date(now.getTime() + this.spacingMs), updatedAt: now },
-      });
-      if (took.count === 1) return;
-      const row = await this.db.installation.findUnique({ where: { id }, select: { nextWriteAt: true } });
+      if (await this.queries.takeWriteSlot(id, new Date(now.getTime() + this.spacingMs), now)) return;
+      const row = await this.queries.nextWriteAt(id);
       if (!row) {
         await this.#ensure(id);
         continue;
@@ -93,22 +84,16 @@ export class Installations {
 
   async rateLimited(id: number, until: Date): Promise<void> {
     await this.#ensure(id);
-    await this.db.installation.updateMany({
-      where: { id },
-      data: { rateLimitedUntil: until, updatedAt: this.clock.now() },
-    });
+    await this.queries.rateLimited(id, until, this.clock.now());
   }
 
   /** GitHub would not mint a token: pause the installation, longer each time. */
   async tokenFailed(id: number, why: string): Promise<Date> {
     await this.#ensure(id);
-    const row = await this.db.installation.findUnique({ where: { id }, select: { failures: true } });
+    const row = await this.queries.installationFailures(id);
     const failures = (row?.failures ?? 0) + 1;
     const until = new Date(this.clock.now().getTime() + pauseMs(failures));
-    await this.db.installation.updateMany({
-      where: { id },
-      data: { failures, pausedUntil: until, pauseReason: why, updatedAt: this.clock.now() },
-    });
+    await this.queries.pauseInstallation(id, failures, until, why, this.clock.now());
     this.#troubled.add(id);
     return until;
   }
@@ -116,26 +101,14 @@ export class Installations {
   /** A call for this installation worked: a pause from earlier is over. */
   async healthy(id: number): Promise<void> {
     if (!this.#troubled.has(id)) return;
-    await this.db.installation.updateMany({
-      where: { id },
-      data: { failures: 0, pausedUntil: null, pauseReason: null, updatedAt: this.clock.now() },
-    });
+    await this.queries.clearInstallationPause(id, this.clock.now());
     this.#troubled.delete(id);
   }
 
   /** Installations held back right now (rate limited or paused), with why and until when. */
   async held(): Promise<Map<number, InstallationHold>> {
     const now = this.clock.now();
-    const rows = await this.db.installation.findMany({
-      where: {
-        OR: [
-          { rateLimitedUntil: { gt: now } },
-          { pausedUntil: { gt: now } },
-          { deletedAt: { not: null } },
-          { suspendedAt: { not: null } },
-        ],
-      },
-    });
+    const rows = await this.queries.heldInstallations(now);
     const out = new Map<number, InstallationHold>();
     for (const r of rows) {
       // Uninstalled or suspended: no sweep calls GitHub there until it comes back.

@@ -4,11 +4,12 @@
  * replicas never perform the same effect at once), finished, retried with
  * backoff, or parked with their error ring for an operator to replay.
  */
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import { atomically, StepRefused, type Step } from "../store/sql.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import type { EffectKind, EffectSpec } from "../machine/effects.js";
 import type { Effect } from "../store/generated/sqlite/client.js";
+import type { OutboxQueries } from "./queries.js";
 
 export type EffectState = "pending" | "running" | "done" | "dropped" | "dry-run" | "parked";
 export const EFFECT_STATES: readonly EffectState[] = ["pending", "running", "done", "dropped", "dry-run", "parked"];
@@ -91,29 +92,20 @@ export function summary(row: Effect): EffectSummary {
   };
 }
 
-const due = (now: Date) => ({
-  OR: [
-    { state: "pending", nextAttemptAt: { lte: now } },
-    // A performer that died holding it: its lock ran out.
-    { state: "running", lockedUntil: { lt: now } },
-  ],
-});
-
 export class Outbox {
   constructor(
-    readonly db: Db,
-    readonly database: Pick<Database, "raw" | "provider">,
+    readonly queries: OutboxQueries,
+    readonly database: Pick<Database, "db" | "raw" | "provider">,
   ) {}
+
+  /** The client, for api/effects.ts's answer to a replay refused, until that route reads through queries. */
+  get db(): Database["db"] {
+    return this.database.db;
+  }
 
   /** Installations with effects due now, skipping those held back. */
   async dueInstallations(now: Date, skip: ReadonlySet<number>, limit = 50): Promise<number[]> {
-    const rows = await this.db.effect.findMany({
-      where: { ...due(now), ...(skip.size ? { installationId: { notIn: [...skip] } } : {}) },
-      select: { installationId: true },
-      distinct: ["installationId"],
-      orderBy: { installationId: "asc" },
-      take: limit,
-    });
+    const rows = await this.queries.dueInstallations(now, skip, limit);
     return rows.map((r) => r.installationId);
   }
 
@@ -124,25 +116,11 @@ export class Outbox {
    */
   async claimNext(installationId: number, owner: string, leaseMs: number, now: Date): Promise<OutboxEffect | null> {
     for (let round = 0; round < 3; round++) {
-      const candidates = await this.db.effect.findMany({
-        where: { installationId, ...due(now) },
-        orderBy: { seq: "asc" },
-        take: 5,
-      });
+      const candidates = await this.queries.dueEffects(installationId, now);
       if (candidates.length === 0) return null;
       for (const c of candidates) {
-        const won = await this.db.effect.updateMany({
-          where: { seq: c.seq, state: c.state, lockedUntil: c.lockedUntil },
-          data: {
-            state: "running",
-            lockedBy: owner,
-            lockedUntil: new Date(now.getTime() + leaseMs),
-            attempts: { increment: 1 },
-            ...(c.state === "running" ? { maybeSent: true } : {}),
-          },
-        });
-        if (won.count === 1)
-          return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
+        const won = await this.queries.claimEffect(c, owner, new Date(now.getTime() + leaseMs));
+        if (won) return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
       }
     }
     return null;
@@ -223,18 +201,8 @@ export class Outbox {
     opts: { countAttempt: boolean; maybeSent: boolean },
     now: Date,
   ): Promise<void> {
-    await this.db.effect.updateMany({
-      where: { seq: e.seq, state: "running", lockedBy: owner },
-      data: {
-        state: "pending",
-        lockedBy: null,
-        lockedUntil: null,
-        nextAttemptAt: at,
-        errors: JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error })),
-        ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
-        ...(opts.maybeSent ? { maybeSent: true } : {}),
-      },
-    });
+    const errors = JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error }));
+    await this.queries.retryEffect(e.seq, owner, at, errors, opts);
   }
 
   /**
@@ -242,49 +210,35 @@ export class Outbox {
    * no longer manages (GitHub would refuse them).
    */
   async dropPending(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number> {
-    const r = await this.db.effect.updateMany({
-      where: { ...where, state: "pending" },
-      data: { state: "dropped", note: why, doneAt: now },
-    });
-    return r.count;
+    return this.queries.dropPendingEffects(where, why, now);
   }
 
   /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
   async releaseAll(): Promise<number> {
-    const r = await this.db.effect.updateMany({
-      where: { state: "running" },
-      data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true },
-    });
-    return r.count;
+    return this.queries.releaseRunningEffects();
   }
 
   /** A parked effect goes back to the queue with a fresh attempt budget; its errors stay. */
   async replay(id: string, now: Date): Promise<boolean> {
-    const r = await this.db.effect.updateMany({
-      where: { id, state: "parked" },
-      data: { state: "pending", attempts: 0, nextAttemptAt: now, note: null },
-    });
-    return r.count === 1;
+    return this.queries.replayEffect(id, now);
   }
 
   /** Effects performable now or in flight (tests and shutdown wait for none). */
   async active(now: Date): Promise<number> {
-    return this.db.effect.count({
-      where: { OR: [{ state: "pending", nextAttemptAt: { lte: now } }, { state: "running" }] },
-    });
+    return this.queries.activeEffects(now);
   }
 
   async list(filter: { state?: string; taskId?: string; limit?: number }): Promise<EffectSummary[]> {
-    const rows = await this.db.effect.findMany({
-      where: { ...(filter.state ? { state: filter.state } : {}), ...(filter.taskId ? { taskId: filter.taskId } : {}) },
-      orderBy: { seq: filter.taskId ? "asc" : "desc" },
+    const rows = await this.queries.effects({
+      ...(filter.state ? { state: filter.state } : {}),
+      ...(filter.taskId ? { taskId: filter.taskId } : {}),
       take: Math.min(filter.limit ?? 100, 1000),
     });
     return rows.map(summary);
   }
 
   async counts(): Promise<Record<string, number>> {
-    const groups = await this.db.effect.groupBy({ by: ["state"], _count: { _all: true } });
+    const groups = await this.queries.effectStates();
     return Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
   }
 }

@@ -4,11 +4,12 @@
  * arrive within one turn of the event loop share one INSERT, which is what
  * lets durable ingest keep up with an app that stores nothing.
  */
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
 import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
 import { eachRowSqlite } from "../store/sql.js";
+import type { InboxQueries } from "./queries.js";
 
 export type { DeliverySummary } from "./view.js";
 
@@ -93,7 +94,7 @@ interface Pending {
 }
 
 export class Inbox {
-  readonly #db: Db;
+  readonly #queries: InboxQueries;
   readonly #raw: Database["raw"];
   readonly #provider: Database["provider"];
   #queue: Pending[] = [];
@@ -102,9 +103,9 @@ export class Inbox {
 
   readonly retry: RetryPolicy;
 
-  constructor(database: Pick<Database, "db" | "raw" | "provider">, retry: Partial<RetryPolicy> = {}) {
+  constructor(queries: InboxQueries, database: Pick<Database, "raw" | "provider">, retry: Partial<RetryPolicy> = {}) {
     this.retry = { ...DEFAULT_RETRY, ...retry };
-    this.#db = database.db;
+    this.#queries = queries;
     this.#raw = database.raw;
     this.#provider = database.provider;
   }
@@ -214,17 +215,9 @@ export class Inbox {
     if (limit <= 0) return [];
     // Heads only: the oldest open delivery of each task key. The (state, seq)
     // and (taskKey, seq) indexes keep this cheap however long the inbox grows.
-    const heads = await this.#db.$queryRawUnsafe<{ seq: number | bigint }[]>(
-      `SELECT d."seq" FROM "Delivery" d WHERE d."state" IN ('pending','processing') ` +
-        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
-        `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
-        `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 4))}`,
-    );
+    const heads = await this.#queries.openHeads(Math.max(1, Math.min(500, (limit + busy.size) * 4)));
     if (heads.length === 0) return [];
-    const rows = await this.#db.delivery.findMany({
-      where: { seq: { in: heads.map((h) => Number(h.seq)) } },
-      orderBy: { seq: "asc" },
-    });
+    const rows = await this.#queries.deliveriesBySeq(heads.map((h) => Number(h.seq)));
     const claimed: ClaimedDelivery[] = [];
     for (const head of rows) {
       if (claimed.length >= limit) break;
@@ -235,16 +228,7 @@ export class Inbox {
           : // a processor died holding it
             head.state === "processing" && head.lockedUntil !== null && head.lockedUntil <= now;
       if (!due) continue;
-      const won = await this.#db.delivery.updateMany({
-        where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
-        data: {
-          state: "processing",
-          lockedBy: owner,
-          lockedUntil: new Date(now.getTime() + leaseMs),
-          attempts: { increment: 1 },
-        },
-      });
-      if (won.count !== 1) continue;
+      if (!(await this.#queries.claimDelivery(head, owner, new Date(now.getTime() + leaseMs)))) continue;
       claimed.push({
         seq: head.seq,
         deliveryId: head.deliveryId,
@@ -264,20 +248,12 @@ export class Inbox {
 
   /** Extends the claim while a handler is still running. False when the claim was lost. */
   async renew(seq: number, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
-    const r = await this.#db.delivery.updateMany({
-      where: { seq, state: "processing", lockedBy: owner },
-      data: { lockedUntil: new Date(now.getTime() + leaseMs) },
-    });
-    return r.count === 1;
+    return this.#queries.renewClaim(seq, owner, new Date(now.getTime() + leaseMs));
   }
 
   /** Marks a claimed delivery finished. False when this owner no longer held it. */
   async complete(seq: number, owner: string, state: "done" | "ignored", now = new Date()): Promise<boolean> {
-    const r = await this.#db.delivery.updateMany({
-      where: { seq, state: "processing", lockedBy: owner },
-      data: { state, processedAt: now, lockedBy: null, lockedUntil: null },
-    });
-    return r.count === 1;
+    return this.#queries.completeDelivery(seq, owner, state, now);
   }
 
   /**
@@ -311,16 +287,11 @@ export class Inbox {
         message: `parked after ${decision.why}. Fix the cause, then run: orchestra replay ${d.deliveryId}`,
       });
     }
-    await this.#db.delivery.updateMany({
-      where: { seq: d.seq, state: "processing", lockedBy: owner },
-      data: {
-        state: parked ? "parked" : "pending",
-        errors: JSON.stringify(errors),
-        lockedBy: null,
-        lockedUntil: null,
-        nextAttemptAt: parked ? now : decision.retryAt,
-        firstFailedAt: decision.firstFailedAt,
-      },
+    await this.#queries.failDelivery(d.seq, owner, {
+      state: parked ? "parked" : "pending",
+      errors: JSON.stringify(errors),
+      nextAttemptAt: parked ? now : decision.retryAt,
+      firstFailedAt: decision.firstFailedAt,
     });
     return parked
       ? { state: "parked", why: decision.why, firstFailedAt: decision.firstFailedAt }
@@ -333,11 +304,7 @@ export class Inbox {
    * claim is left to expire, because its owner may be a live replica.
    */
   async releaseAll(): Promise<number> {
-    const r = await this.#db.delivery.updateMany({
-      where: { state: "processing" },
-      data: { state: "pending", lockedBy: null, lockedUntil: null },
-    });
-    return r.count;
+    return this.#queries.releaseProcessing();
   }
 
   /**
@@ -345,20 +312,16 @@ export class Inbox {
    * budget and retry window; history is kept in its errors.
    */
   async replay(deliveryId: string, now = new Date()): Promise<boolean> {
-    const r = await this.#db.delivery.updateMany({
-      where: { deliveryId, state: "parked" },
-      data: { state: "pending", attempts: 0, nextAttemptAt: now, firstFailedAt: null },
-    });
-    return r.count === 1;
+    return this.#queries.replayDelivery(deliveryId, now);
   }
 
   /** Deliveries, newest first; state "retrying" lists pending ones that have failed before. */
   list(filter: { state?: string; limit?: number } = {}): Promise<DeliverySummary[]> {
-    return listDeliveries(this.#db, filter);
+    return listDeliveries(this.#queries, filter);
   }
 
   /** Deliveries counted by state: as stored, and as listed (retrying apart from fresh pending). */
   tally(): Promise<DeliveryTally> {
-    return deliveryTally(this.#db);
+    return deliveryTally(this.#queries);
   }
 }

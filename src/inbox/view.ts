@@ -4,8 +4,8 @@
  * apart from fresh pending ones: during a GitHub outage that number grows
  * while parked stays zero, and that is what an operator wants to see.
  */
-import type { Db } from "../store/db.js";
 import { type ErrorEntry, parseRing } from "../store/error-ring.js";
+import type { InboxQueries } from "./queries.js";
 
 /** The states an operator can list: the stored ones, and "retrying" (pending after a failed attempt). */
 export const LISTED_STATES = ["pending", "retrying", "processing", "done", "ignored", "parked"] as const;
@@ -27,23 +27,11 @@ export interface DeliverySummary {
   errors: ErrorEntry[];
 }
 
-const whereState = (state: string | undefined) => {
-  if (!state) return {};
-  if (state === "retrying") return { state: "pending", attempts: { gt: 0 } };
-  if (state === "pending") return { state: "pending", attempts: 0 };
-  return { state };
-};
-
 export async function listDeliveries(
-  db: Db,
+  queries: Pick<InboxQueries, "listedDeliveries">,
   filter: { state?: string; limit?: number } = {},
 ): Promise<DeliverySummary[]> {
-  const rows = await db.delivery.findMany({
-    where: whereState(filter.state),
-    orderBy: { seq: "desc" },
-    take: Math.min(filter.limit ?? 100, 1000),
-    omit: { payload: true },
-  });
+  const rows = await queries.listedDeliveries(filter.state, Math.min(filter.limit ?? 100, 1000));
   return rows.map((r) => ({
     seq: r.seq,
     deliveryId: r.deliveryId,
@@ -68,11 +56,8 @@ export interface DeliveryTally {
 }
 
 /** The deliveries counted by state, in one grouped read and one count of the retrying ones. */
-export async function deliveryTally(db: Db): Promise<DeliveryTally> {
-  const [groups, retrying] = await Promise.all([
-    db.delivery.groupBy({ by: ["state"], _count: { _all: true } }),
-    db.delivery.count({ where: { state: "pending", attempts: { gt: 0 } } }),
-  ]);
+export async function deliveryTally(queries: Pick<InboxQueries, "deliveryCounts">): Promise<DeliveryTally> {
+  const { groups, retrying } = await queries.deliveryCounts();
   const counts = Object.fromEntries(groups.map((g) => [g.state, g._count._all]));
   const summary = Object.fromEntries(LISTED_STATES.map((s) => [s, 0])) as Record<ListedState, number>;
   for (const g of groups) if (g.state in summary) summary[g.state as ListedState] = g._count._all;

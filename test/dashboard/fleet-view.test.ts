@@ -5,7 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { Inbox } from "../../src/inbox/store.js";
+import { inboxQueries } from "../../src/inbox/queries.js";
 import { Outbox } from "../../src/effects/outbox.js";
+import { effectsQueries } from "../../src/effects/queries.js";
 import { fleetOverview, QUEUE_READ, QUEUE_SHOWN } from "../../src/views/fleet.js";
 import { viewsQueries } from "../../src/views/queries.js";
 import { eachMigratedDatabase, providers } from "../support/databases.js";
@@ -42,8 +44,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     const fleet = await fleetOverview({
       views: viewsQueries(each.database.db),
-      inbox: new Inbox(each.database),
-      outbox: new Outbox(each.database.db, each.database),
+      inbox: new Inbox(inboxQueries(each.database.db), each.database),
+      outbox: new Outbox(effectsQueries(each.database.db), each.database),
       clock: { now: () => now },
     });
     expect(fleet.queue.map((r) => [r.repo, r.tasks.length, r.more])).toEqual([

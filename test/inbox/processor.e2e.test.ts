@@ -7,6 +7,7 @@ import type { Capability } from "../../src/app.js";
 import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { Inbox, type ClaimedDelivery } from "../../src/inbox/store.js";
+import { inboxQueries } from "../../src/inbox/queries.js";
 import { Processor } from "../../src/inbox/processor.js";
 import { durationText } from "../../src/retry/schedule.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
@@ -167,7 +168,7 @@ if (providers.includes("postgresql")) {
     const b = await openDatabase(db.url, { poolSize: 4 });
     try {
       await migrate(a);
-      const inbox = new Inbox(a);
+      const inbox = new Inbox(inboxQueries(a.db), a);
       const total = 300;
       for (let i = 0; i < total; i++) {
         await inbox.record({
@@ -185,8 +186,16 @@ if (providers.includes("postgresql")) {
         await new Promise((r) => setTimeout(r, Math.random() * 4));
         return "done" as const;
       };
-      const pa = new Processor(new Inbox(a), handler("a"), quiet, { concurrency: 6, pollMs: 10, owner: "replica-a" });
-      const pb = new Processor(new Inbox(b), handler("b"), quiet, { concurrency: 6, pollMs: 10, owner: "replica-b" });
+      const pa = new Processor(new Inbox(inboxQueries(a.db), a), handler("a"), quiet, {
+        concurrency: 6,
+        pollMs: 10,
+        owner: "replica-a",
+      });
+      const pb = new Processor(new Inbox(inboxQueries(b.db), b), handler("b"), quiet, {
+        concurrency: 6,
+        pollMs: 10,
+        owner: "replica-b",
+      });
       pa.start();
       pb.start();
       await eventually(

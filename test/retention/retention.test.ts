@@ -9,6 +9,7 @@
 import type { Database } from "../../src/store/db.js";
 import { openDatabase } from "../../src/store/db.js";
 import { Inbox } from "../../src/inbox/store.js";
+import { inboxQueries } from "../../src/inbox/queries.js";
 import { parseEnv } from "../../src/config/env.js";
 import { errorsOf } from "../support/env-errors.js";
 import { prune, Retention } from "../../src/retention/retention.js";
@@ -295,7 +296,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   test("a redelivery GitHub may still send is still a duplicate after pruning; only past the window is its row gone", async () => {
-    const inbox = new Inbox(database);
+    const inbox = new Inbox(inboxQueries(database.db), database);
     const incoming = {
       deliveryId: "72f2f0e0-guid",
       event: "issues",

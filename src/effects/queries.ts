@@ -1,0 +1,227 @@
+/**
+ * What the effects room reads and writes: the outbox's effect rows
+ * (effects/outbox.ts), each installation's pace and holds
+ * (effects/installations.ts), and the task, its runs and its receipt that an
+ * effect is performed on and its check run shows (effects/executor.ts,
+ * effects/check-run-view.ts). The room's classes take this interface, not the client.
+ */
+import type { Db } from "../store/db.js";
+import type { CompletionReceipt, Effect, Installation, Run, Task } from "../store/generated/sqlite/client.js";
+
+export interface OutboxQueries {
+  /** Installations with effects due now, not in `skip`, lowest first (at most `take`). */
+  dueInstallations(now: Date, skip: ReadonlySet<number>, take: number): Promise<Array<{ installationId: number }>>;
+  /** The installation's oldest due effects (at most 5). */
+  dueEffects(installationId: number, now: Date): Promise<Effect[]>;
+  /** Takes the effect as it was read, maybe-sent when its previous performer died holding it. */
+  claimEffect(c: Effect, owner: string, lockedUntil: Date): Promise<boolean>;
+  /** A claimed effect back to pending at `at`. */
+  retryEffect(
+    seq: number,
+    owner: string,
+    at: Date,
+    errors: string,
+    opts: { countAttempt: boolean; maybeSent: boolean },
+  ): Promise<void>;
+  /** The number of pending effects dropped. */
+  dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
+  /** The number of running effects put back to pending, maybe-sent. */
+  releaseRunningEffects(): Promise<number>;
+  replayEffect(id: string, now: Date): Promise<boolean>;
+  /** Effects performable now or in flight. */
+  activeEffects(now: Date): Promise<number>;
+  /** Effects in a state or of a task, a task's oldest first, otherwise newest first. */
+  effects(filter: { state?: string; taskId?: string; take: number }): Promise<Effect[]>;
+  effectStates(): Promise<Array<{ state: string; _count: { _all: number } }>>;
+}
+
+export interface InstallationQueries {
+  /** Rejects with Prisma's P2002 when the row exists. */
+  createInstallation(id: number, now: Date): Promise<void>;
+  /** Uninstalled or suspended at `now`. */
+  installationGone(id: number, mark: { deletedAt: Date } | { suspendedAt: Date }, now: Date): Promise<void>;
+  /** Managed again, with a clean slate. */
+  installationBack(id: number, now: Date): Promise<void>;
+  /** Takes the installation's write slot when it is due; false when it is not (or there is no row). */
+  takeWriteSlot(id: number, next: Date, now: Date): Promise<boolean>;
+  nextWriteAt(id: number): Promise<{ nextWriteAt: Date } | null>;
+  rateLimited(id: number, until: Date, now: Date): Promise<void>;
+  installationFailures(id: number): Promise<{ failures: number } | null>;
+  pauseInstallation(id: number, failures: number, until: Date, why: string, now: Date): Promise<void>;
+  clearInstallationPause(id: number, now: Date): Promise<void>;
+  /** Installations rate limited or paused after `now`, uninstalled or suspended. */
+  heldInstallations(now: Date): Promise<Installation[]>;
+  installationStanding(id: number): Promise<{ deletedAt: Date | null; suspendedAt: Date | null } | null>;
+}
+
+export interface CheckRunQueries {
+  task(id: string): Promise<Task | null>;
+  /** The task's runs that were not aborted, oldest first. */
+  runsShown(taskId: string): Promise<Run[]>;
+  receiptOf(taskId: string): Promise<CompletionReceipt | null>;
+  /** The keys of the task's effects that start with `prefix`. */
+  effectKeys(taskId: string, prefix: string): Promise<Array<{ key: string }>>;
+}
+
+export interface EffectsQueries extends OutboxQueries, InstallationQueries, CheckRunQueries {
+  run(id: string): Promise<Run | null>;
+}
+
+const due = (now: Date) => ({
+  OR: [
+    { state: "pending", nextAttemptAt: { lte: now } },
+    // A performer that died holding it: its lock ran out.
+    { state: "running", lockedUntil: { lt: now } },
+  ],
+});
+
+export function effectsQueries(db: Db): EffectsQueries {
+  return {
+    dueInstallations: (now, skip, take) =>
+      db.effect.findMany({
+        where: { ...due(now), ...(skip.size ? { installationId: { notIn: [...skip] } } : {}) },
+        select: { installationId: true },
+        distinct: ["installationId"],
+        orderBy: { installationId: "asc" },
+        take,
+      }),
+    dueEffects: (installationId, now) =>
+      db.effect.findMany({
+        where: { installationId, ...due(now) },
+        orderBy: { seq: "asc" },
+        take: 5,
+      }),
+    async claimEffect(c, owner, lockedUntil) {
+      const won = await db.effect.updateMany({
+        where: { seq: c.seq, state: c.state, lockedUntil: c.lockedUntil },
+        data: {
+          state: "running",
+          lockedBy: owner,
+          lockedUntil,
+          attempts: { increment: 1 },
+          ...(c.state === "running" ? { maybeSent: true } : {}),
+        },
+      });
+      return won.count === 1;
+    },
+    async retryEffect(seq, owner, at, errors, opts) {
+      await db.effect.updateMany({
+        where: { seq, state: "running", lockedBy: owner },
+        data: {
+          state: "pending",
+          lockedBy: null,
+          lockedUntil: null,
+          nextAttemptAt: at,
+          errors,
+          ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
+          ...(opts.maybeSent ? { maybeSent: true } : {}),
+        },
+      });
+    },
+    async dropPendingEffects(where, why, now) {
+      const r = await db.effect.updateMany({
+        where: { ...where, state: "pending" },
+        data: { state: "dropped", note: why, doneAt: now },
+      });
+      return r.count;
+    },
+    async releaseRunningEffects() {
+      const r = await db.effect.updateMany({
+        where: { state: "running" },
+        data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true },
+      });
+      return r.count;
+    },
+    async replayEffect(id, now) {
+      const r = await db.effect.updateMany({
+        where: { id, state: "parked" },
+        data: { state: "pending", attempts: 0, nextAttemptAt: now, note: null },
+      });
+      return r.count === 1;
+    },
+    activeEffects: (now) =>
+      db.effect.count({
+        where: { OR: [{ state: "pending", nextAttemptAt: { lte: now } }, { state: "running" }] },
+      }),
+    effects: (filter) =>
+      db.effect.findMany({
+        where: {
+          ...(filter.state ? { state: filter.state } : {}),
+          ...(filter.taskId ? { taskId: filter.taskId } : {}),
+        },
+        orderBy: { seq: filter.taskId ? "asc" : "desc" },
+        take: filter.take,
+      }),
+    // Read into a constant: given the method's return type as context, Prisma's groupBy types its arguments wrong.
+    effectStates: async () => {
+      const rows = await db.effect.groupBy({ by: ["state"], _count: { _all: true } });
+      return rows;
+    },
+
+    async createInstallation(id, now) {
+      await db.installation.create({ data: { id, nextWriteAt: now, updatedAt: now } });
+    },
+    async installationGone(id, mark, now) {
+      await db.installation.upsert({
+        where: { id },
+        create: { id, nextWriteAt: now, updatedAt: now, ...mark },
+        update: { ...mark, updatedAt: now },
+      });
+    },
+    async installationBack(id, now) {
+      await db.installation.upsert({
+        where: { id },
+        create: { id, nextWriteAt: now, updatedAt: now },
+        update: { suspendedAt: null, deletedAt: null, pausedUntil: null, failures: 0, updatedAt: now },
+      });
+    },
+    async takeWriteSlot(id, next, now) {
+      const took = await db.installation.updateMany({
+        where: { id, nextWriteAt: { lte: now } },
+        data: { nextWriteAt: next, updatedAt: now },
+      });
+      return took.count === 1;
+    },
+    nextWriteAt: (id) => db.installation.findUnique({ where: { id }, select: { nextWriteAt: true } }),
+    async rateLimited(id, until, now) {
+      await db.installation.updateMany({
+        where: { id },
+        data: { rateLimitedUntil: until, updatedAt: now },
+      });
+    },
+    installationFailures: (id) => db.installation.findUnique({ where: { id }, select: { failures: true } }),
+    async pauseInstallation(id, failures, until, why, now) {
+      await db.installation.updateMany({
+        where: { id },
+        data: { failures, pausedUntil: until, pauseReason: why, updatedAt: now },
+      });
+    },
+    async clearInstallationPause(id, now) {
+      await db.installation.updateMany({
+        where: { id },
+        data: { failures: 0, pausedUntil: null, pauseReason: null, updatedAt: now },
+      });
+    },
+    heldInstallations: (now) =>
+      db.installation.findMany({
+        where: {
+          OR: [
+            { rateLimitedUntil: { gt: now } },
+            { pausedUntil: { gt: now } },
+            { deletedAt: { not: null } },
+            { suspendedAt: { not: null } },
+          ],
+        },
+      }),
+    installationStanding: (id) =>
+      db.installation.findUnique({ where: { id }, select: { deletedAt: true, suspendedAt: true } }),
+
+    task: (id) => db.task.findUnique({ where: { id } }),
+    run: (id) => db.run.findUnique({ where: { id } }),
+    runsShown: (taskId) =>
+      db.run.findMany({ where: { taskId, state: { not: "aborted" } }, orderBy: { startedAt: "asc" } }),
+    receiptOf: (taskId) => db.completionReceipt.findUnique({ where: { taskId } }),
+    effectKeys: (taskId, prefix) =>
+      db.effect.findMany({ where: { taskId, key: { startsWith: prefix } }, select: { key: true } }),
+  };
+}

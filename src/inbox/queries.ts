@@ -1,0 +1,129 @@
+/**
+ * What the inbox room reads and writes through the client: the delivery rows
+ * the processor claims, renews, finishes, retries and replays
+ * (inbox/store.ts), and the operator's list and counts of them
+ * (inbox/view.ts). The batched insert goes through the raw driver and is not
+ * here. The room's classes take this interface, not the client.
+ */
+import type { Db } from "../store/db.js";
+import type { Delivery } from "../store/generated/sqlite/client.js";
+
+/** A delivery as listed: everything but its payload. */
+export type ListedDelivery = Omit<Delivery, "payload">;
+
+export interface InboxQueries {
+  /** The oldest open delivery of each task key, in seq order (at most `take`). */
+  openHeads(take: number): Promise<Array<{ seq: number | bigint }>>;
+  /** These deliveries, in seq order. */
+  deliveriesBySeq(seqs: number[]): Promise<Delivery[]>;
+  /** Takes the delivery as it was read; false when another processor changed it first. */
+  claimDelivery(head: Delivery, owner: string, lockedUntil: Date): Promise<boolean>;
+  /** False when the owner no longer holds the claim. */
+  renewClaim(seq: number, owner: string, lockedUntil: Date): Promise<boolean>;
+  /** False when the owner no longer holds the claim. */
+  completeDelivery(seq: number, owner: string, state: "done" | "ignored", now: Date): Promise<boolean>;
+  /** A failed attempt: back to pending at `nextAttemptAt`, or parked. */
+  failDelivery(
+    seq: number,
+    owner: string,
+    fields: { state: "parked" | "pending"; errors: string; nextAttemptAt: Date; firstFailedAt: Date | null },
+  ): Promise<void>;
+  /** The number of processing deliveries put back to pending. */
+  releaseProcessing(): Promise<number>;
+  replayDelivery(deliveryId: string, now: Date): Promise<boolean>;
+  /** Deliveries in a listed state (inbox/view.ts), newest first, without their payload. */
+  listedDeliveries(state: string | undefined, take: number): Promise<ListedDelivery[]>;
+  /** Deliveries counted by stored state, and the pending ones that failed before. */
+  deliveryCounts(): Promise<{ groups: Array<{ state: string; _count: { _all: number } }>; retrying: number }>;
+}
+
+const whereState = (state: string | undefined) => {
+  if (!state) return {};
+  if (state === "retrying") return { state: "pending", attempts: { gt: 0 } };
+  if (state === "pending") return { state: "pending", attempts: 0 };
+  return { state };
+};
+
+export function inboxQueries(db: Db): InboxQueries {
+  return {
+    openHeads: (take) =>
+      db.$queryRawUnsafe<{ seq: number | bigint }[]>(
+        `SELECT d."seq" FROM "Delivery" d WHERE d."state" IN ('pending','processing') ` +
+          `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
+          `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
+          `ORDER BY d."seq" LIMIT ${take}`,
+      ),
+    deliveriesBySeq: (seqs) =>
+      db.delivery.findMany({
+        where: { seq: { in: seqs } },
+        orderBy: { seq: "asc" },
+      }),
+    async claimDelivery(head, owner, lockedUntil) {
+      const won = await db.delivery.updateMany({
+        where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
+        data: {
+          state: "processing",
+          lockedBy: owner,
+          lockedUntil,
+          attempts: { increment: 1 },
+        },
+      });
+      return won.count === 1;
+    },
+    async renewClaim(seq, owner, lockedUntil) {
+      const r = await db.delivery.updateMany({
+        where: { seq, state: "processing", lockedBy: owner },
+        data: { lockedUntil },
+      });
+      return r.count === 1;
+    },
+    async completeDelivery(seq, owner, state, now) {
+      const r = await db.delivery.updateMany({
+        where: { seq, state: "processing", lockedBy: owner },
+        data: { state, processedAt: now, lockedBy: null, lockedUntil: null },
+      });
+      return r.count === 1;
+    },
+    async failDelivery(seq, owner, fields) {
+      await db.delivery.updateMany({
+        where: { seq, state: "processing", lockedBy: owner },
+        data: {
+          state: fields.state,
+          errors: fields.errors,
+          lockedBy: null,
+          lockedUntil: null,
+          nextAttemptAt: fields.nextAttemptAt,
+          firstFailedAt: fields.firstFailedAt,
+        },
+      });
+    },
+    async releaseProcessing() {
+      const r = await db.delivery.updateMany({
+        where: { state: "processing" },
+        data: { state: "pending", lockedBy: null, lockedUntil: null },
+      });
+      return r.count;
+    },
+    async replayDelivery(deliveryId, now) {
+      const r = await db.delivery.updateMany({
+        where: { deliveryId, state: "parked" },
+        data: { state: "pending", attempts: 0, nextAttemptAt: now, firstFailedAt: null },
+      });
+      return r.count === 1;
+    },
+    listedDeliveries: (state, take) =>
+      db.delivery.findMany({
+        where: whereState(state),
+        orderBy: { seq: "desc" },
+        take,
+        omit: { payload: true },
+      }),
+    async deliveryCounts() {
+      const [groups, retrying] = await Promise.all([
+        db.delivery.groupBy({ by: ["state"], _count: { _all: true } }),
+        db.delivery.count({ where: { state: "pending", attempts: { gt: 0 } } }),
+      ]);
+      return { groups, retrying };
+    },
+  };
+}
