@@ -26,6 +26,7 @@ import { SubmissionHandlers } from "./checks.js";
 import { CheckFailures } from "../checks/failures.js";
 import { BaseMoves } from "../checks/base.js";
 import { Rewrites } from "../checks/rewrites.js";
+import { checksQueries } from "../checks/queries.js";
 import { CommentHandlers } from "./comments.js";
 import type { FleetIssues } from "../fleet/issues.js";
 import { FleetWebhooks } from "./fleet.js";
@@ -55,6 +56,7 @@ export interface WebhookRoomDeps {
 
 export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
   const { db, tasks, configs, permissions, audit, counters, clock, log } = d;
+  const checkRows = checksQueries(db);
   registerWebhooks(events, {
     installations: new InstallationHandlers({
       tasks,
@@ -84,9 +86,9 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
     comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
     questions: d.questions,
     submission: new SubmissionHandlers({
-      failures: new CheckFailures({ db, tasks, configs, log }),
-      base: new BaseMoves({ db, tasks, configs, log }),
-      rewrites: new Rewrites({ db, tasks }),
+      failures: new CheckFailures({ queries: checkRows, db, tasks, configs, log }),
+      base: new BaseMoves({ queries: checkRows, tasks, configs, log }),
+      rewrites: new Rewrites({ queries: checkRows, tasks }),
       branchPrefixOf: async (installationId, repo) => {
         const cfg = await configs.get(installationId, repo);
         return cfg.ok ? cfg.config.branchPrefix : null;
