@@ -60,6 +60,8 @@ import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { webhookRoom } from "./webhooks/room.js";
+import { webhookQueries } from "./webhooks/queries.js";
+import { checksQueries } from "./checks/queries.js";
 import { FleetIssues } from "./fleet/issues.js";
 import { fleetQueries } from "./fleet/queries.js";
 import { cachedFor } from "./gates/waiting.js";
@@ -321,6 +323,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const withTasks = o.lifecycle ?? true;
   if (withTasks)
     webhookRoom(events, {
+      queries: webhookQueries(db),
+      checks: checksQueries(db),
       db,
       tasks,
       dispatcher,
