@@ -62,10 +62,13 @@ import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
 import type { MissedDeliveries } from "./reconcile/deliveries.js";
 import { webhookRoom } from "./webhooks/room.js";
+import { webhookQueries } from "./webhooks/queries.js";
+import { checksQueries } from "./checks/queries.js";
 import { FleetIssues } from "./fleet/issues.js";
 import { fleetQueries } from "./fleet/queries.js";
 import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
+import { apiQueries } from "./api/queries.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
 import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
@@ -249,7 +252,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   late.executor = executor;
   const workers = new Workers(workersQueries(db), clock);
   const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
-  const idempotency = new Idempotency(db, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
+  const apiRows = apiQueries(db);
+  const idempotency = new Idempotency(apiRows, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const claimRows = claimQueries(db);
   const decisions = new Decisions(claimRows, database, clock);
   const claims = new Claims({
@@ -324,6 +328,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const withTasks = o.lifecycle ?? true;
   if (withTasks)
     webhookRoom(events, {
+      queries: webhookQueries(db),
+      checks: checksQueries(db),
       db,
       tasks,
       dispatcher,
@@ -345,6 +351,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   const apiDeps = {
     db,
+    queries: apiRows,
     database,
     views: viewsQueries(db),
     adminToken: credentials.adminToken,

@@ -20,11 +20,11 @@
  */
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Db } from "../store/db.js";
 import { isUniqueViolation } from "../store/sql.js";
 import { HttpError, REFUSAL_STATUS } from "../http/router.js";
 import { Refusal } from "../refusal.js";
 import { Busy } from "../apply/tasks.js";
+import type { ApiQueries } from "./queries.js";
 
 export interface Answer {
   status: number;
@@ -52,7 +52,7 @@ export class Idempotency {
   readonly #takeoverMs: number;
 
   constructor(
-    readonly db: Db,
+    readonly queries: Pick<ApiQueries, "createKey" | "keyRow" | "finishKey" | "dropKey" | "takeOverKey" | "releaseKey">,
     readonly clock: { now(): Date },
     readonly opts: IdempotencyOptions,
   ) {
@@ -95,10 +95,12 @@ export class Idempotency {
     if (transient) await this.#release(id, own.createdAt);
     else {
       const stored = answer.replayBody !== undefined ? answer.replayBody : answer.body;
-      await this.db.idempotentResponse.updateMany({
-        where: { key: id, state: "running", createdAt: own.createdAt },
-        data: { state: "done", status: answer.status, body: stored === undefined ? "" : JSON.stringify(stored) },
-      });
+      await this.queries.finishKey(
+        id,
+        own.createdAt,
+        answer.status,
+        stored === undefined ? "" : JSON.stringify(stored),
+      );
     }
     send(res, answer, false);
   }
@@ -108,19 +110,17 @@ export class Idempotency {
     for (let attempt = 0; attempt < 3; attempt++) {
       const now = this.clock.now();
       try {
-        await this.db.idempotentResponse.create({
-          data: { key: id, bodyHash, state: "running", status: 0, body: "", createdAt: now },
-        });
+        await this.queries.createKey(id, bodyHash, now);
         return { kind: "owned", createdAt: now };
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
       }
-      const row = await this.db.idempotentResponse.findUnique({ where: { key: id } });
+      const row = await this.queries.keyRow(id);
       if (!row) continue; // released meanwhile: try the insert again
       const age = now.getTime() - row.createdAt.getTime();
       if (age >= this.opts.ttlMs) {
         // Expired: a new request. Deleted only as it was read, so a fresh owner is never removed.
-        await this.db.idempotentResponse.deleteMany({ where: { key: id, createdAt: row.createdAt } });
+        await this.queries.dropKey(id, row.createdAt);
         continue;
       }
       if (row.bodyHash !== "" && row.bodyHash !== bodyHash) {
@@ -163,11 +163,7 @@ export class Idempotency {
         };
       }
       // Running for longer than any request should: its process died. Take it over.
-      const taken = await this.db.idempotentResponse.updateMany({
-        where: { key: id, state: "running", createdAt: row.createdAt },
-        data: { createdAt: now, bodyHash },
-      });
-      if (taken.count === 1) return { kind: "owned", createdAt: now };
+      if (await this.queries.takeOverKey(id, row.createdAt, now, bodyHash)) return { kind: "owned", createdAt: now };
     }
     throw new HttpError(409, "Idempotency-Key: the key kept changing under this request; send it again", {
       reason: "busy",
@@ -176,7 +172,7 @@ export class Idempotency {
   }
 
   async #release(id: string, createdAt: Date): Promise<void> {
-    await this.db.idempotentResponse.deleteMany({ where: { key: id, state: "running", createdAt } });
+    await this.queries.releaseKey(id, createdAt);
   }
 }
 

@@ -27,8 +27,12 @@ import type { CallHours } from "../metrics/call-hours.js";
 import type { RateLimitSeen } from "../metrics/registry.js";
 import { githubRoutes } from "./github.js";
 import type { Database } from "../store/db.js";
+import type { TaskReadDeps } from "../views/task-detail.js";
+import type { ApiQueries } from "./queries.js";
 
 export interface ApiDeps extends WorkerApiDeps {
+  queries: ApiQueries;
+  views: TaskReadDeps["views"];
   database: Pick<Database, "raw" | "provider">;
   inbox: Inbox;
   outbox: Outbox;
@@ -60,12 +64,13 @@ export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolea
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
-  sweepRoutes(router, { db: deps.db, adminToken: deps.adminToken, streaks: deps.streaks });
+  sweepRoutes(router, { queries: deps.queries, adminToken: deps.adminToken, streaks: deps.streaks });
   taskActionRoutes(router, { humanQueries: deps.humanQueries, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
-  runRoutes(router, { db: deps.db, database: deps.database, adminToken: deps.adminToken });
+  runRoutes(router, { queries: deps.queries, database: deps.database, adminToken: deps.adminToken });
   taskRoutes(router, {
-    db: deps.db,
+    queries: deps.queries,
+    views: deps.views,
     outbox: deps.outbox,
     ledger: deps.ledger,
     adminToken: deps.adminToken,

@@ -4,13 +4,14 @@
  * rendered the same way here and in a task's detail (GET /api/v1/tasks/:id):
  * both use `runJson` (src/views/task-detail.ts).
  */
-import type { Database, Db } from "../store/db.js";
+import type { Database } from "../store/db.js";
 import { runJson } from "../views/task-detail.js";
 import { select } from "../store/sql.js";
 import { HttpError, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { FAILURE_CLASSES } from "../outcomes/classify.js";
 import { RUN_STATES } from "../machine/model.js";
+import type { ApiQueries } from "./queries.js";
 
 export const RUNS_DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 1000;
@@ -103,25 +104,23 @@ async function selectedIds(database: Pick<Database, "raw" | "provider">, f: RunF
 
 export function runRoutes(
   router: Router,
-  deps: { db: Db; database: Pick<Database, "raw" | "provider">; adminToken: string },
+  deps: {
+    queries: Pick<ApiQueries, "taskExists" | "runsByIds" | "taskNames" | "workerNames">;
+    database: Pick<Database, "raw" | "provider">;
+    adminToken: string;
+  },
 ): void {
   router.add("GET", "/api/v1/runs", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const f = runFilter(query);
-    if (f.task !== undefined && !(await deps.db.task.findUnique({ where: { id: f.task }, select: { id: true } }))) {
+    if (f.task !== undefined && !(await deps.queries.taskExists(f.task))) {
       throw new HttpError(404, `no task ${f.task}; list them with GET /api/v1/tasks`);
     }
     const ids = await selectedIds(deps.database, f);
-    const runs = await deps.db.run.findMany({ where: { id: { in: ids } } });
-    const tasks = await deps.db.task.findMany({
-      where: { id: { in: [...new Set(runs.map((r) => r.taskId))] } },
-      select: { id: true, repo: true, issue: true },
-    });
+    const runs = await deps.queries.runsByIds(ids);
+    const tasks = await deps.queries.taskNames([...new Set(runs.map((r) => r.taskId))]);
     const workerIds = [...new Set(runs.map((r) => r.workerId).filter((w): w is string => w !== null))];
-    const workers = await deps.db.worker.findMany({
-      where: { id: { in: workerIds } },
-      select: { id: true, name: true },
-    });
+    const workers = await deps.queries.workerNames(workerIds);
     const byId = new Map(runs.map((r) => [r.id, r]));
     const taskOf = new Map(tasks.map((t) => [t.id, t]));
     const nameOf = new Map(workers.map((w) => [w.id, w.name]));

@@ -3,17 +3,17 @@
  * run did (counts per action, and in dry run the plan), and which
  * repositories or installations reconcile cannot read at the moment.
  */
-import type { Db } from "../store/db.js";
 import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
 import { SWEEP_KINDS } from "../reconcile/reports.js";
+import type { ApiQueries } from "./queries.js";
 
 const KINDS = new Set<string>(SWEEP_KINDS);
 
 export function sweepRoutes(
   router: Router,
-  deps: { db: Db; adminToken: string; streaks: Pick<FailureStreaks, "current"> },
+  deps: { queries: Pick<ApiQueries, "sweepReports">; adminToken: string; streaks: Pick<FailureStreaks, "current"> },
 ): void {
   router.add("GET", "/api/v1/sweeps", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
@@ -21,10 +21,7 @@ export function sweepRoutes(
     const kind = query.get("kind") ?? undefined;
     if (kind !== undefined && !KINDS.has(kind))
       throw new HttpError(400, `kind must be one of ${[...KINDS].join(", ")}`);
-    const [rows, failing] = await Promise.all([
-      deps.db.sweepReport.findMany({ where: kind ? { kind } : {}, orderBy: { seq: "desc" }, take: limit }),
-      deps.streaks.current(),
-    ]);
+    const [rows, failing] = await Promise.all([deps.queries.sweepReports(kind, limit), deps.streaks.current()]);
     sendJson(res, 200, {
       failing,
       reports: rows.map((r) => ({

@@ -1,20 +1,20 @@
 /** Operator read API for tasks: their runs, decisions, effects and what they cost (admin token). */
-import type { Db } from "../store/db.js";
 import { HttpError, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { TASK_STATES } from "../machine/model.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
 import { waitingForAll } from "../gates/waiting.js";
-import { taskDetail } from "../views/task-detail.js";
-import { viewsQueries } from "../views/queries.js";
+import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
+import type { ApiQueries } from "./queries.js";
 
 const STATES = new Set<string>(TASK_STATES);
 
 export function taskRoutes(
   router: Router,
   deps: {
-    db: Db;
+    queries: Pick<ApiQueries, "taskList" | "waitingFacts">;
+    views: TaskReadDeps["views"];
     outbox: Outbox;
     ledger: Ledger;
     adminToken: string;
@@ -22,20 +22,15 @@ export function taskRoutes(
     deliveriesWaiting?: () => Promise<Set<number>>;
   },
 ): void {
-  const { db } = deps;
-  const views = viewsQueries(db);
+  const { queries } = deps;
 
   router.add("GET", "/api/v1/tasks", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
     const state = query.get("state");
     const repo = query.get("repo");
     if (state && !STATES.has(state)) throw new HttpError(400, `state must be one of ${[...STATES].join(", ")}`);
-    const tasks = await db.task.findMany({
-      where: { ...(state ? { state } : {}), ...(repo ? { repo } : {}) },
-      orderBy: [{ priority: "asc" }, { queuedAt: "asc" }],
-      take: 500,
-    });
-    const waiting = await waitingForAll(db, tasks, deps.clock.now(), await deps.deliveriesWaiting?.());
+    const tasks = await queries.taskList(state ?? undefined, repo ?? undefined);
+    const waiting = await waitingForAll(queries, tasks, deps.clock.now(), await deps.deliveriesWaiting?.());
     sendJson(res, 200, {
       tasks: tasks.map((t) => {
         const w = waiting.get(t);
@@ -57,7 +52,7 @@ export function taskRoutes(
 
   router.add("GET", "/api/v1/tasks/:id", async ({ req, res, params }) => {
     requireAdmin(req, deps.adminToken);
-    const detail = await taskDetail({ ...deps, views }, params["id"]!);
+    const detail = await taskDetail(deps, params["id"]!);
     if (!detail) throw new HttpError(404, `no task ${params["id"]}`);
     sendJson(res, 200, detail);
   });

@@ -9,10 +9,10 @@
  * push does not restart CI on every open PR.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import { repoRef, type GitHub, type PullMergeability } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
+import type { ChecksQueries } from "./queries.js";
 
 export type BaseGitHub = Pick<GitHub, "openPullsInto">;
 
@@ -53,7 +53,7 @@ export function baseActions(pulls: PullMergeability[], updateBranch: RepoConfig[
 }
 
 export interface BaseMovesDeps {
-  db: Db;
+  queries: Pick<ChecksQueries, "inReview">;
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   log: Logger;
@@ -67,12 +67,8 @@ export class BaseMoves {
 
   /** A push to `branch` of `repo`; answers how many task PRs were acted on. */
   async onPush(github: BaseGitHub, installationId: number, repo: string, branch: string): Promise<number> {
-    const { db } = this.deps;
     // No task PR in review here: no GitHub call at all.
-    const tasks = await db.task.findMany({
-      where: { repo, state: "review", prNumber: { not: null } },
-      select: { id: true, prNumber: true },
-    });
+    const tasks = await this.deps.queries.inReview(repo);
     if (tasks.length === 0) return 0;
     const taskOf = new Map(tasks.map((t) => [t.prNumber!, t.id]));
     const cfg = await this.deps.configs.get(installationId, repo);

@@ -9,7 +9,6 @@
  * failing check's summary and log tail.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import { repoRef, type CheckRunInfo, type GitHub } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult } from "../config/repo.js";
@@ -18,6 +17,7 @@ import type { FailingCheck } from "../machine/model.js";
 import { rerunsUsedOn } from "../effects/check-run-view.js";
 import { effectsQueries } from "../effects/queries.js";
 import { CHECK_RUN_NAME } from "../texts/check-run.js";
+import type { ChecksQueries } from "./queries.js";
 
 /** The reads a check failure needs. */
 export type ChecksGitHub = Pick<GitHub, "getPull" | "pullsForCommit" | "checkRunsForRef" | "jobLogTail">;
@@ -27,7 +27,9 @@ const LOG_TAILS = 5;
 const LOG_LINES = 60;
 
 export interface CheckFailuresDeps {
-  db: Db;
+  queries: Pick<ChecksQueries, "reviewedOn">;
+  /** Only for the reruns already used on a head (effects/check-run-view.ts). */
+  db: Parameters<typeof rerunsUsedOn>[0];
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   log: Logger;
@@ -47,14 +49,14 @@ export class CheckFailures {
     headSha: string,
     prNumbers: number[],
   ): Promise<number> {
-    const { db } = this.deps;
+    const { queries, db } = this.deps;
     const r = repoRef(repo);
     const numbers =
       prNumbers.length > 0
         ? prNumbers
         : (await github.pullsForCommit(r, headSha)).filter((p) => p.state === "open").map((p) => p.number);
     if (numbers.length === 0) return 0;
-    const tasks = await db.task.findMany({ where: { repo, prNumber: { in: numbers }, state: "review" } });
+    const tasks = await queries.reviewedOn(repo, numbers);
     let raised = 0;
     for (const task of tasks) {
       const pr = await github.getPull(r, task.prNumber!);

@@ -4,17 +4,17 @@
  * task is escalated with the evidence. A forced push that drops nothing (a
  * branch that only moved forward) changes nothing.
  */
-import type { Db } from "../store/db.js";
 import { repoRef, type GitHub } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
+import type { ChecksQueries } from "./queries.js";
 
 export class Rewrites {
-  constructor(readonly deps: { db: Db; tasks: Tasks }) {}
+  constructor(readonly deps: { queries: Pick<ChecksQueries, "onBranch">; tasks: Tasks }) {}
 
   /** Any push to a task's branch: the task follows its head. */
   async onPush(repo: string, branch: string, after: string): Promise<void> {
     if (/^0+$/.test(after)) return;
-    const task = await this.deps.db.task.findFirst({ where: { repo, branch } });
+    const task = await this.deps.queries.onBranch(repo, branch);
     if (task) await this.deps.tasks.raise({ taskId: task.id }, { kind: "branch-pushed", branch, headSha: after });
   }
 
@@ -27,7 +27,7 @@ export class Rewrites {
     pusher: string,
   ): Promise<boolean> {
     if (/^0+$/.test(before) || /^0+$/.test(after)) return false; // created or deleted
-    const task = await this.deps.db.task.findFirst({ where: { repo, branch } });
+    const task = await this.deps.queries.onBranch(repo, branch);
     if (!task || task.state === "done" || task.state === "cancelled") return false;
     // Commits the old head had that the new one lacks: what the push dropped.
     const cmp = await github.compare(repoRef(repo), after, before);

@@ -7,6 +7,7 @@
 import type { Db } from "../store/db.js";
 import type { Decision, FleetIssue, Pause, Repo, Task } from "../store/generated/sqlite/client.js";
 import { waitingForAll } from "../gates/waiting.js";
+import { gateQueries } from "../gates/queries.js";
 import { EVERYWHERE } from "../gates/repos.js";
 
 export interface FleetQueries {
@@ -51,6 +52,7 @@ export interface FleetQueries {
 
 export function fleetQueries(db: Db): FleetQueries {
   const byIssue = { issue: "asc" as const };
+  const gates = gateQueries(db);
   return {
     storedIssue: (repo) => db.fleetIssue.findUnique({ where: { repo } }),
     rememberIssue: async ({ repo, installationId, number, writtenAt, updatedAt }) => {
@@ -98,6 +100,6 @@ export function fleetQueries(db: Db): FleetQueries {
         orderBy: { attempt: "desc" },
         select: { taskId: true, class: true, recovery: true },
       }),
-    waitingOf: (tasks, now, deliveriesWaiting) => waitingForAll(db, tasks, now, deliveriesWaiting),
+    waitingOf: (tasks, now, deliveriesWaiting) => waitingForAll(gates, tasks, now, deliveriesWaiting),
   };
 }

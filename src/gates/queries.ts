@@ -100,13 +100,3 @@ export function gateQueries(db: Db): GateQueries {
     },
   };
 }
-
-/**
- * The waiting facts' source: the queries, or the client itself for the
- * readers (views, fleet, API) that still hold the whole client.
- */
-export type WaitingSource = Db | Pick<GateQueries, "waitingFacts">;
-
-export function waitingQueriesOf(source: WaitingSource): Pick<GateQueries, "waitingFacts"> {
-  return "waitingFacts" in source ? source : gateQueries(source);
-}

@@ -8,7 +8,7 @@
 import type { Pause, Repo, Task } from "../store/generated/sqlite/client.js";
 import { parseJson } from "../apply/views.js";
 import { EVERYWHERE } from "./repos.js";
-import { waitingQueriesOf, type WaitingSource } from "./queries.js";
+import type { GateQueries } from "./queries.js";
 
 export type Gate =
   | "deliveries"
@@ -143,10 +143,10 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
 
 /**
  * Reads the facts for a list of tasks in a few queries and answers each one's gate.
- * `source`: the gates' queries (or the client, for readers that hold it).
+ * `queries`: the gates' queries (gates/queries.ts).
  */
 export async function waitingForAll(
-  source: WaitingSource,
+  queries: Pick<GateQueries, "waitingFacts">,
   tasks: TaskGates[],
   now: Date,
   deliveriesWaiting: Set<number> = new Set(),
@@ -156,7 +156,7 @@ export async function waitingForAll(
   for (const t of tasks) out.set(t, null);
   if (queued.length === 0) return out;
   const repoIds = [...new Set(queued.map((t) => t.repo))];
-  const { repos, pauses, live, workers } = await waitingQueriesOf(source).waitingFacts(repoIds);
+  const { repos, pauses, live, workers } = await queries.waitingFacts(repoIds);
   const repoOf = new Map(repos.map((r) => [r.id, r]));
   const pauseOf = new Map(pauses.map((p) => [p.scope, p]));
   const liveRepo = new Map(live.map((l) => [l.repo, l._count._all]));

@@ -7,6 +7,7 @@
 import type { Db } from "../store/db.js";
 import type { CompletionReceipt, Decision, DecisionDelivery, Run, Task } from "../store/generated/sqlite/client.js";
 import { waitingForAll } from "../gates/waiting.js";
+import { gateQueries } from "../gates/queries.js";
 import { fleetQueries, type FleetQueries } from "../fleet/queries.js";
 
 /** What the queue shows of a task and what its gates are decided on (not its body). */
@@ -61,6 +62,7 @@ export interface ViewsQueries extends Pick<FleetQueries, "openQuestionsOf" | "co
 
 export function viewsQueries(db: Db): ViewsQueries {
   const fleet = fleetQueries(db);
+  const gates = gateQueries(db);
   return {
     openQuestionsOf: (taskIds) => fleet.openQuestionsOf(taskIds),
     commentsOf: (taskIds) => fleet.commentsOf(taskIds),
@@ -93,6 +95,6 @@ export function viewsQueries(db: Db): ViewsQueries {
     deliveriesOf: (decisionIds) => db.decisionDelivery.findMany({ where: { decisionId: { in: decisionIds } } }),
     runsEndedSince: (since) =>
       db.run.findMany({ where: { endedAt: { gte: since } }, select: { endedAt: true, class: true } }),
-    waitingOf: (tasks, now, deliveriesWaiting) => waitingForAll(db, tasks, now, deliveriesWaiting),
+    waitingOf: (tasks, now, deliveriesWaiting) => waitingForAll(gates, tasks, now, deliveriesWaiting),
   };
 }

@@ -9,7 +9,6 @@
  * correction for the agent. An edited command never runs again; an edited
  * correction that no run has been handed yet replaces the original.
  */
-import type { Db } from "../store/db.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult } from "../config/repo.js";
 import { repoRef, type GitHub } from "../github/port.js";
@@ -22,11 +21,12 @@ import { actorOf } from "./issues.js";
 import { helpText, parseComment, type Parsed } from "../human/parse.js";
 import type { Audit } from "../human/audit.js";
 import type { Counters } from "../ignored/counters.js";
+import type { WebhookQueries } from "./queries.js";
 
 type CommentPayload = Pick<EventContext<"issue_comment.created">["payload"], "repository" | "issue">;
 
 export interface CommentDeps {
-  db: Db;
+  queries: Pick<WebhookQueries, "taskOnPr" | "taskOfIssue" | "corrections" | "deliveryCount" | "openQuestion">;
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   permissions: PermissionCache;
@@ -44,8 +44,8 @@ export class CommentHandlers {
   /** The task a comment is about: its issue's, or its PR's. */
   async #taskOf(p: CommentPayload): Promise<Task | null> {
     const repo = p.repository.full_name;
-    if (p.issue.pull_request) return this.deps.db.task.findFirst({ where: { repo, prNumber: p.issue.number } });
-    return this.deps.db.task.findUnique({ where: { repo_issue: { repo, issue: p.issue.number } } });
+    if (p.issue.pull_request) return this.deps.queries.taskOnPr(repo, p.issue.number);
+    return this.deps.queries.taskOfIssue(repo, p.issue.number);
   }
 
   /** Whether the comment's author counts; when not, why (recorded in the audit log). */
@@ -137,19 +137,12 @@ export class CommentHandlers {
     if (parsed.kind !== "text" || before.kind !== "text" || parsed.isEmpty) return;
     const task = await this.#taskOf(p);
     if (!task) return;
-    const recorded = await this.deps.db.decision.findMany({
-      where: {
-        taskId: task.id,
-        kind: "correction",
-        source: { startsWith: `comment:${p.comment.id}` },
-        supersededAt: null,
-      },
-    });
+    const recorded = await this.deps.queries.corrections(task.id, p.comment.id);
     const mine = recorded.filter(
       (d) => d.source === `comment:${p.comment.id}` || d.source?.startsWith(`comment:${p.comment.id}:`),
     );
     if (mine.length === 0) return;
-    const handed = await this.deps.db.decisionDelivery.count({ where: { decisionId: { in: mine.map((d) => d.id) } } });
+    const handed = await this.deps.queries.deliveryCount(mine.map((d) => d.id));
     if (handed > 0) return; // a run already has it; the edit would not reach it as a change
     if (!(await this.#trusted(ctx, parsed)).ok) return;
     await this.deps.tasks.raise(
@@ -166,15 +159,7 @@ export class CommentHandlers {
 
   /** An unanswered question of the task: a sign-off request for `subject`, or (null) a plain question. */
   async #openQuestion(taskId: string, subject: string | null): Promise<string | null> {
-    const q = await this.deps.db.decision.findFirst({
-      where: {
-        taskId,
-        kind: "question",
-        answeredAt: null,
-        ...(subject ? { subject } : { OR: [{ subject: null }, { subject: { not: { startsWith: "verify:" } } }] }),
-      },
-      orderBy: { createdAt: "asc" },
-    });
+    const q = await this.deps.queries.openQuestion(taskId, subject);
     return q?.id ?? null;
   }
 

@@ -12,7 +12,6 @@ import type { ConfigResult } from "../config/repo.js";
 import type { GitHub } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
-import type { Db } from "../store/db.js";
 import { judge, type Actor } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import type { EventContext } from "../events/router.js";
@@ -22,9 +21,10 @@ import type { Audit } from "../human/audit.js";
 import { stateLabelsOf, type Labels } from "../machine/model.js";
 import { raiseCounted, type Counters } from "../ignored/counters.js";
 import type { FleetIssues } from "../fleet/issues.js";
+import type { WebhookQueries } from "./queries.js";
 
 export interface IssueHandlerDeps {
-  db: Db;
+  queries: Pick<WebhookQueries, "task">;
   tasks: Tasks;
   dispatcher: Dispatcher;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
@@ -113,7 +113,7 @@ export class IssueHandlers {
     };
     const r = await this.deps.tasks.raise({ subject }, { kind: "queue-label", actor: actor.login, issue });
     if (config.dispatch && r.outcome === "applied" && r.decision.to === "queued") {
-      const task = await this.deps.db.task.findUnique({ where: { id: r.taskId } });
+      const task = await this.deps.queries.task(r.taskId);
       if (task) await this.deps.dispatcher.dispatch(task, config);
     }
   }

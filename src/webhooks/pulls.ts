@@ -3,12 +3,14 @@
  * own repository, never a fork) moves the task to review; merged, it settles
  * the task with a completion receipt; closed unmerged, it blocks it.
  */
-import type { Db } from "../store/db.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { EventContext } from "../events/router.js";
+import type { WebhookQueries } from "./queries.js";
 
 export class PullHandlers {
-  constructor(readonly deps: { db: Db; tasks: Tasks; clock: { now(): Date } }) {}
+  constructor(
+    readonly deps: { queries: Pick<WebhookQueries, "taskOnPr" | "taskOnBranch">; tasks: Tasks; clock: { now(): Date } },
+  ) {}
 
   /** The task a PR belongs to: by its number once linked, else by its branch in the task's repository. */
   async #taskOf(
@@ -16,11 +18,11 @@ export class PullHandlers {
     pr: { number: number; head: { ref: string; repo?: { full_name: string } | null } },
     byNumber: boolean,
   ) {
-    const { db } = this.deps;
-    const linked = byNumber ? await db.task.findFirst({ where: { repo, prNumber: pr.number } }) : null;
+    const { queries } = this.deps;
+    const linked = byNumber ? await queries.taskOnPr(repo, pr.number) : null;
     if (linked) return linked;
     if (pr.head.repo?.full_name !== repo) return null; // forks are not agent branches
-    return db.task.findFirst({ where: { repo, branch: pr.head.ref } });
+    return queries.taskOnBranch(repo, pr.head.ref);
   }
 
   async opened(ctx: EventContext<"pull_request.opened" | "pull_request.reopened">): Promise<void> {

@@ -6,7 +6,6 @@
  * task. A review from someone without the trusted permission changes nothing.
  */
 import type { Tasks } from "../apply/tasks.js";
-import type { Db } from "../store/db.js";
 import type { ConfigResult } from "../config/repo.js";
 import { repoRef, type GitHub } from "../github/port.js";
 import type { EventContext } from "../events/router.js";
@@ -15,13 +14,14 @@ import type { PermissionCache } from "../trust/permissions.js";
 import { actorOf } from "./issues.js";
 import type { Audit } from "../human/audit.js";
 import type { Counters } from "../ignored/counters.js";
+import type { WebhookQueries } from "./queries.js";
 
 const STATES = { changes_requested: "changes_requested", approved: "approved", commented: "commented" } as const;
 
 export class ReviewHandlers {
   constructor(
     readonly deps: {
-      db: Db;
+      queries: Pick<WebhookQueries, "taskOnPr">;
       tasks: Tasks;
       configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
       permissions: PermissionCache;
@@ -33,7 +33,7 @@ export class ReviewHandlers {
   async submitted(ctx: EventContext<"pull_request_review.submitted">): Promise<void> {
     const { review, pull_request: pr, repository } = ctx.payload;
     const repo = repository.full_name;
-    const task = await this.deps.db.task.findFirst({ where: { repo, prNumber: pr.number } });
+    const task = await this.deps.queries.taskOnPr(repo, pr.number);
     if (!task) return this.deps.counters.bump("ignored.irrelevant");
     const state = STATES[review.state.toLowerCase() as keyof typeof STATES];
     if (!state) return; // dismissed, pending

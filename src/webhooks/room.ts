@@ -4,7 +4,6 @@
  * says which webhook goes where). The entry only calls this.
  */
 import type { Logger } from "pino";
-import type { Db } from "../store/db.js";
 import type { EventRouter } from "../events/router.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigLoader } from "../config/loader.js";
@@ -23,18 +22,23 @@ import { PullHandlers } from "./pulls.js";
 import { ReviewHandlers } from "./reviews.js";
 import { registerWebhooks } from "./register.js";
 import { SubmissionHandlers } from "./checks.js";
-import { CheckFailures } from "../checks/failures.js";
+import { CheckFailures, type CheckFailuresDeps } from "../checks/failures.js";
 import { BaseMoves } from "../checks/base.js";
 import { Rewrites } from "../checks/rewrites.js";
+import type { ChecksQueries } from "../checks/queries.js";
 import { CommentHandlers } from "./comments.js";
 import type { FleetIssues } from "../fleet/issues.js";
 import { FleetWebhooks } from "./fleet.js";
 import type { Installations } from "../effects/installations.js";
 import type { Outbox } from "../effects/outbox.js";
 import type { RepoGates } from "../gates/repos.js";
+import type { WebhookQueries } from "./queries.js";
 
 export interface WebhookRoomDeps {
-  db: Db;
+  queries: WebhookQueries;
+  checks: ChecksQueries;
+  /** Only for the reruns already used on a head (checks/failures.ts). */
+  db: CheckFailuresDeps["db"];
   tasks: Tasks;
   dispatcher: Dispatcher;
   configs: ConfigLoader;
@@ -54,7 +58,7 @@ export interface WebhookRoomDeps {
 }
 
 export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
-  const { db, tasks, configs, permissions, audit, counters, clock, log } = d;
+  const { queries, db, tasks, configs, permissions, audit, counters, clock, log } = d;
   registerWebhooks(events, {
     installations: new InstallationHandlers({
       tasks,
@@ -68,7 +72,7 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
       await d.reconciler.repo(installationId, repo, emptyCounts());
     },
     issues: new IssueHandlers({
-      db,
+      queries,
       tasks,
       dispatcher: d.dispatcher,
       configs,
@@ -79,14 +83,14 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
       counters,
       fleet: d.fleet,
     }),
-    pulls: new PullHandlers({ db, tasks, clock }),
-    reviews: new ReviewHandlers({ db, tasks, configs, permissions, audit, counters }),
-    comments: new CommentHandlers({ db, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
+    pulls: new PullHandlers({ queries, tasks, clock }),
+    reviews: new ReviewHandlers({ queries, tasks, configs, permissions, audit, counters }),
+    comments: new CommentHandlers({ queries, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
     questions: d.questions,
     submission: new SubmissionHandlers({
-      failures: new CheckFailures({ db, tasks, configs, log }),
-      base: new BaseMoves({ db, tasks, configs, log }),
-      rewrites: new Rewrites({ db, tasks }),
+      failures: new CheckFailures({ queries: d.checks, db, tasks, configs, log }),
+      base: new BaseMoves({ queries: d.checks, tasks, configs, log }),
+      rewrites: new Rewrites({ queries: d.checks, tasks }),
       branchPrefixOf: async (installationId, repo) => {
         const cfg = await configs.get(installationId, repo);
         return cfg.ok ? cfg.config.branchPrefix : null;
