@@ -74,10 +74,6 @@ import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
 
-export interface Capability {
-  (deps: { events: EventRouter; api: Router; database: Database; log: Logger; adminToken: string }): void;
-}
-
 /**
  * Probot's octokit without its throttling: writes are paced per installation
  * by the effects executor (Probot's limiter is shared by every installation
@@ -98,9 +94,6 @@ export interface OrchestraOptions {
   processor?: ProcessorOptions;
   /** The retry schedule of deliveries and effects; the window defaults to env.retryWindowHours. */
   retry?: Partial<RetryPolicy>;
-  capabilities?: Capability[];
-  /** Register the task capabilities (default true); inbox tests run without them. */
-  lifecycle?: boolean;
   /** How often the sweep loop runs drift repair (default 5 minutes). */
   reconcileEveryMs?: number;
   /** Lease expiry, classification and dispatch sweep interval (default 5 s). */
@@ -325,29 +318,27 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired),
   });
 
-  const withTasks = o.lifecycle ?? true;
-  if (withTasks)
-    webhookRoom(events, {
-      queries: webhookQueries(db),
-      checks: checksQueries(db),
-      db,
-      tasks,
-      dispatcher,
-      configs,
-      permissions,
-      isSelf,
-      blockers,
-      audit,
-      counters,
-      questions,
-      reconciler,
-      fleet,
-      installations,
-      outbox,
-      gates,
-      clock,
-      log,
-    });
+  webhookRoom(events, {
+    queries: webhookQueries(db),
+    checks: checksQueries(db),
+    effects: effectRows,
+    tasks,
+    dispatcher,
+    configs,
+    permissions,
+    isSelf,
+    blockers,
+    audit,
+    counters,
+    questions,
+    reconciler,
+    fleet,
+    installations,
+    outbox,
+    gates,
+    clock,
+    log,
+  });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   const apiDeps = {
     db,
@@ -379,10 +370,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     pokeInbox: () => processor.poke(),
     pokeEffects: () => executor.poke(),
   };
-  registerApi(api, apiDeps, { tasks: withTasks });
-  if (withTasks) dashboardRoutes(api, apiDeps);
-  for (const capability of o.capabilities ?? [])
-    capability({ events, api, database, log, adminToken: credentials.adminToken });
+  registerApi(api, apiDeps);
+  dashboardRoutes(api, apiDeps);
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
@@ -431,7 +420,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       takeOverRequests(http, [ingest, apiHandler], log);
       processor.start();
       if (o.effects?.start !== false) executor.start();
-      if (withTasks) sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
+      sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
     },

@@ -54,12 +54,11 @@ export interface ApiDeps extends WorkerApiDeps {
   pokeEffects: () => void;
 }
 
-export function registerApi(router: Router, deps: ApiDeps, opts: { tasks: boolean }): void {
+export function registerApi(router: Router, deps: ApiDeps): void {
   deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeInbox });
   effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
   ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
   githubRoutes(router, deps);
-  if (!opts.tasks) return;
   workerAdminRoutes(router, deps);
   workerRoutes(router, deps);
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });

@@ -15,7 +15,6 @@ import type { ConfigResult } from "../config/repo.js";
 import { classify, isFailed } from "../outcomes/classify.js";
 import type { FailingCheck } from "../machine/model.js";
 import { rerunsUsedOn } from "../effects/check-run-view.js";
-import { effectsQueries } from "../effects/queries.js";
 import { CHECK_RUN_NAME } from "../texts/check-run.js";
 import type { ChecksQueries } from "./queries.js";
 
@@ -29,7 +28,8 @@ const LOG_LINES = 60;
 export interface CheckFailuresDeps {
   queries: Pick<ChecksQueries, "reviewedOn">;
   /** Only for the reruns already used on a head (effects/check-run-view.ts). */
-  db: Parameters<typeof rerunsUsedOn>[0];
+  /** The effects already recorded on the PR head: the reruns used so far. */
+  effects: Parameters<typeof rerunsUsedOn>[0];
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   log: Logger;
@@ -49,7 +49,7 @@ export class CheckFailures {
     headSha: string,
     prNumbers: number[],
   ): Promise<number> {
-    const { queries, db } = this.deps;
+    const { queries, effects } = this.deps;
     const r = repoRef(repo);
     const numbers =
       prNumbers.length > 0
@@ -73,7 +73,7 @@ export class CheckFailures {
         pr: { number: pr.number, state: "open", headSha },
         branch: null,
         checks: checks.map(toFact),
-        rerunsUsed: await rerunsUsedOn(effectsQueries(db), task.id, pr.number, headSha),
+        rerunsUsed: await rerunsUsedOn(effects, task.id, pr.number, headSha),
         rerunBudget: config?.limits.rerunBudget ?? 2,
         ...(config && config.infraPatterns.length > 0 ? { infraPatterns: config.infraPatterns } : {}),
       });

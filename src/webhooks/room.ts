@@ -38,7 +38,7 @@ export interface WebhookRoomDeps {
   queries: WebhookQueries;
   checks: ChecksQueries;
   /** Only for the reruns already used on a head (checks/failures.ts). */
-  db: CheckFailuresDeps["db"];
+  effects: CheckFailuresDeps["effects"];
   tasks: Tasks;
   dispatcher: Dispatcher;
   configs: ConfigLoader;
@@ -58,7 +58,7 @@ export interface WebhookRoomDeps {
 }
 
 export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
-  const { queries, db, tasks, configs, permissions, audit, counters, clock, log } = d;
+  const { queries, effects, tasks, configs, permissions, audit, counters, clock, log } = d;
   registerWebhooks(events, {
     installations: new InstallationHandlers({
       tasks,
@@ -88,7 +88,7 @@ export function webhookRoom(events: EventRouter, d: WebhookRoomDeps): void {
     comments: new CommentHandlers({ queries, tasks, configs, permissions, audit, counters, isSelf: d.isSelf }),
     questions: d.questions,
     submission: new SubmissionHandlers({
-      failures: new CheckFailures({ queries: d.checks, db, tasks, configs, log }),
+      failures: new CheckFailures({ queries: d.checks, effects, tasks, configs, log }),
       base: new BaseMoves({ queries: d.checks, tasks, configs, log }),
       rewrites: new Rewrites({ queries: d.checks, tasks }),
       branchPrefixOf: async (installationId, repo) => {

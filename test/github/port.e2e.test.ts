@@ -3,11 +3,14 @@
  * octokit, authenticated as the App's installation, with each request checked
  * against GitHub's OpenAPI description. Absence is only ever GitHub's 404.
  */
-import type { Capability } from "../../src/app.js";
-import { GitHubError, type GitHub } from "../../src/github/port.js";
+import { ProbotOctokit } from "probot";
+import type { EventRouter } from "../../src/events/router.js";
+import { octokitGitHub } from "../../src/github/octokit.js";
+import { GitHubError, type GitHub, type GitHubFor } from "../../src/github/port.js";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { testDatabase, type TestDb } from "../support/databases.js";
-import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
+import { eventually } from "../support/orchestra.js";
+import { startIngest, type IngestRig } from "../support/ingest-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 
 const REPO = "acme/widgets";
@@ -16,11 +19,18 @@ const INSTALLATION = 4242;
 
 let fake: FakeGitHub;
 let db: TestDb;
-let app: Running;
+let app: IngestRig;
 let gh: GitHub;
+let githubFor: GitHubFor;
 const handled: string[] = [];
 
-const echo: Capability = ({ events }) =>
+const TestOctokit = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+  ...o,
+  retry: { enabled: false },
+  throttle: { enabled: false },
+}));
+
+const echo = (events: EventRouter) =>
   events.on("issues.labeled", async (ctx) => {
     const github = await ctx.github();
     const issue = ctx.payload.issue.number;
@@ -35,8 +45,18 @@ beforeAll(async () => {
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, { installationId: INSTALLATION });
   db = await testDatabase("sqlite", { migrated: true });
-  app = await startOrchestra({ lifecycle: false, db, github: fake, capabilities: [echo] });
-  gh = await app.orchestra.githubFor(INSTALLATION);
+  // Probot's octokit as the App's installation, as the App builds it (retries off).
+  githubFor = (installationId) =>
+    Promise.resolve(
+      octokitGitHub(
+        new TestOctokit({
+          auth: { appId: fake.appId, privateKey: fake.privateKey, installationId },
+          baseUrl: fake.apiUrl,
+        }),
+      ),
+    );
+  app = await startIngest({ db, handlers: echo, githubFor });
+  gh = await githubFor(INSTALLATION);
 });
 
 afterAll(async () => {
@@ -256,7 +276,7 @@ test("a secondary rate limit says until when; a suspended installation's token f
   fake.state.addInstallation(4343, "suspended");
   fake.state.addRepo("suspended/app", { installationId: 4343 });
   fake.state.installations.get(4343)!.suspendedAt = new Date();
-  const other = await app.orchestra.githubFor(4343);
+  const other = await githubFor(4343);
   const failed = (await other
     .defaultBranch({ owner: "suspended", repo: "app" })
     .catch((e: unknown) => e)) as GitHubError;

@@ -8,6 +8,7 @@
  */
 import { Router } from "../../src/http/router.js";
 import { registerApi, type ApiDeps } from "../../src/api/index.js";
+import { dashboardRoutes, type DashboardDeps } from "../../src/dashboard/routes.js";
 import { healthRoutes } from "../../src/health/routes.js";
 import type { Database } from "../../src/store/db.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
@@ -16,7 +17,8 @@ import { startOrchestra, type Running } from "../support/orchestra.js";
 /** The routes as registered: `:name` parameters marked. */
 function registeredRoutes(): Array<{ method: string; path: string }> {
   const router = new Router();
-  registerApi(router, {} as ApiDeps, { tasks: true });
+  registerApi(router, {} as ApiDeps);
+  dashboardRoutes(router, {} as DashboardDeps);
   healthRoutes(router, { database: { provider: "sqlite" } as Database, mode: "app" });
   return router.routes();
 }

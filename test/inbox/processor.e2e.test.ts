@@ -3,7 +3,7 @@
  * order per task key, and two processors on one PostgreSQL inbox.
  */
 import { randomUUID } from "node:crypto";
-import type { Capability } from "../../src/app.js";
+import type { EventRouter } from "../../src/events/router.js";
 import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
 import { Inbox, type ClaimedDelivery } from "../../src/inbox/store.js";
@@ -11,7 +11,8 @@ import { inboxQueries } from "../../src/inbox/queries.js";
 import { Processor } from "../../src/inbox/processor.js";
 import { durationText } from "../../src/retry/schedule.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
-import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
+import { eventually } from "../support/orchestra.js";
+import { startIngest, type IngestRig } from "../support/ingest-rig.js";
 import { examplePayload, sendWebhook } from "../support/webhooks.js";
 
 const HOOK = "/api/github/webhooks";
@@ -19,7 +20,7 @@ const quiet = { info() {}, warn() {}, error() {} };
 
 describe.each(providers)("processor on %s", (provider) => {
   let db: TestDb;
-  let app: Running | undefined;
+  let app: IngestRig | undefined;
   beforeEach(async () => {
     db = await testDatabase(provider, { migrated: true });
   });
@@ -32,7 +33,7 @@ describe.each(providers)("processor on %s", (provider) => {
   test("a delivery failing deterministically is retried with backoff and parked after N attempts with its errors and the reason listed", async () => {
     const attemptsAt: number[] = [];
     const later: string[] = [];
-    const failing: Capability = ({ events }) => {
+    const failing = (events: EventRouter) => {
       events.on("issues.labeled", async () => {
         attemptsAt.push(Date.now());
         throw new Error(`GitHub answered 502 (attempt ${attemptsAt.length})`);
@@ -41,10 +42,9 @@ describe.each(providers)("processor on %s", (provider) => {
         later.push(ctx.deliveryId);
       });
     };
-    app = await startOrchestra({
-      lifecycle: false,
+    app = await startIngest({
       db,
-      capabilities: [failing],
+      handlers: failing,
       retry: { maxAttempts: 3, baseMs: 150, capMs: 1000 },
     });
     const id = randomUUID();
@@ -113,7 +113,7 @@ describe.each(providers)("processor on %s", (provider) => {
   });
 
   test("the operator API wants the admin token", async () => {
-    app = await startOrchestra({ lifecycle: false, db });
+    app = await startIngest({ db });
     expect((await fetch(app.url + "/api/v1/deliveries")).status).toBe(401);
     expect((await fetch(app.url + "/api/v1/deliveries", { headers: { authorization: "Bearer wrong" } })).status).toBe(
       401,
@@ -129,7 +129,7 @@ describe.each(providers)("processor on %s", (provider) => {
     // Handlers wait at a gate the test opens once the first delivery of every key is being handled at once.
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const slow: Capability = ({ events }) =>
+    const slow = (events: EventRouter) =>
       events.on("issues.labeled", async (ctx) => {
         running++;
         maxParallel = Math.max(maxParallel, running);
@@ -137,7 +137,7 @@ describe.each(providers)("processor on %s", (provider) => {
         order.push(`${ctx.payload.issue.number}:${ctx.deliveryId}`);
         running--;
       });
-    app = await startOrchestra({ lifecycle: false, db, capabilities: [slow], processor: { concurrency: 4 } });
+    app = await startIngest({ db, handlers: slow, processor: { concurrency: 4 } });
     const sends: Array<Promise<Response>> = [];
     for (let i = 0; i < 5; i++) {
       for (const issue of [1, 2, 3]) {

@@ -3,31 +3,30 @@
  * from GitHub's example payloads, on SQLite and (in CI) PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
-import type { Capability } from "../../src/app.js";
 import { sign } from "../../src/ingest/webhook.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
-import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
+import { eventually, startOrchestra } from "../support/orchestra.js";
+import { startIngest, type IngestRig } from "../support/ingest-rig.js";
 import { examplePayload, sendWebhook } from "../support/webhooks.js";
 
 const HOOK = "/api/github/webhooks";
 
-/** A capability that records every issues.labeled delivery it handles. */
-function recorder(seen: string[]): Capability {
-  return ({ events }) =>
-    events.on("issues.labeled", async (ctx) => {
-      seen.push(ctx.deliveryId);
-    });
-}
-
 describe.each(providers)("ingest on %s", (provider) => {
   let db: TestDb;
-  let app: Running;
+  let app: IngestRig;
   const seen: string[] = [];
 
   beforeEach(async () => {
     seen.length = 0;
     db = await testDatabase(provider, { migrated: true });
-    app = await startOrchestra({ lifecycle: false, db, capabilities: [recorder(seen)] });
+    // The ingest half with one handler that records every issues.labeled delivery it handles.
+    app = await startIngest({
+      db,
+      handlers: (events) =>
+        events.on("issues.labeled", async (ctx) => {
+          seen.push(ctx.deliveryId);
+        }),
+    });
   });
   afterEach(async () => {
     await app.stop();
@@ -227,12 +226,17 @@ describe.each(providers)("ingest on %s", (provider) => {
     expect((await fetch(app.url + HOOK)).status).toBe(405);
   });
 
-  test("health and readiness", async () => {
-    const health = await fetch(app.url + "/health");
-    expect(health.status).toBe(200);
-    const ready = await fetch(app.url + "/ready");
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: "ready", database: provider });
+  test("health and readiness of the whole App", async () => {
+    const whole = await startOrchestra({ db });
+    try {
+      const health = await fetch(whole.url + "/health");
+      expect(health.status).toBe(200);
+      const ready = await fetch(whole.url + "/ready");
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: "ready", database: provider });
+    } finally {
+      await whole.stop();
+    }
   });
 });
 
@@ -240,7 +244,7 @@ if (providers.includes("postgresql")) {
   describe("ingest on postgresql with the server gone", () => {
     test("connections refused → 503, and /ready says not ready", async () => {
       const db = await testDatabase("postgresql");
-      const app = await startOrchestra({ lifecycle: false, db });
+      const app = await startOrchestra({ db });
       try {
         const name = new URL(db.url).pathname.slice(1);
         // Refuse new connections and cut the existing ones: the database is unreachable.

@@ -42,7 +42,6 @@ describe("webhook ingest under an unsigned sender", () => {
   beforeEach(async () => {
     db = await testDatabase("sqlite", { migrated: true });
     app = await startOrchestra({
-      lifecycle: false,
       db,
       ingest: { bodyTiming: { deadlineMs: 1_500, idleMs: 1_000 } },
     });

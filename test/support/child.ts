@@ -1,7 +1,7 @@
 /**
  * The App as a separate process, wired like src/main.ts, for tests that kill
- * it or run two replicas. With CHILD_JOURNAL set, only the inbox runs, plus a
- * capability that writes "start <id>" and "finish <id>" lines (synchronously)
+ * it or run two replicas. With CHILD_JOURNAL set, only the ingest half runs
+ * (test/support/ingest-rig.ts), with a handler that writes "start <id>" and "finish <id>" lines (synchronously)
  * around a handler for every issues.labeled delivery, which with
  * CHILD_RELEASE waits until the test releases it. CHILD_EFFECTS=off
  * starts it without the effects executor (effects are recorded, not
@@ -16,6 +16,7 @@ import { createOrchestra } from "../../src/app.js";
 import { createLogger } from "../../src/log.js";
 import { ingestLimits } from "../../src/ingest/limits.js";
 import { TEST_EFFECTS, TestOctokit } from "./orchestra.js";
+import { startIngest } from "./ingest-rig.js";
 
 const env = parseEnv(process.env);
 const journal = process.env["CHILD_JOURNAL"];
@@ -44,31 +45,41 @@ function released(id: string): Promise<void> {
     }
   });
 }
-const database = await openDatabase(env.databaseUrl);
-await migrate(database);
-const orchestra = await createOrchestra({
-  env: { ...env, credentials: env.credentials! },
-  database,
-  log: createLogger(env.logLevel),
-  ingest: ingestLimits(process.env),
-  // As in the in-process tests: no retries, no write throttling.
-  Octokit: TestOctokit,
-  processor: { concurrency: journal ? 1 : 4, pollMs: 50 },
-  // With a journal: the inbox under test, alone. Without: the whole App.
-  lifecycle: !journal,
-  sweepMs: 3_600_000,
-  effects: { ...TEST_EFFECTS, start: process.env["CHILD_EFFECTS"] !== "off" },
-  capabilities: journal
-    ? [
-        ({ events }) =>
-          events.on("issues.labeled", async (ctx) => {
-            appendFileSync(journal, `start ${ctx.deliveryId}\n`);
-            // Still running until the test releases it: the test can kill the process mid-handler.
-            await released(ctx.deliveryId);
-            appendFileSync(journal, `finish ${ctx.deliveryId}\n`);
-          }),
-      ]
-    : [],
-});
-const { port } = await orchestra.start();
-process.stdout.write(`LISTENING ${port}\n`);
+if (journal) {
+  // The inbox under test, alone: the ingest half with one handler that journals each issues.labeled delivery.
+  const rig = await startIngest({
+    db: { url: env.databaseUrl },
+    secret: env.credentials!.webhookSecret,
+    adminToken: env.credentials!.adminToken,
+    host: env.host,
+    port: env.port,
+    ingest: ingestLimits(process.env),
+    logLevel: env.logLevel,
+    processor: { concurrency: 1, pollMs: 50 },
+    handlers: (events) =>
+      events.on("issues.labeled", async (ctx) => {
+        appendFileSync(journal, `start ${ctx.deliveryId}\n`);
+        // Still running until the test releases it: the test can kill the process mid-handler.
+        await released(ctx.deliveryId);
+        appendFileSync(journal, `finish ${ctx.deliveryId}\n`);
+      }),
+  });
+  process.stdout.write(`LISTENING ${rig.port}\n`);
+} else {
+  // The whole App.
+  const database = await openDatabase(env.databaseUrl);
+  await migrate(database);
+  const orchestra = await createOrchestra({
+    env: { ...env, credentials: env.credentials! },
+    database,
+    log: createLogger(env.logLevel),
+    ingest: ingestLimits(process.env),
+    // As in the in-process tests: no retries, no write throttling.
+    Octokit: TestOctokit,
+    processor: { concurrency: 4, pollMs: 50 },
+    sweepMs: 3_600_000,
+    effects: { ...TEST_EFFECTS, start: process.env["CHILD_EFFECTS"] !== "off" },
+  });
+  const { port } = await orchestra.start();
+  process.stdout.write(`LISTENING ${port}\n`);
+}

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { ProbotOctokit } from "probot";
-import { createOrchestra, type Capability, type Orchestra } from "../../src/app.js";
+import { createOrchestra, type Orchestra } from "../../src/app.js";
 import { parseEnv } from "../../src/config/env.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
@@ -67,11 +67,8 @@ export async function startOrchestra(opts: {
   db: TestDb;
   /** The fake GitHub (or any host) to point the App at; a fake is put on the App's clock. */
   github?: { host: string; appId: number; privateKey: string; state?: { clock: () => Date } };
-  capabilities?: Capability[];
   processor?: ProcessorOptions;
   retry?: Partial<RetryPolicy>;
-  /** Register the task lifecycle (default true). */
-  lifecycle?: boolean;
   sweepMs?: number;
   /** The App's clock; a new rig clock (12:00 UTC, forward only) unless given. */
   clock?: { now(): Date };
@@ -122,8 +119,6 @@ export async function startOrchestra(opts: {
       Octokit: TestOctokit,
       processor: { pollMs: 50, ...opts.processor },
       ...(opts.retry ? { retry: opts.retry } : {}),
-      capabilities: opts.capabilities ?? [],
-      lifecycle: opts.lifecycle ?? true,
       sweepMs: opts.sweepMs ?? 60_000,
       effects: { ...TEST_EFFECTS, ...opts.effects },
       ...(opts.ingest ? { ingest: opts.ingest } : {}),
