@@ -65,6 +65,26 @@ export default tseslint.config(
     rules: { "no-restricted-syntax": "off" },
   },
   {
+    files: ["src/**/*.ts"],
+    ignores: ["src/**/queries.ts", "src/store/**", "src/apply/**"],
+    rules: {
+      // Each room owns its queries: the Prisma client (`Db`) is used in the room's queries.ts, in store/ and in
+      // apply/ (the writer of task and run rows); the rest of a room takes its queries' interface.
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/store/db.js"],
+              importNames: ["Db"],
+              message: "Take the room's queries (its queries.ts) instead of the whole Prisma client.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts", "scripts/**/*.ts"],
     rules: {
       // Tests and benchmarks read JSON from GitHub's examples, the fake and HTTP answers without a schema for each;

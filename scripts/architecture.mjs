@@ -144,7 +144,8 @@ function render(arrows) {
     "Orchestra is a set of rooms, one folder of `src/` each. Imports run one way, from the wiring down to the pure",
     "rooms; `.dependency-cruiser.cjs` holds the rules (no cycles, pure rooms import no I/O, only the HTTP layer",
     "imports `http/` and `api/`, only `store/` imports Prisma's generated client, one room receives webhooks) and",
-    "ESLint holds one more: only `apply/` writes task and run rows.",
+    "ESLint holds two more: only `apply/` writes task and run rows, and each room reaches the database through its",
+    "own `queries.ts` (the interface of what it reads and writes), never the whole Prisma client.",
     "",
   ];
   for (const [layer, what] of LAYERS) {

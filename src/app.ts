@@ -341,7 +341,6 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   });
   healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale });
   const apiDeps = {
-    db,
     queries: apiRows,
     database,
     views: viewsQueries(db),

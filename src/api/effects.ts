@@ -6,12 +6,19 @@
 import { HttpError, listQuery, requireAdmin, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { EFFECT_STATES, type Outbox } from "../effects/outbox.js";
+import type { ApiQueries } from "./queries.js";
 
 const STATES = new Set<string>(EFFECT_STATES);
 
 export function effectRoutes(
   router: Router,
-  deps: { outbox: Outbox; adminToken: string; clock: { now(): Date }; poke(): void },
+  deps: {
+    outbox: Outbox;
+    queries: Pick<ApiQueries, "effectState">;
+    adminToken: string;
+    clock: { now(): Date };
+    poke(): void;
+  },
 ): void {
   router.add("GET", "/api/v1/effects", async ({ req, res, query }) => {
     requireAdmin(req, deps.adminToken);
@@ -28,7 +35,7 @@ export function effectRoutes(
     requireAdmin(req, deps.adminToken);
     const id = params["id"]!;
     if (!(await deps.outbox.replay(id, deps.clock.now()))) {
-      const found = await deps.outbox.db.effect.findUnique({ where: { id }, select: { state: true } });
+      const found = await deps.queries.effectState(id);
       if (!found) throw new HttpError(404, `no effect ${id}; list them with orchestra effects --state parked`);
       throw new HttpError(409, `effect ${id} is ${found.state}, not parked; only parked effects can be replayed`);
     }

@@ -56,7 +56,13 @@ export interface ApiDeps extends WorkerApiDeps {
 
 export function registerApi(router: Router, deps: ApiDeps): void {
   deliveryRoutes(router, { inbox: deps.inbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeInbox });
-  effectRoutes(router, { outbox: deps.outbox, adminToken: deps.adminToken, clock: deps.clock, poke: deps.pokeEffects });
+  effectRoutes(router, {
+    outbox: deps.outbox,
+    queries: deps.queries,
+    adminToken: deps.adminToken,
+    clock: deps.clock,
+    poke: deps.pokeEffects,
+  });
   ignoredRoutes(router, { counters: deps.counters, adminToken: deps.adminToken });
   githubRoutes(router, deps);
   workerAdminRoutes(router, deps);

@@ -5,7 +5,7 @@
  * (as the gates room reads them).
  */
 import type { Db } from "../store/db.js";
-import type { IdempotentResponse, Run, SweepReport, Task } from "../store/generated/sqlite/client.js";
+import type { IdempotentResponse, Run, SweepReport, Task, Worker } from "../store/generated/sqlite/client.js";
 import { gateQueries, type GateQueries } from "../gates/queries.js";
 
 export interface ApiQueries extends Pick<GateQueries, "waitingFacts"> {
@@ -28,6 +28,10 @@ export interface ApiQueries extends Pick<GateQueries, "waitingFacts"> {
   takeOverKey(key: string, createdAt: Date, now: Date, bodyHash: string): Promise<boolean>;
   /** Deletes the key's running row created at `createdAt`. */
   releaseKey(key: string, createdAt: Date): Promise<void>;
+  /** A worker's live runs, oldest first, and their tasks. */
+  liveRunsOf(workerId: string): Promise<{ runs: Run[]; tasks: Task[] }>;
+  workerRow(id: string): Promise<Worker | null>;
+  effectState(id: string): Promise<{ state: string } | null>;
 }
 
 export function apiQueries(db: Db): ApiQueries {
@@ -41,6 +45,13 @@ export function apiQueries(db: Db): ApiQueries {
         take: 500,
       }),
     taskExists: (id) => db.task.findUnique({ where: { id }, select: { id: true } }),
+    async liveRunsOf(workerId) {
+      const runs = await db.run.findMany({ where: { workerId, state: "live" }, orderBy: { startedAt: "asc" } });
+      const tasks = await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) } } });
+      return { runs, tasks };
+    },
+    workerRow: (id) => db.worker.findUnique({ where: { id } }),
+    effectState: (id) => db.effect.findUnique({ where: { id }, select: { state: true } }),
     runsByIds: (ids) => db.run.findMany({ where: { id: { in: ids } } }),
     taskNames: (taskIds) =>
       db.task.findMany({ where: { id: { in: taskIds } }, select: { id: true, repo: true, issue: true } }),

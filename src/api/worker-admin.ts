@@ -65,7 +65,7 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
     await idempotency.run(req, res, "admin", raw, async () => {
       const rotated = await workers.rotate(id);
       if (!rotated) {
-        const worker = await deps.db.worker.findUnique({ where: { id } });
+        const worker = await deps.queries.workerRow(id);
         if (!worker)
           throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
         throw new HttpError(

@@ -5,7 +5,7 @@
  * (api/worker-admin.ts).
  */
 import { z } from "zod";
-import type { Db } from "../store/db.js";
+import type { ApiQueries } from "./queries.js";
 import type { Workers } from "../workers/workers.js";
 import type { WorkerTokens } from "../workers/tokens.js";
 import type { Claims } from "../claims/claims.js";
@@ -123,7 +123,7 @@ export const schemas = {
 };
 
 export interface WorkerApiDeps {
-  db: Db;
+  queries: Pick<ApiQueries, "liveRunsOf" | "workerRow">;
   adminToken: string;
   workers: Workers;
   tokens: WorkerTokens;

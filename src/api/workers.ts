@@ -41,16 +41,12 @@ function revokedError(worker: Worker): HttpError {
 }
 
 export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
-  const { db, workers, idempotency } = deps;
+  const { queries, workers, idempotency } = deps;
 
   // A restarted worker re-attaches: its live runs, to go on heartbeating instead of losing them.
   router.add("GET", "/api/v1/workers/me/runs", async ({ req, res }) => {
     const worker = await authWorker(req, workers);
-    const runs = await db.run.findMany({
-      where: { workerId: worker.id, state: "live" },
-      orderBy: { startedAt: "asc" },
-    });
-    const tasks = await db.task.findMany({ where: { id: { in: runs.map((r) => r.taskId) } } });
+    const { runs, tasks } = await queries.liveRunsOf(worker.id);
     const byId = new Map(tasks.map((t) => [t.id, t]));
     // Live on the task too: a run whose task moved on is not the worker's any more.
     const live = runs.filter(

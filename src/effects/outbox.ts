@@ -95,13 +95,8 @@ export function summary(row: Effect): EffectSummary {
 export class Outbox {
   constructor(
     readonly queries: OutboxQueries,
-    readonly database: Pick<Database, "db" | "raw" | "provider">,
+    readonly database: Pick<Database, "raw" | "provider">,
   ) {}
-
-  /** The client, for api/effects.ts's answer to a replay refused, until that route reads through queries. */
-  get db(): Database["db"] {
-    return this.database.db;
-  }
 
   /** Installations with effects due now, skipping those held back. */
   async dueInstallations(now: Date, skip: ReadonlySet<number>, limit = 50): Promise<number[]> {
