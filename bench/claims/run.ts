@@ -115,6 +115,7 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
         ...fake.env,
         WEBHOOK_SECRET: randomBytes(24).toString("hex"),
         ORCHESTRA_ADMIN_TOKEN: adminToken,
+        ORCHESTRA_METRICS_TOKEN: randomBytes(24).toString("hex"),
         DATABASE_URL: db.url,
         HOST: "127.0.0.1",
         PORT: String(port),

@@ -266,6 +266,7 @@ export async function serviceEnv(o: {
     PRIVATE_KEY: o.secrets.privateKey,
     WEBHOOK_SECRET: o.secrets.webhookSecret,
     ORCHESTRA_ADMIN_TOKEN: o.secrets.adminToken,
+    ORCHESTRA_METRICS_TOKEN: `${o.secrets.adminToken}-metrics`,
     DATABASE_URL: o.databaseUrl,
     GHE_HOST: `127.0.0.1:${ghePort}`,
     GHE_PROTOCOL: "http",

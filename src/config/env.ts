@@ -225,6 +225,12 @@ export function parseEnv(
         "ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string of " +
           "at least 32 characters, e.g. the output of: openssl rand -hex 32",
       );
+    // /metrics names repositories, private ones too: in production a scrape must prove itself.
+    if (production && !e.ORCHESTRA_METRICS_TOKEN)
+      lines.push(
+        "ORCHESTRA_METRICS_TOKEN is missing: in production /metrics requires a token (it names private " +
+          "repositories); set it to a random string of at least 32 characters and give it to the scraper",
+      );
     if (lines.length > 0) throw new ConfigError(lines);
     credentials = {
       appId: Number(e.APP_ID),

@@ -1,7 +1,8 @@
 /**
  * `GET /metrics` in Prometheus' text format. With ORCHESTRA_METRICS_TOKEN set
- * a scrape must carry it as a bearer token; without it the endpoint answers
- * anyone who reaches the service's port.
+ * a scrape must carry it as a bearer token; without it (never in production,
+ * where the token is required) the endpoint answers only scrapes from this
+ * machine, since it names repositories, private ones too.
  */
 import { hasAdminToken, HttpError, type Router } from "../http/router.js";
 import type { Database } from "../store/db.js";
@@ -16,6 +17,13 @@ export function metricsRoutes(
   deps: { metrics: Metrics; gauges: TableGauges; token: string | undefined },
 ): void {
   router.add("GET", "/metrics", async ({ req, res }) => {
+    if (deps.token === undefined && !isLoopback(req.socket.remoteAddress)) {
+      throw new HttpError(
+        403,
+        "/metrics answers only this machine while ORCHESTRA_METRICS_TOKEN is unset: " +
+          "set it and send it as Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>",
+      );
+    }
     if (deps.token !== undefined && !hasAdminToken(req, deps.token)) {
       throw new HttpError(
         401,
@@ -29,6 +37,13 @@ export function metricsRoutes(
     res.writeHead(200, { "content-type": deps.metrics.registry.contentType, "cache-control": "no-store" });
     res.end(body);
   });
+}
+
+/** A client on this machine: 127.0.0.0/8, ::1, or IPv4 loopback as IPv6. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return v4.startsWith("127.") || address === "::1";
 }
 
 /**

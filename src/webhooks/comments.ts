@@ -48,15 +48,19 @@ export class CommentHandlers {
     return this.deps.queries.taskOfIssue(repo, p.issue.number);
   }
 
-  /** Whether the comment's author counts; when not, why (recorded in the audit log). */
+  /**
+   * Whether the comment's author (or, for an edit, its editor) counts; when
+   * not, why (recorded in the audit log).
+   */
   async #trusted(
     ctx: EventContext<"issue_comment.created" | "issue_comment.edited">,
     parsed: Parsed,
+    who: { actor: Actor; as: "author" | "editor" } = { actor: actorOf(ctx.payload.comment.user), as: "author" },
   ): Promise<{ ok: true; github: Pick<GitHub, "permission" | "getBranch">; minPermission: string } | { ok: false }> {
     const p = ctx.payload;
     const repo = p.repository.full_name;
-    const actor = actorOf(p.comment.user);
-    const input = `comment ${p.comment.id}: ${excerpt(parsed, p.comment.body)}`;
+    const { actor } = who;
+    const input = `${who.as === "editor" ? "edit of " : ""}comment ${p.comment.id}: ${excerpt(parsed, p.comment.body)}`;
     const ignore = async (why: string) => {
       await this.deps.audit.ignored({ installationId: ctx.installationId, repo, actor: actor.login, input, why });
       await this.deps.counters.bump(parsed.kind === "text" ? "ignored.untrusted-comment" : "ignored.untrusted-command");
@@ -145,6 +149,13 @@ export class CommentHandlers {
     const handed = await this.deps.queries.deliveryCount(mine.map((d) => d.id));
     if (handed > 0) return; // a run already has it; the edit would not reach it as a change
     if (!(await this.#trusted(ctx, parsed)).ok) return;
+    // Who edited counts too: someone below minPermission who may edit a trusted person's comment (a bot, an app)
+    // must not hand the agent their own words under the trusted name.
+    const editor = actorOf(p.sender);
+    const author = p.comment.user?.login ?? "";
+    if (editor.login.toLowerCase() !== author.toLowerCase()) {
+      if (!(await this.#trusted(ctx, parsed, { actor: editor, as: "editor" })).ok) return;
+    }
     await this.deps.tasks.raise(
       { taskId: task.id },
       {

@@ -98,6 +98,7 @@ describe("parseEnv", () => {
       "PRIVATE_KEY",
       "WEBHOOK_SECRET",
       "ORCHESTRA_ADMIN_TOKEN",
+      "ORCHESTRA_METRICS_TOKEN",
     ]);
   });
 
