@@ -13,7 +13,6 @@ export type ListedDelivery = Omit<Delivery, "payload">;
 
 export interface InboxQueries {
   /** The oldest open delivery of each task key, in seq order (at most `take`). */
-  openHeads(take: number): Promise<Array<{ seq: number | bigint }>>;
   /** These deliveries, in seq order. */
   deliveriesBySeq(seqs: number[]): Promise<Delivery[]>;
   /** Takes the delivery as it was read; false when another processor changed it first. */
@@ -46,13 +45,6 @@ const whereState = (state: string | undefined) => {
 
 export function inboxQueries(db: Db): InboxQueries {
   return {
-    openHeads: (take) =>
-      db.$queryRawUnsafe<{ seq: number | bigint }[]>(
-        `SELECT d."seq" FROM "Delivery" d WHERE d."state" IN ('pending','processing') ` +
-          `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
-          `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
-          `ORDER BY d."seq" LIMIT ${take}`,
-      ),
     deliveriesBySeq: (seqs) =>
       db.delivery.findMany({
         where: { seq: { in: seqs } },

@@ -8,7 +8,7 @@ import type { Database } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
 import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
-import { eachRowSqlite } from "../store/sql.js";
+import { eachRowSqlite, select } from "../store/sql.js";
 import type { InboxQueries } from "./queries.js";
 
 export type { DeliverySummary } from "./view.js";
@@ -213,11 +213,22 @@ export class Inbox {
     now = new Date(),
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // Heads only: the oldest open delivery of each task key. The (state, seq)
-    // and (taskKey, seq) indexes keep this cheap however long the inbox grows.
-    const heads = await this.#queries.openHeads(Math.max(1, Math.min(500, (limit + busy.size) * 4)));
+    // Due heads only: the oldest open delivery of each task key, and only when it is due (pending and its time
+    // has come, or processing under a lease that ran out). Keys that are backing off are not read at all, so
+    // however many of them wait, a due key behind them is claimed now. The (state, seq) and (taskKey, seq)
+    // indexes keep this cheap however long the inbox grows. A few more than `limit`: another replica may win some.
+    const heads = await select(
+      { raw: this.#raw, provider: this.#provider },
+      `SELECT d."seq" FROM "Delivery" d WHERE ` +
+        `((d."state" = 'pending' AND d."nextAttemptAt" <= ?) ` +
+        `OR (d."state" = 'processing' AND d."lockedUntil" IS NOT NULL AND d."lockedUntil" <= ?)) ` +
+        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
+        `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
+        `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 2))}`,
+      [now, now],
+    );
     if (heads.length === 0) return [];
-    const rows = await this.#queries.deliveriesBySeq(heads.map((h) => Number(h.seq)));
+    const rows = await this.#queries.deliveriesBySeq(heads.map((h) => Number(h["seq"])));
     const claimed: ClaimedDelivery[] = [];
     for (const head of rows) {
       if (claimed.length >= limit) break;
