@@ -276,7 +276,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const audit = new Audit({ queries: humanRows, clock });
   const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
-  const dispatcher = new Dispatcher({ queries: dispatchQueries(db), tasks, claims, leases, exits, clock });
+  const dispatcher = new Dispatcher({
+    queries: dispatchQueries(db),
+    tasks,
+    claims,
+    leases,
+    exits,
+    configs,
+    botLogin,
+    log,
+    clock,
+  });
   const retention = new Retention({ database, policy: env.retention, clock, log });
   const permissions = new PermissionCache();
   const {

@@ -217,6 +217,10 @@ export interface Workflow {
   inputs: Record<string, WorkflowInput> | null;
   /** queue a workflow run when dispatched, as GitHub does */
   createRunOnDispatch: boolean;
+  /** the workflow's `run-name:`, its `${{ inputs.X }}` filled from a dispatch's inputs; null: the workflow's name */
+  runName: string | null;
+  /** a dispatch asking for `return_run_details` gets the run's id (false: 204, as GitHub did before) */
+  returnsRunDetails: boolean;
   createdAt: Date;
 }
 
@@ -1279,6 +1283,8 @@ export class FakeState {
       dispatchable?: boolean;
       inputs?: Record<string, WorkflowInput> | null;
       createRunOnDispatch?: boolean;
+      runName?: string | null;
+      returnsRunDetails?: boolean;
       state?: Workflow["state"];
     },
   ): Workflow {
@@ -1297,6 +1303,8 @@ export class FakeState {
       dispatchable: opts.dispatchable ?? true,
       inputs: opts.inputs ?? null,
       createRunOnDispatch: opts.createRunOnDispatch ?? true,
+      runName: opts.runName ?? null,
+      returnsRunDetails: opts.returnsRunDetails ?? true,
       createdAt: this.now(),
     };
     repo.workflows.set(wf.id, wf);

@@ -77,6 +77,87 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.labels(20)).toEqual(["agent:review"]);
   });
 
+  test("a workflow_dispatch run the App did not start of its workflow is never linked: only the App's own is", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    // GitHub does not answer with the run's id here: the Actions run is found by its title.
+    const agent = rig.fake.state.addWorkflow(REPO, {
+      path: "agent.yml",
+      inputs: { ...INPUTS },
+      runName: "Agent ${{ inputs.run }}",
+      returnsRunDetails: false,
+    });
+    const other = rig.fake.state.addWorkflow(REPO, { path: "other.yml" });
+    await rig.queue(24);
+    const d = rig.fake.state.dispatches[0]!;
+    const orchestraRun = (await rig.task(24)).runs[0];
+    const row = () => rig.app.database.db.run.findUniqueOrThrow({ where: { id: orchestraRun.id } });
+    expect((await row()).workflowRunId).toBeNull();
+    const lease = async () =>
+      (await rig.app.database.db.task.findFirstOrThrow({ where: { issue: 24 } })).leaseExpiresAt?.getTime() ?? null;
+    const before = await lease();
+
+    // Each names the Orchestra run in its title, and each arrives before the App's own.
+    const title = `Agent ${orchestraRun.id}`;
+    const foreign = [
+      { workflowId: agent.id, actor: "alice", why: "it was started by alice, not by the App" },
+      { workflowId: agent.id, actor: "github-actions[bot]", why: "it was started by github-actions[bot]" },
+      { workflowId: other.id, actor: rig.fake.state.botLogin, why: "it is a run of .github/workflows/other.yml" },
+    ];
+    for (const f of foreign) {
+      const wr = rig.fake.state.addWorkflowRun(REPO, {
+        workflowId: f.workflowId,
+        event: "workflow_dispatch",
+        status: "in_progress",
+        actor: f.actor,
+        displayTitle: title,
+      });
+      rig.clock.advance(60_000);
+      await rig.deliverPayload("workflow_run", workflowRunPayload(wr.id, "in_progress"));
+      expect(await lease()).toBe(before);
+      rig.fake.state.completeWorkflowRun(REPO, wr.id, "failure");
+      await rig.deliverPayload("workflow_run", workflowRunPayload(wr.id, "completed"));
+      expect(await lease()).toBe(before);
+      expect(await row()).toMatchObject({ state: "live", workflowRunId: null });
+      expect((await rig.task(24)).task).toMatchObject({ state: "claimed", attempt: 1 });
+      expect(rig.app.logs.map((l) => l["msg"])).toContainEqual(
+        expect.stringContaining(
+          `workflow_dispatch run ${wr.id} of ${REPO} is not linked to an Orchestra run: ${f.why}`,
+        ),
+      );
+    }
+
+    // The App's own dispatch: linked by the run id in its title, its progress renews the lease, its end is the exit.
+    expect(rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!.displayTitle).toBe(title);
+    rig.fake.state.repo(REPO).workflowRuns.get(d.runId!)!.status = "in_progress";
+    rig.clock.advance(60_000);
+    await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "in_progress"));
+    expect(await lease()).toBeGreaterThan(before!);
+    expect((await row()).workflowRunId).toBe(BigInt(d.runId!));
+    rig.fake.state.addBranch(REPO, "agent/issue-24", { aheadBy: 1 });
+    const pr = rig.fake.state.addPull(REPO, { head: "agent/issue-24", body: "Closes #24" });
+    rig.fake.state.completeWorkflowRun(REPO, d.runId!, "success");
+    await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
+    expect((await rig.task(24)).task).toMatchObject({ state: "review", prNumber: pr.number });
+  });
+
+  test("the App's dispatch of a workflow without a run-name is not guessed at: the log says to add one", async () => {
+    rig = await startRig({ provider });
+    rig.config("dispatch:\n  workflow: agent.yml\n");
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { ...INPUTS }, returnsRunDetails: false });
+    await rig.queue(25);
+    const d = rig.fake.state.dispatches[0]!;
+    rig.fake.state.completeWorkflowRun(REPO, d.runId!, "success");
+    await rig.deliverPayload("workflow_run", workflowRunPayload(d.runId!, "completed"));
+    const t = await rig.task(25);
+    expect(t.task).toMatchObject({ state: "claimed", attempt: 1 });
+    expect(t.runs[0]).toMatchObject({ state: "live" });
+    const line = rig.app.logs.find((l) => String(l["msg"]).startsWith(`workflow_dispatch run ${d.runId}`));
+    expect(line).toMatchObject({ level: 40, workflowRunId: d.runId, path: ".github/workflows/agent.yml" });
+    expect(line!["msg"]).toContain("its title names none of the repository's dispatched runs");
+    expect(line!["msg"]).toContain("Give the workflow a run-name that includes ${{ inputs.run }}");
+  });
+
   test("a failed workflow run without a PR requeues and dispatches the next attempt", async () => {
     rig = await startRig({ provider });
     rig.config("dispatch:\n  workflow: agent.yml\n");

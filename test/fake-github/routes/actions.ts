@@ -86,6 +86,13 @@ export const actionRoutes: RouteTable = {
           event: "workflow_dispatch",
           status: "queued",
           actor: ctx.actor,
+          ...(wf.runName === null
+            ? {}
+            : {
+                displayTitle: wf.runName.replace(/\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}/g, (_, k: string) =>
+                  String(inputs[k] ?? ""),
+                ),
+              }),
         })
       : null;
     ctx.state.dispatches.push({
@@ -97,7 +104,7 @@ export const actionRoutes: RouteTable = {
       runId: run?.id ?? null,
       at: ctx.state.now(),
     });
-    if (b.return_run_details && run) {
+    if (b.return_run_details && run && wf.returnsRunDetails) {
       return ok({
         workflow_run_id: run.id,
         run_url: `${ctx.json.urls.api}/repos/${repo.fullName}/actions/runs/${run.id}`,
