@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { TLSSocket } from "node:tls";
 import { HttpError, REFUSAL_STATUS, type Request, type Router } from "../http/router.js";
 import { Refusal } from "../refusal.js";
+import { ADMIN_HINT, tooManyMessage } from "../http/throttle.js";
 import { BodyTooLarge, readBody } from "../http/respond.js";
 import { html, type Html } from "./html.js";
 import { layout, type PageContext } from "./layout.js";
@@ -233,8 +234,13 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
   router.add("POST", "/dashboard/sign-in", async (r) => {
     const form = await formBody(r.req);
     const next = safeNext(form.get("next"));
-    if (!isAdminToken(form.get("token") ?? "", deps.adminToken))
-      return send(r.res, 401, signInPage(signInContext(r), next, WRONG_TOKEN));
+    if (!isAdminToken(form.get("token") ?? "", deps.adminToken)) {
+      const wait = router.tokenFailed(r.req);
+      if (wait === null) return send(r.res, 401, signInPage(signInContext(r), next, WRONG_TOKEN));
+      return send(r.res, 429, signInPage(signInContext(r), next, tooManyMessage(wait, ADMIN_HINT)), {
+        "retry-after": String(wait),
+      });
+    }
     const { value } = issueSession(deps.adminToken, deps.clock.now());
     redirect(r.res, next, {
       "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }),
