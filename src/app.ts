@@ -19,6 +19,7 @@ import { takeOverRequests } from "./ingest/front.js";
 import { logEachDelivery } from "./inbox/log.js";
 import { EventRouter } from "./events/router.js";
 import { Router } from "./http/router.js";
+import { TokenThrottle } from "./http/throttle.js";
 import { healthRoutes } from "./health/routes.js";
 import { appBotLogin, octokitGitHub } from "./github/octokit.js";
 import type { GitHubFor } from "./github/port.js";
@@ -141,7 +142,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const inbox = new Inbox(inboxQueries(db), database, retry);
   const effectRows = effectsQueries(db);
   const events = new EventRouter();
-  const api = new Router();
+  const api = new Router({ throttle: new TokenThrottle(clock) });
   const { metrics, callHours, stale } = metricsRoom({
     api,
     database,

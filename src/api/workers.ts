@@ -5,7 +5,7 @@
  * its limit); mutations honour Idempotency-Key (idempotency.ts).
  */
 import type { IncomingMessage } from "node:http";
-import { bearer, HttpError, type Router } from "../http/router.js";
+import { BadToken, bearer, HttpError, type Router } from "../http/router.js";
 import { jsonRequest } from "../http/body.js";
 import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
@@ -19,10 +19,10 @@ async function authWorker(req: IncomingMessage, workers: Workers, opts: { fresh?
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <worker token>");
   const worker = await workers.byToken(token, opts);
   if (!worker)
-    throw new HttpError(
-      401,
+    throw new BadToken(
       "unknown worker token: it was never issued, or it was replaced by " +
         "a rotation (orchestra workers rotate <id> shows the new one once)",
+      "a worker token is shown once, by orchestra workers register or rotate",
       { reason: "unknown-token" },
     );
   if (worker.revokedAt) throw revokedError(worker);

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { TLSSocket } from "node:tls";
 import { HttpError, REFUSAL_STATUS, type Request, type Router } from "../http/router.js";
 import { Refusal } from "../refusal.js";
+import { ADMIN_HINT, tooManyMessage } from "../http/throttle.js";
 import { BodyTooLarge, readBody } from "../http/respond.js";
 import { html, type Html } from "./html.js";
 import { layout, type PageContext } from "./layout.js";
@@ -129,14 +130,21 @@ async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
   }
 }
 
-function signInPage(ctx: PageContext, next: string, failed: boolean): Html {
+/**
+ * What the sign-in page may say, by the code in its address (`?notice=signed-out`). Anyone can send a link to the
+ * sign-in page, so it shows only Orchestra's own words: an unknown code shows nothing, and no text from the address.
+ */
+const SIGN_IN_NOTICES: Readonly<Record<string, string>> = {
+  "signed-out": "Signed out.",
+};
+
+export function signInNotice(code: string | null): string | null {
+  return code !== null && Object.hasOwn(SIGN_IN_NOTICES, code) ? SIGN_IN_NOTICES[code]! : null;
+}
+
+function signInPage(ctx: PageContext, next: string, error: string | null): Html {
   return layout(
-    {
-      ...ctx,
-      error: failed
-        ? "That is not the admin token. It is ORCHESTRA_ADMIN_TOKEN in the service's environment."
-        : (ctx.error ?? null),
-    },
+    { ...ctx, error },
     "Sign in",
     html`<form class="signin" method="post" action="/dashboard/sign-in">
   <h2>Sign in</h2>
@@ -148,6 +156,8 @@ function signInPage(ctx: PageContext, next: string, failed: boolean): Html {
 </form>`,
   );
 }
+
+const WRONG_TOKEN = "That is not the admin token. It is ORCHESTRA_ADMIN_TOKEN in the service's environment.";
 
 export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
   const context = (req: Request, session: Session | null): PageContext => ({
@@ -210,15 +220,27 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     res.end(STYLE);
   });
 
+  /** The sign-in page's frame: no session, and no text from the address (signInNotice). */
+  const signInContext = (r: Request): PageContext => ({
+    ...context(r, null),
+    notice: signInNotice(r.query.get("notice")),
+    error: null,
+  });
+
   router.add("GET", "/dashboard/sign-in", (r) => {
-    send(r.res, 200, signInPage(context(r, null), safeNext(r.query.get("next")), false));
+    send(r.res, 200, signInPage(signInContext(r), safeNext(r.query.get("next")), null));
   });
 
   router.add("POST", "/dashboard/sign-in", async (r) => {
     const form = await formBody(r.req);
     const next = safeNext(form.get("next"));
-    if (!isAdminToken(form.get("token") ?? "", deps.adminToken))
-      return send(r.res, 401, signInPage(context(r, null), next, true));
+    if (!isAdminToken(form.get("token") ?? "", deps.adminToken)) {
+      const wait = router.tokenFailed(r.req);
+      if (wait === null) return send(r.res, 401, signInPage(signInContext(r), next, WRONG_TOKEN));
+      return send(r.res, 429, signInPage(signInContext(r), next, tooManyMessage(wait, ADMIN_HINT)), {
+        "retry-after": String(wait),
+      });
+    }
     const { value } = issueSession(deps.adminToken, deps.clock.now());
     redirect(r.res, next, {
       "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }),
@@ -230,7 +252,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     const session = sessionOf(r.req);
     if (session && !checkCsrf(deps.adminToken, session, form.get("csrf")))
       throw new HttpError(403, "the form's CSRF token does not belong to this session");
-    redirect(r.res, "/dashboard/sign-in?notice=Signed%20out.", {
+    redirect(r.res, "/dashboard/sign-in?notice=signed-out", {
       "set-cookie": sessionCookie("", { secure: secure(r.req), maxAgeSeconds: 0 }),
     });
   });

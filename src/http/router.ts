@@ -7,6 +7,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pathOf, sendError } from "./respond.js";
 import { Refusal, type RefusalKind } from "../refusal.js";
+import { ADMIN_HINT, tooManyMessage, type TokenThrottle } from "./throttle.js";
 
 export class HttpError extends Error {
   constructor(
@@ -15,6 +16,20 @@ export class HttpError extends Error {
     readonly extra: Record<string, unknown> = {},
   ) {
     super(message);
+  }
+}
+
+/**
+ * A token that is not the one it claims to be (a wrong admin, worker or metrics token): a 401 that counts against
+ * the client's address, and a 429 once the address is over its limit (throttle.ts). `hint` names the right token.
+ */
+export class BadToken extends HttpError {
+  constructor(
+    message: string,
+    readonly hint: string,
+    extra: Record<string, unknown> = {},
+  ) {
+    super(401, message, extra);
   }
 }
 
@@ -46,6 +61,16 @@ interface Route {
 
 export class Router {
   readonly #routes: Route[] = [];
+  readonly #throttle: TokenThrottle | undefined;
+
+  constructor(opts: { throttle?: TokenThrottle } = {}) {
+    this.#throttle = opts.throttle;
+  }
+
+  /** Counts a wrong token from the request's client: the seconds it must wait once over its limit, else null. */
+  tokenFailed(req: IncomingMessage): number | null {
+    return this.#throttle?.failed(req) ?? null;
+  }
 
   add(method: string, path: string, handler: Handler): this {
     const keys: string[] = [];
@@ -79,7 +104,13 @@ export class Router {
         const { params, query } = parts(route, path, req.url ?? "/");
         await route.handler({ req, res, params, query });
       } catch (err) {
-        if (err instanceof HttpError) {
+        const wait = err instanceof BadToken ? this.tokenFailed(req) : null;
+        if (wait !== null) {
+          if (!res.headersSent) {
+            res.setHeader("retry-after", String(wait));
+            sendError(res, 429, tooManyMessage(wait, (err as BadToken).hint), { retryAfterSeconds: wait });
+          }
+        } else if (err instanceof HttpError) {
           if (!res.headersSent) sendError(res, err.status, err.message, err.extra);
         } else if (err instanceof Refusal) {
           if (!res.headersSent) sendError(res, REFUSAL_STATUS[err.kind], err.message, err.extra);
@@ -157,7 +188,8 @@ export function hasAdminToken(req: IncomingMessage, adminToken: string | undefin
 export function requireAdmin(req: IncomingMessage, adminToken: string): void {
   const token = bearer(req);
   if (!token) throw new HttpError(401, "missing bearer token: send Authorization: Bearer <ORCHESTRA_ADMIN_TOKEN>");
-  if (!timingSafeEqual(digest(token), digest(adminToken))) throw new HttpError(401, "token is not the admin token");
+  if (!timingSafeEqual(digest(token), digest(adminToken)))
+    throw new BadToken("token is not the admin token", ADMIN_HINT);
 }
 
 /** `?state=…&limit=…` of a list route: the state one of `states`, the limit 1–1000 (default 100). 400 otherwise. */

@@ -4,7 +4,7 @@
  * where the token is required) the endpoint answers only scrapes from this
  * machine, since it names repositories, private ones too.
  */
-import { hasAdminToken, HttpError, type Router } from "../http/router.js";
+import { BadToken, bearer, hasAdminToken, HttpError, type Router } from "../http/router.js";
 import type { Database } from "../store/db.js";
 import { CallHours } from "./call-hours.js";
 import { Metrics } from "./registry.js";
@@ -25,12 +25,12 @@ export function metricsRoutes(
       );
     }
     if (deps.token !== undefined && !hasAdminToken(req, deps.token)) {
-      throw new HttpError(
-        401,
-        req.headers.authorization
-          ? "token is not the metrics token"
-          : "missing bearer token: send Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>",
-      );
+      if (bearer(req))
+        throw new BadToken(
+          "token is not the metrics token",
+          "the metrics token is ORCHESTRA_METRICS_TOKEN in the service's environment",
+        );
+      throw new HttpError(401, "missing bearer token: send Authorization: Bearer <ORCHESTRA_METRICS_TOKEN>");
     }
     await deps.gauges.refresh();
     const body = await deps.metrics.registry.metrics();

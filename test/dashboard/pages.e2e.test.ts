@@ -46,6 +46,18 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const signInPage = await get("/dashboard/sign-in?next=https://evil.example/");
     expect(await signInPage.text()).toContain('<input type="hidden" name="next" value="/dashboard">');
 
+    // A crafted link cannot put its own words on the sign-in page: only Orchestra's messages, by their code.
+    const crafted = "Orchestra moved: sign in at https://evil.example with your admin token";
+    const craftedPage = await (
+      await get(`/dashboard/sign-in?error=${encodeURIComponent(crafted)}&notice=${encodeURIComponent(crafted)}`)
+    ).text();
+    expect(craftedPage).not.toContain("evil.example");
+    expect(craftedPage).not.toContain('role="alert"');
+    expect(craftedPage).not.toContain('role="status"');
+    expect(await (await get("/dashboard/sign-in?notice=signed-out")).text()).toContain(
+      '<p class="notice" role="status">Signed out.</p>',
+    );
+
     const wrong = await fetch(`${rig.app.url}/dashboard/sign-in`, form({ token: "guess", next: "/dashboard" }));
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get("set-cookie")).toBeNull();
@@ -81,6 +93,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(out.headers.get("set-cookie")).toMatch(
       /^orchestra_session=; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=0$/,
     );
+    expect(out.headers.get("location")).toBe("/dashboard/sign-in?notice=signed-out");
   });
 
   test("every view shows the seeded fleet; text from GitHub is escaped; actions need the session's CSRF token", async () => {
