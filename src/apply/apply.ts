@@ -82,8 +82,9 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
   const steps: Step[] = [
     {
       sql:
-        `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","source",` +
-        `"createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT ("source") DO NOTHING`,
+        `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","awaits",` +
+        `"source","createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ` +
+        `ON CONFLICT ("source") DO NOTHING`,
       args: [
         x.id,
         taskId,
@@ -93,6 +94,7 @@ function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"
         x.body,
         x.author,
         x.condition ?? null,
+        x.awaits ?? null,
         x.source,
         now,
         x.expiresAt ?? null,

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { leaseRefused, Refusal } from "../refusal.js";
 import type { Tasks } from "../apply/tasks.js";
+import { awaitsOf } from "../human/conditions.js";
 import type { Usage } from "../machine/events.js";
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { ClaimQueries } from "./queries.js";
@@ -108,6 +109,7 @@ export class Leases {
     const { run, task } = await this.runOf(worker, runId);
     const decisionId = randomUUID();
     const subject = body.kind && body.kind !== "question" ? body.kind : undefined;
+    const awaits = body.condition ? awaitsOf(body.condition, task.repo) : null;
     const r = await this.deps.tasks.raise(
       { task, run },
       {
@@ -118,6 +120,7 @@ export class Leases {
         question: body.question,
         blocks: body.blocks ?? "run",
         ...(body.condition ? { condition: body.condition } : {}),
+        ...(awaits ? { awaits } : {}),
         ...(subject ? { subject } : {}),
       },
     );

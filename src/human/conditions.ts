@@ -48,8 +48,19 @@ export function npmSatisfied(versions: string[], range: string): boolean {
   return semver.maxSatisfying(versions, range) !== null;
 }
 
+/** How an issue or pull request is named in `Decision.awaits`: `owner/repo#n`, in lower case. */
+export const awaitsKey = (repo: string, number: number): string => `${repo.toLowerCase()}#${number}`;
+
+/** The issue or pull request a condition waits on (an issue of the task's repository), or null (npm, unparsed). */
+export function awaitsOf(condition: string, taskRepo: string): string | null {
+  const c = parseCondition(condition);
+  if (c?.kind === "issue-closed") return awaitsKey(taskRepo, c.number);
+  if (c?.kind === "pr-merged") return awaitsKey(c.repo, c.number);
+  return null;
+}
+
 export interface QuestionsDeps {
-  queries: Pick<HumanQueries, "task" | "questionTasks" | "expiredQuestions" | "conditionQuestions" | "openQuestions">;
+  queries: Pick<HumanQueries, "task" | "questionTasks" | "expiredQuestions" | "conditionQuestions" | "awaiting">;
   tasks: Tasks;
   githubFor: GitHubFor;
   clock: { now(): Date };
@@ -67,22 +78,21 @@ export class Questions {
   readonly #checked = new Map<string, number>();
   constructor(readonly deps: QuestionsDeps) {}
 
-  /** An issue closed or a PR merged: questions waiting on it are answered. */
+  /**
+   * An issue closed or a PR merged: questions waiting on it are answered. One
+   * indexed read finds them (`Decision.awaits`); a close nobody waits on reads
+   * nothing else.
+   */
   async onClosed(repo: string, number: number, merged: boolean): Promise<number> {
-    const tasks = await this.deps.queries.questionTasks();
-    const repoOf = new Map(tasks.map((t) => [t.id, t.repo]));
-    const open = await this.#open(tasks.map((t) => t.id));
+    const { queries } = this.deps;
+    const waiting = (await queries.awaiting(awaitsKey(repo, number))).filter((q) => {
+      const kind = parseCondition(q.condition ?? "")?.kind;
+      return kind === "issue-closed" || (kind === "pr-merged" && merged);
+    });
+    if (waiting.length === 0) return 0;
+    const live = new Set((await queries.questionTasks([...new Set(waiting.map((q) => q.taskId))])).map((t) => t.id));
     let met = 0;
-    for (const q of open) {
-      const c = parseCondition(q.condition!);
-      const hit =
-        c?.kind === "issue-closed"
-          ? repoOf.get(q.taskId) === repo && c.number === number
-          : c?.kind === "pr-merged"
-            ? merged && c.repo === repo && c.number === number
-            : false;
-      if (hit && (await this.#met(q.taskId, q.id, q.condition!))) met++;
-    }
+    for (const q of waiting) if (live.has(q.taskId) && (await this.#met(q.taskId, q.id, q.condition!))) met++;
     return met;
   }
 
@@ -115,10 +125,6 @@ export class Questions {
       }
     }
     return { expired, met };
-  }
-
-  async #open(taskIds: string[]) {
-    return this.deps.queries.openQuestions(taskIds);
   }
 
   async #met(taskId: string, decisionId: string, condition: string): Promise<boolean> {

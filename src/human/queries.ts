@@ -24,14 +24,14 @@ export interface HumanQueries {
     repo: string | undefined,
     limit: number,
   ): Promise<{ rows: AuditEntry[]; counts: Array<{ repo: string; _count: { _all: number } }> }>;
-  /** Tasks a question may wait in (claimed or blocked). */
-  questionTasks(): Promise<Array<{ id: string; repo: string }>>;
+  /** Those of the tasks a question may wait in (claimed or blocked). */
+  questionTasks(ids: string[]): Promise<Array<{ id: string }>>;
   /** Unanswered questions whose time ran out before `now`. */
   expiredQuestions(now: Date, take: number): Promise<Decision[]>;
   /** Unanswered questions with a condition, oldest first. */
   conditionQuestions(take: number): Promise<Decision[]>;
-  /** The tasks' unanswered questions with a condition. */
-  openQuestions(taskIds: string[]): Promise<Decision[]>;
+  /** Unanswered questions waiting on an issue or PR (`owner/repo#n`, lower case): one read of an index. */
+  awaiting(ref: string): Promise<Decision[]>;
 }
 
 export function humanQueries(db: Db): HumanQueries {
@@ -53,11 +53,8 @@ export function humanQueries(db: Db): HumanQueries {
       ]);
       return { rows, counts };
     },
-    questionTasks: () =>
-      db.task.findMany({
-        where: { state: { in: ["claimed", "blocked"] } },
-        select: { id: true, repo: true },
-      }),
+    questionTasks: (ids) =>
+      db.task.findMany({ where: { id: { in: ids }, state: { in: ["claimed", "blocked"] } }, select: { id: true } }),
     expiredQuestions: (now, take) =>
       db.decision.findMany({
         where: { kind: "question", answeredAt: null, expiresAt: { lt: now } },
@@ -69,9 +66,6 @@ export function humanQueries(db: Db): HumanQueries {
         orderBy: { createdAt: "asc" },
         take,
       }),
-    openQuestions: (taskIds) =>
-      db.decision.findMany({
-        where: { taskId: { in: taskIds }, kind: "question", answeredAt: null, condition: { not: null } },
-      }),
+    awaiting: (ref) => db.decision.findMany({ where: { awaits: ref, kind: "question", answeredAt: null } }),
   };
 }

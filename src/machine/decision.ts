@@ -179,6 +179,8 @@ export interface NewDecision {
   author: string;
   source: string;
   condition?: string;
+  /** A question's condition on an issue or PR: `owner/repo#n`, lower case. */
+  awaits?: string;
   expiresAt?: Date;
   /** A sign-off: the head it binds. */
   headSha?: string | null;

@@ -159,6 +159,8 @@ export type TaskEvent =
       question: string;
       blocks: "run" | "nothing";
       condition?: string;
+      /** The issue or PR the condition waits on (`owner/repo#n`, lower case). */
+      awaits?: string;
       subject?: string;
     }
   | { kind: "question-answered"; decisionId: string; author: string; answer: string }

@@ -30,6 +30,7 @@ export const decisionRequested: EventRows<"decision-requested"> = underLease<"de
       source: `request:${e.decisionId}`,
       subject: e.subject ?? null,
       ...(e.condition ? { condition: e.condition } : {}),
+      ...(e.awaits ? { awaits: e.awaits } : {}),
     };
     const ask = effect("comment", `question:${e.decisionId}`, {
       issue: task.issue,
