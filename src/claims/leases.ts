@@ -13,6 +13,7 @@ import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { ClaimQueries } from "./queries.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
+import { assertConditionInScope } from "../human/conditions.js";
 
 /** What a heartbeat may say about the run's progress; any change counts as progress. */
 export interface Progress {
@@ -107,6 +108,7 @@ export class Leases {
     body: { leaseEpoch: string; question: string; kind?: string; blocks?: "run" | "nothing"; condition?: string },
   ): Promise<string> {
     const { run, task } = await this.runOf(worker, runId);
+    if (body.condition) assertConditionInScope(body.condition, this.deps.workers.reposOf(worker));
     const decisionId = randomUUID();
     const subject = body.kind && body.kind !== "question" ? body.kind : undefined;
     const awaits = body.condition ? awaitsOf(body.condition, task.repo) : null;

@@ -11,6 +11,7 @@ import semver from "semver";
 import type { Logger } from "pino";
 import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
 import { errorText } from "../github/errors.js";
+import { Refusal } from "../refusal.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { HumanQueries } from "./queries.js";
 
@@ -41,6 +42,24 @@ export function parseCondition(text: string): Condition | null {
     return { kind, pkg, range };
   }
   return null;
+}
+
+/**
+ * Refuses a condition that would tell a worker about a repository its token
+ * does not cover: `pr-merged:` is answered from GitHub with the App's access,
+ * so a scoped worker may ask only about its own repositories (`repos` null: all).
+ */
+export function assertConditionInScope(text: string, repos: string[] | null): void {
+  const c = parseCondition(text);
+  if (c?.kind !== "pr-merged" || repos === null) return;
+  if (repos.some((r) => r.toLowerCase() === c.repo.toLowerCase())) return;
+  throw new Refusal(
+    "forbidden",
+    `condition ${text} names ${c.repo}, which this worker's token does not cover ` +
+      `(it covers ${repos.length ? repos.join(", ") : "no repository"}): ask about a pull request in one of those, ` +
+      `or have the operator register a worker whose repos include ${c.repo}`,
+    { reason: "repository-out-of-scope", repos },
+  );
 }
 
 /** Whether the newest versions the registry lists satisfy the range (`versions` as the registry answers them). */
