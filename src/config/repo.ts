@@ -4,6 +4,7 @@
  * once at the edge with zod; inside, code receives `RepoConfig`.
  */
 import { z } from "zod";
+import { repositoryPattern } from "../outcomes/repository-patterns.js";
 
 const label = z.string().min(1).max(50);
 
@@ -20,19 +21,8 @@ const LIMITS = {
 };
 const BREAKER = { failures: 5, windowSeconds: 600, coolDownSeconds: 600 };
 
-/** A regular expression that compiles. */
-const pattern = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine((s) => {
-    try {
-      new RegExp(s, "i");
-      return true;
-    } catch {
-      return false;
-    }
-  }, "not a valid regular expression");
+/** A regular expression that RE2 compiles (the classifier runs repository patterns in linear time). */
+const pattern = z.string().min(1).max(500).pipe(repositoryPattern);
 const permission = z.enum(["read", "triage", "write", "maintain", "admin"]);
 
 export const repoConfigSchema = z
@@ -122,7 +112,7 @@ export const repoConfigSchema = z
     paused: z.boolean().default(false),
     /** Which pull requests that fell behind their base get GitHub's update-branch. */
     updateBranch: z.enum(["ready", "always", "never"]).default("ready"),
-    /** Extra regular expressions (case-insensitive) that mark a check failure as infrastructure. */
+    /** Extra regular expressions (case-insensitive, RE2 syntax) that mark a check failure as infrastructure. */
     infraPatterns: z.array(pattern).max(100).default([]),
     /** Keep one "Orchestra fleet" issue current in this repository. */
     fleetIssue: z.boolean().default(false),

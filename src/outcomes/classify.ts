@@ -10,6 +10,7 @@
  */
 import type { CheckFact, Facts } from "./facts.js";
 import { infraMatch } from "./infra-patterns.js";
+import { repositoryPatterns, type LinePattern } from "./repository-patterns.js";
 
 /** The closed set of failure classes, in the order of the design's table. */
 export const FAILURE_CLASSES = [
@@ -60,7 +61,7 @@ export function isFailed(c: CheckFact): boolean {
  * Why a failed check is infrastructure ("conclusion …", "output matches
  * <family>: <line>"), or null. `extra`: the repository's infraPatterns.
  */
-export function infraReason(c: CheckFact, extra: RegExp[] = []): string | null {
+export function infraReason(c: CheckFact, extra: readonly LinePattern[] = []): string | null {
   if (c.conclusion !== null && INFRA_CONCLUSIONS.has(c.conclusion)) return `conclusion ${c.conclusion}`;
   const hit = infraMatch(outputText(c), extra);
   return hit ? `output matches ${hit.family}: ${hit.line}` : null;
@@ -208,8 +209,9 @@ function classifyChecks(f: Facts, base: Record<string, unknown>): Verdict {
   const head = f.pr?.headSha ?? f.branch?.headSha;
   const failed = f.checks.filter((c) => (head === undefined || c.headSha === head) && isFailed(c));
   if (failed.length === 0) return unknown(base, "a check failure was reported but no check on the head has failed");
-  // The repository's own infraPatterns; config validation and the facts schema reject any that do not compile.
-  const extra = (f.infraPatterns ?? []).map((p) => new RegExp(p, "i"));
+  // The repository's own infraPatterns, in RE2 (linear time); config validation and the facts schema reject any
+  // that RE2 cannot compile.
+  const extra = repositoryPatterns(f.infraPatterns ?? []);
   const reasons = failed.map((c) => ({ name: c.name, conclusion: c.conclusion, infra: infraReason(c, extra) }));
   // A rerun cannot fix a real failure: infra only when every failure is one.
   if (reasons.every((r) => r.infra !== null)) {

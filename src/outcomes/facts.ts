@@ -4,6 +4,7 @@
  * Shape per the design contract; validated with zod at the edge.
  */
 import { z } from "zod";
+import { repositoryPattern } from "./repository-patterns.js";
 
 /**
  * Run-level infrastructure deaths: the provider was unavailable, the runner
@@ -67,17 +68,7 @@ export const factsSchema = z
     checks: z.array(check),
     rerunsUsed: z.number().int().min(0).optional(),
     rerunBudget: z.number().int().min(0).optional(),
-    infraPatterns: z
-      .array(
-        z.string().refine((s) => {
-          try {
-            return new RegExp(s, "i") instanceof RegExp;
-          } catch {
-            return false;
-          }
-        }, "not a valid regular expression"),
-      )
-      .optional(),
+    infraPatterns: z.array(repositoryPattern).optional(),
   })
   .strict();
 

@@ -32,6 +32,7 @@
  * cancellation line, when there is one, does.
  */
 import { INFRA_FAMILIES, type InfraFamily } from "./infra-catalogue.js";
+import type { LinePattern } from "./repository-patterns.js";
 
 export { INFRA_FAMILIES, type InfraFamily };
 
@@ -79,8 +80,8 @@ export function hasTestFailure(text: string): boolean {
   return TEST_FAILURE_MARKERS.some((m) => m.test(clean));
 }
 
-function test(p: RegExp, s: string): boolean {
-  p.lastIndex = 0; // a caller's /g or /y pattern must not carry state between lines
+function test(p: RegExp | LinePattern, s: string): boolean {
+  if (p instanceof RegExp) p.lastIndex = 0; // a caller's /g or /y pattern must not carry state between lines
   return p.test(s);
 }
 
@@ -91,11 +92,12 @@ function evidence(raw: string): string {
 
 /**
  * The first line of `text` that an infrastructure family recognises, with its
- * family; `extra` are the repository's infraPatterns (compiled, case-
- * insensitive), which count like tool families. Null when nothing matches or
- * when only tool-level lines sit next to a test failure report. Pure.
+ * family; `extra` are the repository's infraPatterns (compiled by RE2, case-
+ * insensitive: repositoryPatterns), which count like tool families. Null when
+ * nothing matches or when only tool-level lines sit next to a test failure
+ * report. Pure.
  */
-export function infraMatch(text: string, extra: RegExp[] = []): InfraHit | null {
+export function infraMatch(text: string, extra: readonly LinePattern[] = []): InfraHit | null {
   const genuine = hasTestFailure(text);
   const families: readonly InfraFamily[] = genuine
     ? INFRA_FAMILIES.filter((f) => f.scope === "runner")
@@ -107,7 +109,7 @@ export function infraMatch(text: string, extra: RegExp[] = []): InfraHit | null 
     const family = families.find((f) => f.patterns.some((p) => test(p, line)));
     if (family) return { family: family.family, line: evidence(raw) };
     const own = repository.find((p) => test(p, line) || test(p, raw.trim()));
-    if (own) return { family: `repository pattern ${own}`, line: evidence(raw) };
+    if (own) return { family: `repository pattern /${own.source}/i`, line: evidence(raw) };
   }
   return null;
 }

@@ -244,7 +244,8 @@ describe("infraReason and classify", () => {
 
   test("a facts document with a pattern that does not compile is rejected, naming it", () => {
     expect(factsProblems(facts([], { infraPatterns: ["ok", "(unclosed"] }))).toEqual([
-      "infraPatterns.1: not a valid regular expression",
+      "infraPatterns.1: `(unclosed` is refused: it is not a valid regular expression. infraPatterns use RE2 syntax " +
+        "(JavaScript's, without back-references or lookarounds): rewrite or remove it",
     ]);
   });
 });

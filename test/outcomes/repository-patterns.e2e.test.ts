@@ -1,0 +1,139 @@
+/**
+ * A repository's infraPatterns through the App: a pattern RE2 cannot run is
+ * refused where every configuration problem is reported (the comment on the
+ * issue, the task's waitingFor), and a pattern that backtracks exponentially
+ * in JavaScript's engine classifies a long failing check — and the App goes on
+ * answering — because repository patterns run in RE2. Signed webhooks into the
+ * real App, the fake GitHub behind it.
+ */
+import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
+import { fakeWebhookPayload } from "../support/webhooks.js";
+import { providers } from "../support/databases.js";
+
+const REFUSED =
+  "`(?<!test )timeout` is refused: it uses a lookaround ((?=, (?!, (?<= or (?<!), which the linear-time matcher " +
+  "(RE2) does not support. infraPatterns use RE2 syntax (JavaScript's, without back-references or lookarounds): " +
+  "rewrite or remove it";
+
+describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  let rig: Rig;
+  afterEach(async () => {
+    rig.fake.assertNoViolations();
+    await rig.stop();
+  });
+
+  /** A task whose agent opened its PR: in review. */
+  async function inReview(w: WorkerClient, issue: number): Promise<{ pr: number; head: string }> {
+    await rig.queue(issue);
+    const run = (await w.claim()).body.run;
+    const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
+    const pr = rig.fake.state.addPull(REPO, {
+      head: run.branch,
+      title: `Issue ${issue}`,
+      body: `Closes #${issue}`,
+      user: "agent-bot",
+    });
+    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, headSha: head });
+    expect(exit.body.outcome).toBe("review");
+    return { pr: pr.number, head };
+  }
+
+  /** An Actions run on `sha` with one failed job whose check output is `summary`; delivers its check_run.completed. */
+  async function failedJob(sha: string, summary: string): Promise<void> {
+    const repo = rig.fake.state.repo(REPO);
+    const wf =
+      [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
+      rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
+    const run = rig.fake.state.addWorkflowRun(REPO, {
+      workflowId: wf.id,
+      headSha: sha,
+      event: "pull_request",
+      status: "completed",
+      conclusion: "failure",
+      jobs: [{ name: "e2e", conclusion: "failure", output: { title: "e2e / chrome", summary } }],
+    });
+    const [job] = rig.fake.state.jobsOf(repo, run);
+    await rig.deliverPayload(
+      "check_run",
+      fakeWebhookPayload(
+        rig.fake,
+        "check_run",
+        "completed",
+        { repo: REPO, sender: "alice" },
+        { check_run: rig.fake.json.checkRun(repo, repo.checkRuns.get(job!.id)!) },
+      ),
+    );
+  }
+
+  /** A push that changes .github/orchestra.yml: the App reads it again next time. */
+  async function pushConfig(): Promise<void> {
+    const commit = {
+      id: "c".repeat(40),
+      tree_id: "d".repeat(40),
+      distinct: true,
+      message: "config",
+      timestamp: rig.clock.now().toISOString(),
+      url: "https://example.test",
+      author: { name: "a", email: "a@example.test" },
+      committer: { name: "a", email: "a@example.test" },
+      added: [],
+      removed: [],
+      modified: [".github/orchestra.yml"],
+    };
+    await rig.deliverPayload(
+      "push",
+      fakeWebhookPayload(
+        rig.fake,
+        "push",
+        undefined,
+        { repo: REPO, sender: "alice" },
+        { commits: [commit], head_commit: commit },
+      ),
+    );
+  }
+
+  const reruns = () => rig.fake.state.reruns.filter((r) => r.kind === "failed-jobs");
+
+  test("a lookaround in infraPatterns makes the configuration invalid, naming the pattern and why", async () => {
+    rig = await startRig({ provider });
+    rig.config('infraPatterns:\n  - "selenium grid"\n  - "(?<!test )timeout"\n');
+    const w = await rig.worker();
+    await rig.queue(1);
+    const bodies = rig.fake.state
+      .commentsOn(REPO, 1)
+      .map((c) => c.body.replace(/\n\n<!-- orchestra:effect .* -->$/, ""));
+    expect(bodies).toEqual([
+      "Orchestra is paused for this repository: `.github/orchestra.yml` is invalid.\n\n" +
+        `- infraPatterns.1: ${REFUSED}\n\n` +
+        "Fix the file on the default branch; the next label change is handled with the corrected configuration.",
+    ]);
+    expect((await w.claim()).status).toBe(204);
+    // Read again after a push to it (the sweep), the problem is stated on the repository's tasks too.
+    rig.config("");
+    await pushConfig();
+    await rig.queue(2);
+    expect((await rig.task(2)).task.waitingFor).toBeUndefined();
+    rig.config('infraPatterns:\n  - "(?<!test )timeout"\n');
+    await pushConfig();
+    await rig.sweep();
+    expect((await rig.task(2)).task.waitingFor).toEqual({
+      gate: "config-invalid",
+      detail: `.github/orchestra.yml is invalid: infraPatterns.0: ${REFUSED}`,
+    });
+    expect((await w.claim()).status).toBe(204);
+  });
+
+  test("a catastrophic pattern classifies a 50,000-character check output, and the App goes on", async () => {
+    rig = await startRig({ provider });
+    rig.config('infraPatterns:\n  - "(a+)+$"\n');
+    const w = await rig.worker();
+    const { head } = await inReview(w, 1);
+    await failedJob(head, "a".repeat(50_000));
+    expect(reruns()).toHaveLength(1);
+    expect((await rig.task(1)).task.state).toBe("review");
+    // JavaScript's engine would try about 2^50000 ways to match this before saying no.
+    await failedJob(head, `${"a".repeat(50_000)}!`);
+    expect(reruns()).toHaveLength(1);
+    expect((await rig.task(1)).task.state).toBe("queued"); // fix-checks: a genuine failure
+  });
+});
