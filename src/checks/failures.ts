@@ -1,12 +1,21 @@
 /**
  * Checks failing on a task's PR head (`check_run`, `check_suite` and
- * `workflow_run` completions): find the PR by head sha (through the API when
- * the payload lists none, as for forks), make sure the sha is still the
- * head, read every check run on it, classify purely, and raise the verdict
- * as one event. `infra` reruns only the failed jobs (Actions) or re-requests
- * the suite (other apps) within the per-sha budget; anything else sends the
- * task back to its agent with a `fix-checks` continuation carrying each
- * failing check's summary and log tail.
+ * `workflow_run` completions): only a check GitHub matches to the task's PR
+ * counts (its suite's pull requests name it: a suite of this repository on
+ * the PR's branch, never a fork's, even on the same sha). Make sure the sha
+ * is still the head, read the PR's check runs on it, classify purely, and
+ * raise the verdict as one event. `infra` reruns only the failed jobs
+ * (Actions) or re-requests the suite (other apps) within the per-sha budget;
+ * anything else sends the task back to its agent with a `fix-checks`
+ * continuation carrying each failing check's summary and log tail (the last
+ * bytes of at most LOG_TAILS job logs).
+ *
+ * A failure set is handled once per head: an event about a check or suite
+ * already in the handled set (a redelivery, the other jobs of a failed
+ * matrix, the suite's own completion) reads nothing from GitHub, and a read
+ * that finds the same set again reads no logs. The memory is this process's:
+ * after a restart a repeated event reads once more, and the machine's
+ * idempotent events and effects keep it harmless.
  */
 import type { Logger } from "pino";
 import { repoRef, type CheckRunInfo, type GitHub } from "../github/port.js";
@@ -19,11 +28,23 @@ import { CHECK_RUN_NAME } from "../texts/check-run.js";
 import type { ChecksQueries } from "./queries.js";
 
 /** The reads a check failure needs. */
-export type ChecksGitHub = Pick<GitHub, "getPull" | "pullsForCommit" | "checkRunsForRef" | "jobLogTail">;
+export type ChecksGitHub = Pick<GitHub, "getPull" | "checkRunsForRef" | "jobLogTail">;
 
 /** Failing checks whose log tails are read, and how many lines each. */
 const LOG_TAILS = 5;
 const LOG_LINES = 60;
+/** Heads whose handled failure set is remembered (the oldest forgotten first). */
+const REMEMBERED = 2000;
+
+/** What an event says failed: one check run, or one check suite (a suite's or a workflow run's completion). */
+export type FailureSource = { checkRunId: number } | { checkSuiteId: number };
+
+/** A failure set raised on a PR head: its key, its check runs and their suites. */
+interface Handled {
+  failureKey: string;
+  checkRuns: Set<number>;
+  suites: Set<number>;
+}
 
 export interface CheckFailuresDeps {
   queries: Pick<ChecksQueries, "reviewedOn">;
@@ -36,11 +57,15 @@ export interface CheckFailuresDeps {
 }
 
 export class CheckFailures {
+  readonly #handled = new Map<string, Handled>();
+
   constructor(readonly deps: CheckFailuresDeps) {}
 
   /**
    * A check, suite or workflow run completed on `headSha` with a failing
-   * conclusion. `prNumbers`: the payload's pull requests (empty for forks).
+   * conclusion. `prNumbers`: the pull requests GitHub matched to its suite
+   * (none for a fork's branch: then it is no task's check); `source`: the
+   * check run or suite the event is about.
    */
   async onFailure(
     github: ChecksGitHub,
@@ -48,23 +73,37 @@ export class CheckFailures {
     repo: string,
     headSha: string,
     prNumbers: number[],
+    source: FailureSource,
   ): Promise<number> {
     const { queries, effects } = this.deps;
     const r = repoRef(repo);
-    const numbers =
-      prNumbers.length > 0
-        ? prNumbers
-        : (await github.pullsForCommit(r, headSha)).filter((p) => p.state === "open").map((p) => p.number);
-    if (numbers.length === 0) return 0;
-    const tasks = await queries.reviewedOn(repo, numbers);
+    if (prNumbers.length === 0) return 0;
+    const tasks = await queries.reviewedOn(repo, prNumbers);
     let raised = 0;
     for (const task of tasks) {
+      const memo = `${repo}#${task.prNumber}@${headSha}`;
+      const seen = this.#handled.get(memo);
+      if (
+        seen &&
+        ("checkRunId" in source ? seen.checkRuns.has(source.checkRunId) : seen.suites.has(source.checkSuiteId))
+      ) {
+        this.deps.log.debug({ repo, pr: task.prNumber, headSha, source }, "check failure already handled");
+        continue;
+      }
       const pr = await github.getPull(r, task.prNumber!);
       // A failure on a commit that is no longer the head is history, not a reason to act.
       if (!pr || pr.state !== "open" || pr.headSha !== headSha) continue;
-      const checks = (await github.checkRunsForRef(r, headSha)).filter((c) => c.name !== CHECK_RUN_NAME);
+      // Only the PR's own checks: a fork's or another branch's suite on the same sha does not steer the task.
+      const checks = (await github.checkRunsForRef(r, headSha)).filter(
+        (c) => c.name !== CHECK_RUN_NAME && c.pullRequests.includes(pr.number),
+      );
       const failing = checks.filter((c) => isFailed(toFact(c)));
       if (failing.length === 0) continue;
+      const failureKey = failing
+        .map((c) => c.id)
+        .sort((a, b) => a - b)
+        .join("-");
+      if (seen?.failureKey === failureKey) continue;
       const cfg = await this.deps.configs.get(installationId, repo);
       const config = cfg.ok ? cfg.config : null;
       const verdict = classify({
@@ -86,13 +125,15 @@ export class CheckFailures {
           pr: { number: pr.number, headSha },
           verdict,
           reruns: rerunTargets(failing),
-          failureKey: failing
-            .map((c) => c.id)
-            .sort((a, b) => a - b)
-            .join("-"),
+          failureKey,
           failing: failingChecks,
         },
       );
+      this.#remember(memo, {
+        failureKey,
+        checkRuns: new Set(failing.map((c) => c.id)),
+        suites: new Set(failing.flatMap((c) => (c.checkSuiteId === null ? [] : [c.checkSuiteId]))),
+      });
       this.deps.log.info(
         { repo, pr: pr.number, headSha, class: verdict.class, recovery: verdict.recovery, outcome: out.outcome },
         "check failure on a task's pull request",
@@ -100,6 +141,12 @@ export class CheckFailures {
       raised++;
     }
     return raised;
+  }
+
+  #remember(memo: string, handled: Handled): void {
+    this.#handled.delete(memo);
+    this.#handled.set(memo, handled);
+    if (this.#handled.size > REMEMBERED) this.#handled.delete(this.#handled.keys().next().value!);
   }
 
   /** Summaries and the tails of the Actions job logs of the first few failing checks. */

@@ -79,6 +79,7 @@ export type RawCheckRun = {
   output: { title?: string | null; summary?: string | null; text?: string | null };
   check_suite?: { id: number } | null;
   details_url?: string | null;
+  pull_requests?: ReadonlyArray<{ number: number }> | null;
 };
 
 export function toCheckRun(c: RawCheckRun): CheckRunInfo {
@@ -95,6 +96,7 @@ export function toCheckRun(c: RawCheckRun): CheckRunInfo {
     },
     checkSuiteId: c.check_suite?.id ?? null,
     workflowRunId: Number(WORKFLOW_RUN.exec(c.details_url ?? "")?.[1]) || null,
+    pullRequests: (c.pull_requests ?? []).map((p) => p.number),
   };
 }
 
@@ -129,6 +131,9 @@ export function toMergeability(n: OpenPullNode): PullMergeability {
 
 /** A job log's tail kept at most this long (characters), its end kept. */
 export const LOG_TAIL_MAX_CHARS = 20_000;
+
+/** The most of a job log read (its last bytes, by a range request): room for LOG_TAIL_MAX_CHARS of any UTF-8. */
+export const LOG_TAIL_MAX_BYTES = 4 * LOG_TAIL_MAX_CHARS;
 
 /**
  * The last `lines` lines of a log, trailing empty lines dropped first, and

@@ -16,6 +16,7 @@ import {
 } from "./port.js";
 import { call, maybe } from "./errors.js";
 import {
+  LOG_TAIL_MAX_BYTES,
   logTail,
   toCheckRun,
   toLabelledIssue,
@@ -238,20 +239,26 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       return runs.map(toCheckRun);
     },
     async jobLogTail(r, jobId, lines) {
-      // GitHub answers 302 to a short-lived plain-text download, which fetch follows.
+      // GitHub answers 302 to a short-lived plain-text download, which fetch follows with the range:
+      // only the log's last LOG_TAIL_MAX_BYTES bytes are asked for, and no more than that is kept.
       const res = await call("download job logs", () =>
-        rest.actions.downloadJobLogsForWorkflowRun({ ...r, job_id: jobId, ...read() }),
+        rest.actions.downloadJobLogsForWorkflowRun({
+          ...r,
+          job_id: jobId,
+          headers: { range: `bytes=-${LOG_TAIL_MAX_BYTES}` },
+          request: { ...read().request, parseSuccessResponseBody: false },
+        }),
       ).catch((e: unknown) => {
-        // 404: no such job, or no log (yet); 410: the log has expired.
-        if (e instanceof GitHubError && (e.status === 404 || e.status === 410)) return null;
+        // 404: no such job, or no log (yet); 410: the log has expired; 416: the log is empty.
+        if (e instanceof GitHubError && (e.status === 404 || e.status === 410 || e.status === 416)) return null;
         throw e;
       });
       if (!res) return null;
-      const data: unknown = res.data;
-      const text =
-        typeof data === "string" ? data : data instanceof ArrayBuffer ? new TextDecoder().decode(data) : null;
-      if (text === null) throw new GitHubError("download job logs", res.status, "the log is not text", false);
-      return logTail(text, lines);
+      const { bytes, cut } = await lastBytes(res.data, LOG_TAIL_MAX_BYTES);
+      // A range that starts inside the log starts inside a line (and maybe inside a character): drop it.
+      const ranged = (res.status as number) === 206 && !/^bytes 0-/.test(String(res.headers["content-range"] ?? ""));
+      const text = new TextDecoder().decode(bytes);
+      return logTail(ranged || cut ? text.slice(text.indexOf("\n") + 1) : text, lines);
     },
     async createCheckRun(r, run) {
       await call("create check run", () =>
@@ -357,4 +364,36 @@ export async function appBotLogin(octokit: Octokit): Promise<string> {
   const { data } = await call("get app", () => octokit.rest.apps.getAuthenticated());
   if (!data) throw new GitHubError("get app", undefined, "no app in the answer", true);
   return `${data.slug}[bot]`;
+}
+
+/**
+ * The last `max` bytes of a response body (a web stream, or text when a
+ * client parsed it anyway), never holding more than that plus one chunk;
+ * `cut` when more came than was kept (a server that ignored the range).
+ */
+async function lastBytes(body: unknown, max: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const keep = (all: Uint8Array) => ({ bytes: all.length > max ? all.slice(-max) : all, cut: all.length > max });
+  if (typeof body === "string") return keep(new TextEncoder().encode(body));
+  if (body instanceof ArrayBuffer) return keep(new Uint8Array(body));
+  if (!(body instanceof ReadableStream))
+    throw new GitHubError("download job logs", undefined, "the log is not a byte stream", false);
+  const chunks: Uint8Array[] = [];
+  let held = 0;
+  let cut = false;
+  for await (const chunk of body as ReadableStream<Uint8Array>) {
+    chunks.push(chunk);
+    held += chunk.length;
+    while (chunks.length > 1 && held - chunks[0]!.length >= max) {
+      held -= chunks.shift()!.length;
+      cut = true;
+    }
+  }
+  const all = new Uint8Array(held);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  const kept = keep(all);
+  return { bytes: kept.bytes, cut: cut || kept.cut };
 }

@@ -67,6 +67,12 @@ export interface CheckRunInfo {
   checkSuiteId: number | null;
   /** The Actions run behind this check, when it came from a workflow job. */
   workflowRunId: number | null;
+  /**
+   * The pull requests GitHub matches to the check's suite: open ones of this
+   * repository whose head branch is the suite's. Empty for a suite of a
+   * fork's branch, whatever its sha.
+   */
+  pullRequests: number[];
 }
 
 /** An issue that blocks another (GitHub's issue dependencies, "blocked by"). */
@@ -236,8 +242,9 @@ export interface GitHub {
   /** Every check run on the ref (all pages). */
   checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
   /**
-   * The last `lines` lines of an Actions job's log (a check run's
-   * id is its job's id); null when GitHub keeps none (404, 410).
+   * The last `lines` lines of an Actions job's log (a check run's id is its
+   * job's id), read from at most the log's last LOG_TAIL_MAX_BYTES bytes (a
+   * range request); null when GitHub keeps none (404, 410).
    */
   jobLogTail(r: RepoRef, jobId: number, lines: number): Promise<string | null>;
   createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;

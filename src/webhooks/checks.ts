@@ -11,8 +11,13 @@ import type { Rewrites } from "../checks/rewrites.js";
 
 const PASSING = new Set(["success", "neutral", "skipped"]);
 const failed = (conclusion: string | null | undefined) => typeof conclusion === "string" && !PASSING.has(conclusion);
-const numbers = (prs: ReadonlyArray<{ number: number } | null> | null | undefined) =>
-  (prs ?? []).flatMap((p) => (p ? [p.number] : []));
+type MatchedPull = { number: number; head: { repo: { id: number } | null }; base: { repo: { id: number } | null } };
+/**
+ * The pull requests GitHub matched to the check's suite, this repository's only: a suite of a fork's branch
+ * lists none (whatever its sha), and then it is no task's check.
+ */
+const numbers = (prs: ReadonlyArray<MatchedPull | null> | null | undefined) =>
+  (prs ?? []).flatMap((p) => (p?.head.repo && p.head.repo.id === p.base.repo?.id ? [p.number] : []));
 
 export class SubmissionHandlers {
   constructor(
@@ -33,6 +38,7 @@ export class SubmissionHandlers {
       repository.full_name,
       c.head_sha,
       numbers(c.pull_requests),
+      { checkRunId: c.id },
     );
   }
 
@@ -45,6 +51,7 @@ export class SubmissionHandlers {
       repository.full_name,
       s.head_sha,
       numbers(s.pull_requests),
+      { checkSuiteId: s.id },
     );
   }
 
@@ -57,7 +64,9 @@ export class SubmissionHandlers {
       ctx.installationId,
       repository.full_name,
       w.head_sha,
-      numbers(w.pull_requests),
+      // A run of a fork's branch: GitHub lists no pull requests for it, and says where its head is.
+      w.head_repository?.full_name === repository.full_name ? numbers(w.pull_requests) : [],
+      { checkSuiteId: w.check_suite_id },
     );
   }
 

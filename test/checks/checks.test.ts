@@ -73,6 +73,7 @@ describe("rerunTargets: each Actions run once, else each other app's suite once"
     output: {},
     checkSuiteId,
     workflowRunId,
+    pullRequests: [1],
   });
   test.each<[string, CheckRunInfo[], unknown[]]>([
     ["two jobs of one workflow run", [check(1, 7, 70), check(2, 7, 70)], [{ workflowRunId: 7 }]],

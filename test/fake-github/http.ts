@@ -8,7 +8,8 @@ export interface Reply {
   status: number;
   /** JSON-encoded unless `raw` is set; omitted for 204 */
   body?: unknown;
-  raw?: { contentType: string; text: string };
+  /** a body as is: text, or bytes (a download's range may cut a character) */
+  raw?: { contentType: string; text: string | Buffer };
   headers?: Record<string, string>;
 }
 

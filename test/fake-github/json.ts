@@ -529,7 +529,7 @@ export class Serializer {
       name: c.name,
       check_suite: { id: c.suiteId },
       app: this.app(c.app),
-      pull_requests: this.pullsForSha(r, c.headSha),
+      pull_requests: this.pullsForSuite(r, r.checkSuites.get(c.suiteId)),
     };
   }
 
@@ -539,14 +539,15 @@ export class Serializer {
     return {
       id: s.id,
       node_id: nodeId("CS", s.id),
-      head_branch: s.headBranch,
+      // GitHub: null when the suite's head branch is in a fork
+      head_branch: s.headRepo ? null : s.headBranch,
       head_sha: s.headSha,
       status,
       conclusion,
       url: `${this.urls.api}/repos/${r.fullName}/check-suites/${s.id}`,
       before: head?.parents[0] ?? "0000000000000000000000000000000000000000",
       after: s.headSha,
-      pull_requests: this.pullsForSha(r, s.headSha),
+      pull_requests: this.pullsForSuite(r, s),
       app: this.app(s.app),
       repository: this.minimalRepo(r),
       created_at: ts(s.createdAt),
@@ -560,12 +561,15 @@ export class Serializer {
   }
 
   /**
-   * GitHub lists only open PRs whose head is this sha, in a minimal shape,
-   * and never one whose head is a fork's branch (the list is empty then).
+   * The pull requests GitHub matches to a check suite (and to its check runs
+   * and workflow run): the open ones of this repository whose head branch is
+   * the suite's (the sha may differ after later pushes), in a minimal shape;
+   * none for a suite of a fork's branch, whatever its sha.
    */
-  private pullsForSha(r: Repo, sha: string): Json[] {
+  private pullsForSuite(r: Repo, suite: CheckSuite | undefined): Json[] {
+    if (!suite || suite.headRepo || !suite.headBranch) return [];
     return [...r.pulls.values()]
-      .filter((p) => p.headSha === sha && !p.headRepo && r.issues.get(p.number)?.state === "open")
+      .filter((p) => p.headRef === suite.headBranch && !p.headRepo && r.issues.get(p.number)?.state === "open")
       .map((p) => ({
         id: p.id,
         number: p.number,
@@ -679,7 +683,7 @@ export class Serializer {
       check_suite_node_id: nodeId("CS", run.checkSuiteId),
       url: api,
       html_url: `${this.urls.web}/${r.fullName}/actions/runs/${run.id}`,
-      pull_requests: this.pullsForSha(r, run.headSha),
+      pull_requests: this.pullsForSuite(r, r.checkSuites.get(run.checkSuiteId)),
       created_at: ts(run.createdAt),
       updated_at: ts(run.updatedAt),
       actor: this.user(run.actor),
@@ -697,7 +701,7 @@ export class Serializer {
       workflow_url: `${this.urls.api}/repos/${r.fullName}/actions/workflows/${run.workflowId}`,
       head_commit: head ? this.simpleCommit(head) : null,
       repository: this.minimalRepo(r),
-      head_repository: this.minimalRepo(r),
+      head_repository: this.minimalRepo(run.headRepo ? this.state.repo(run.headRepo) : r),
     };
   }
 

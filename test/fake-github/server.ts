@@ -264,7 +264,7 @@ export class FakeServer {
 
     if (url.pathname === "/api/graphql") return this.graphqlRequest(req, method, body, rec);
 
-    const file = download(this.state, method, url);
+    const file = download(this.state, method, url, req.headers.range);
     if (file) return this.faults.run(this.faults.take(method, rec.path, null), rec, () => file);
 
     if (!url.pathname.startsWith("/api/v3/")) {

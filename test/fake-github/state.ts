@@ -172,6 +172,8 @@ export interface CheckSuite {
   id: number;
   headSha: string;
   headBranch: string | null;
+  /** the fork whose branch the suite ran on (a fork pull request's workflow runs); null for this repository's */
+  headRepo: string | null;
   app: AppKey;
   createdAt: Date;
   updatedAt: Date;
@@ -231,6 +233,8 @@ export interface WorkflowRun {
   displayTitle: string;
   headBranch: string | null;
   headSha: string;
+  /** the fork whose branch the run is for (a fork pull request's `pull_request` run); null for this repository's */
+  headRepo: string | null;
   event: string;
   status: CheckStatus;
   conclusion: CheckConclusion | null;
@@ -1153,12 +1157,19 @@ export class FakeState {
     return this.newSuite(repo, headSha, app, headBranch ?? this.branchAt(repo, headSha));
   }
 
-  private newSuite(repo: Repo, headSha: string, app: AppKey, headBranch: string | null): CheckSuite {
+  private newSuite(
+    repo: Repo,
+    headSha: string,
+    app: AppKey,
+    headBranch: string | null,
+    headRepo: string | null = null,
+  ): CheckSuite {
     const now = this.now();
     const s: CheckSuite = {
       id: this.nextId(),
       headSha,
       headBranch,
+      headRepo,
       app,
       createdAt: now,
       updatedAt: now,
@@ -1328,6 +1339,8 @@ export class FakeState {
       workflowId: number;
       headBranch?: string | null;
       headSha?: string;
+      /** a fork of this repository: the run is for its branch `headBranch` (on `headSha`, which must be here) */
+      headRepo?: string;
       event?: string;
       status?: CheckStatus;
       conclusion?: CheckConclusion | null;
@@ -1348,7 +1361,12 @@ export class FakeState {
     const headBranch = opts.headBranch === undefined ? repo.defaultBranch : opts.headBranch;
     const headSha = opts.headSha ?? (headBranch ? repo.branches.get(headBranch) : undefined);
     if (!headSha) throw new Error("fake GitHub: addWorkflowRun needs headSha or an existing headBranch");
-    const suite = this.newSuite(repo, headSha, "github-actions", headBranch);
+    const headRepo = opts.headRepo ? this.repo(opts.headRepo).fullName : null;
+    if (headRepo && !repo.commits.has(headSha))
+      throw new Error(
+        `fake GitHub: a fork's run needs its head ${headSha} in ${repoName} (a pull request puts it there)`,
+      );
+    const suite = this.newSuite(repo, headSha, "github-actions", headBranch, headRepo);
     const now = this.now();
     const status = opts.status ?? (opts.conclusion ? "completed" : "queued");
     const run: WorkflowRun = {
@@ -1358,6 +1376,7 @@ export class FakeState {
       displayTitle: opts.displayTitle ?? wf.name,
       headBranch,
       headSha,
+      headRepo,
       event: opts.event ?? "push",
       status,
       conclusion: status === "completed" ? (opts.conclusion ?? "success") : null,

@@ -7,7 +7,7 @@
  * GitHub's 404 (and 410 for an expired log); a 502 is an error.
  */
 import { ProbotOctokit } from "probot";
-import { LOG_TAIL_MAX_CHARS } from "../../src/github/mappers.js";
+import { LOG_TAIL_MAX_BYTES, LOG_TAIL_MAX_CHARS } from "../../src/github/mappers.js";
 import { octokitGitHub } from "../../src/github/octokit.js";
 import { GitHubError, type GitHub } from "../../src/github/port.js";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
@@ -138,8 +138,11 @@ test("jobLogTail: the last lines of a job's log through GitHub's redirect; none 
   expect(await gh.jobLogTail(r, job, 1000)).toBe(lines.join("\n"));
   const logs = fake.requestsFor("actions/download-job-logs-for-workflow-run");
   expect(logs.map((q) => q.status)).toEqual([302, 302]);
-  expect(fake.requests.filter((q) => q.path.startsWith("/_fake/downloads/job-logs/")).map((q) => q.status)).toEqual([
-    200, 200,
+  const downloads = () => fake.requests.filter((q) => q.path.startsWith("/_fake/downloads/job-logs/"));
+  // only the last bytes are asked for; a short log comes whole (206 from its first byte)
+  expect(downloads().map((q) => [q.status, q.headers["range"]])).toEqual([
+    [206, `bytes=-${LOG_TAIL_MAX_BYTES}`],
+    [206, `bytes=-${LOG_TAIL_MAX_BYTES}`],
   ]);
 
   // a long log is cut to its end
@@ -147,6 +150,22 @@ test("jobLogTail: the last lines of a job's log through GitHub's redirect; none 
   const long = await gh.jobLogTail(r, job, 10);
   expect(long).toHaveLength(LOG_TAIL_MAX_CHARS);
   expect(long!.endsWith("x\nlast line")).toBe(true);
+
+  // a 6 MB log: only its last LOG_TAIL_MAX_BYTES bytes cross the wire; the line (and character) they cut into is dropped
+  const big = Array.from({ length: 60_000 }, (_, i) => `2026-01-01T00:00:00Z step ${i} ✓ ${"é".repeat(40)}`);
+  fake.state.setJobLog(REPO, job, big.join("\n"));
+  expect(await gh.jobLogTail(r, job, 3)).toBe(big.slice(-3).join("\n"));
+  const served = downloads().at(-1)!;
+  expect(served.status).toBe(206);
+  expect((served.response as Buffer).length).toBe(LOG_TAIL_MAX_BYTES);
+  const most = (await gh.jobLogTail(r, job, 100_000))!;
+  expect(most).toHaveLength(LOG_TAIL_MAX_CHARS);
+  expect(big.join("\n").endsWith(most)).toBe(true);
+
+  // an empty log has no last bytes (416): no tail
+  fake.state.setJobLog(REPO, job, "");
+  expect(await gh.jobLogTail(r, job, 10)).toBeNull();
+  expect(downloads().at(-1)!.status).toBe(416);
 
   // no log yet, no such job, a check run that is no Actions job: 404; an expired log: 410
   expect(await gh.jobLogTail(r, actionsJob(sha, "lint"), 10)).toBeNull();

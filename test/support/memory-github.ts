@@ -333,7 +333,7 @@ interface PullRec {
   closes: number[];
 }
 
-interface CheckRunRec extends CheckRunInfo {
+interface CheckRunRec extends Omit<CheckRunInfo, "pullRequests"> {
   /** Who created it: only the App may update its own check runs. */
   by: "app" | "actions" | "other";
 }
@@ -472,7 +472,16 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
     };
   }
   const commentInfo = (c: StoredComment): CommentInfo => ({ id: c.id, body: c.body, author: c.author, url: c.url });
-  const checkRunInfo = ({ by: _by, ...c }: CheckRunRec): CheckRunInfo => ({ ...c, output: { ...c.output } });
+  /** GitHub matches a suite to open PRs of its branch; here, to the repository's open PRs on its sha. */
+  const checkRunInfo = (rec: RepoRec, { by: _by, ...c }: CheckRunRec): CheckRunInfo => ({
+    ...c,
+    output: { ...c.output },
+    pullRequests: [...rec.pulls.values()]
+      .filter(
+        (p) => p.headSha === c.headSha && p.headRepo === rec.fullName && rec.issues.get(p.number)?.state === "open",
+      )
+      .map((p) => p.number),
+  });
   /** The latest run of each name on a commit: what a rollup and a merge state look at. */
   function latestRuns(rec: RepoRec, sha: string): CheckRunRec[] {
     const byName = new Map<string, CheckRunRec>();
@@ -932,7 +941,7 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         const rec = repo("checkRunsForRef", r);
         const sha = resolve(rec, ref);
         if (!sha) throw refusal("checkRunsForRef", 422, `No commit found for SHA: ${ref}`);
-        return [...rec.checkRuns.values()].filter((c) => c.headSha === sha).map(checkRunInfo);
+        return [...rec.checkRuns.values()].filter((c) => c.headSha === sha).map((c) => checkRunInfo(rec, c));
       }),
     jobLogTail: (r, jobId, lines) =>
       call("jobLogTail", [r, jobId, lines], () => {
@@ -1163,7 +1172,7 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         by: "other",
       };
       rec.checkRuns.set(id, c);
-      return checkRunInfo(c);
+      return checkRunInfo(rec, c);
     },
     /**
      * A workflow run (completed unless `status` says otherwise) whose jobs are check runs with the same ids, as
@@ -1225,7 +1234,7 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         reruns: 0,
       };
       rec.workflowRuns.set(id, run);
-      return { run: { ...run }, jobs: jobs.map(checkRunInfo) };
+      return { run: { ...run }, jobs: jobs.map((j) => checkRunInfo(rec, j)) };
     },
     addReviewComments(repoName: string, pull: number, reviewId: number, list: ReviewCommentInfo[]): void {
       const rec = repoOf("addReviewComments", repoName);
@@ -1263,9 +1272,10 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
     },
     /** Every check run of the repository, oldest first (or those on one commit). */
     checkRuns(repoName: string, headSha?: string): CheckRunInfo[] {
-      return [...repoOf("checkRuns", repoName).checkRuns.values()]
+      const rec = repoOf("checkRuns", repoName);
+      return [...rec.checkRuns.values()]
         .filter((c) => headSha === undefined || c.headSha === headSha)
-        .map(checkRunInfo);
+        .map((c) => checkRunInfo(rec, c));
     },
     workflowRuns(repoName: string): StoredWorkflowRun[] {
       return [...repoOf("workflowRuns", repoName).workflowRuns.values()].map((w) => ({

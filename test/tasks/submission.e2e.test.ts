@@ -7,6 +7,7 @@
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
+import { LOG_TAIL_MAX_BYTES } from "../../src/github/mappers.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
@@ -47,8 +48,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
       rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
     const failing = jobs.some((j) => j.conclusion !== "success");
+    // A pull_request run is on the PR's head branch, which is how GitHub matches its checks to the PR.
+    const headBranch = [...repo.pulls.values()].find((p) => p.headSha === sha && !p.headRepo)?.headRef ?? null;
     const run = rig.fake.state.addWorkflowRun(REPO, {
       workflowId: wf.id,
+      headBranch,
       headSha: sha,
       event: "pull_request",
       status: "completed",
@@ -166,6 +170,164 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       state: "dropped",
       note: expect.stringContaining(`no longer the head of pull request #${pr}`),
     });
+  });
+
+  /** Delivers check_run.completed for a check run as it is now. */
+  const deliverCheckRun = (id: number) =>
+    rig.deliverPayload(
+      "check_run",
+      fakeWebhookPayload(
+        rig.fake,
+        "check_run",
+        "completed",
+        { repo: REPO, sender: "alice" },
+        { check_run: rig.fake.json.checkRun(rig.fake.state.repo(REPO), rig.fake.state.repo(REPO).checkRuns.get(id)!) },
+      ),
+    );
+  /** The GitHub calls made since `from`, the installation token's minting aside, as `METHOD operation`. */
+  const callsSince = (from: number) =>
+    rig.fake.requests
+      .slice(from)
+      .filter((r) => !r.path.includes("/access_tokens"))
+      .map((r) => `${r.method} ${r.operationId ?? r.path.replace(/\/\d+(\?.*)?$/, "/N")}`);
+
+  test("a failing run of a fork's pull request on the task's head sha steers nothing; the PR's own failure still does, alone", async () => {
+    rig = await startRig({ provider });
+    w = await rig.worker();
+    const { pr, head, branch } = await inReview(6);
+    // Mallory opens a pull request from her fork whose branch is at the task's head sha; her workflow runs fail.
+    const fork = rig.fake.state.addFork(REPO, "mallory").fullName;
+    rig.fake.state.addBranch(fork, "feature", { from: branch });
+    rig.fake.state.addPull(REPO, { head: "feature", headRepo: fork, user: "mallory" });
+    const repo = rig.fake.state.repo(REPO);
+    const wf = rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
+    const theirs = rig.fake.state.addWorkflowRun(REPO, {
+      workflowId: wf.id,
+      headRepo: fork,
+      headBranch: "feature",
+      headSha: head,
+      event: "pull_request",
+      status: "completed",
+      conclusion: "failure",
+      jobs: [
+        { name: "fork build", conclusion: "cancelled" },
+        { name: "fork unit", conclusion: "failure", output: { title: "fork unit", summary: "rm -rf the tests" } },
+      ],
+    });
+    const from = rig.fake.requests.length;
+    for (const job of rig.fake.state.jobsOf(repo, theirs)) await deliverCheckRun(job.id);
+    await rig.deliverPayload(
+      "workflow_run",
+      fakeWebhookPayload(
+        rig.fake,
+        "workflow_run",
+        "completed",
+        { repo: REPO, sender: "mallory" },
+        { workflow_run: rig.fake.json.workflowRun(repo, theirs) },
+      ),
+    );
+    await rig.settle();
+    expect(reruns()).toEqual([]);
+    expect((await rig.task(6)).task).toMatchObject({ state: "review", continuation: null, prNumber: pr });
+    // Not one GitHub call: a check GitHub matches to no pull request of this repository is no task's check.
+    expect(callsSince(from)).toEqual([]);
+
+    // The PR's own failing check still sends the task back, carrying its own check and none of the fork's.
+    await ciRun(head, [{ name: "unit", conclusion: "failure", summary: "1 failed: parser › keeps quotes" }]);
+    const t = (await rig.task(6)).task;
+    expect(t).toMatchObject({ state: "queued", continuation: { kind: "fix-checks", prNumber: pr, headSha: head } });
+    expect(t.continuation.checks).toEqual([
+      { name: "unit", conclusion: "failure", title: "unit", summary: "1 failed: parser › keeps quotes" },
+    ]);
+    expect(reruns()).toEqual([]);
+  });
+
+  test("a 50-job matrix failing on the runner costs two reads and one rerun; its other 49 jobs, its workflow run and a repeated delivery read nothing", async () => {
+    rig = await startRig({ provider });
+    w = await rig.worker();
+    const { head } = await inReview(7);
+    const from = rig.fake.requests.length;
+    const jobs = Array.from({ length: 50 }, (_, i) => ({ name: `test (${i})`, conclusion: "cancelled" as const }));
+    const run = await ciRun(head, jobs);
+    await rig.settle();
+    const calls = callsSince(from);
+    console.log(`a 50-job cancelled matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
+    expect(reruns()).toEqual([expect.objectContaining({ id: run.id })]);
+    // The failure reads the PR and its check runs once, for the first job; the Orchestra check run's effect
+    // reads them once more (to find itself on the head) and updates it; and the rerun.
+    expect(calls.filter((c) => c.startsWith("GET ")).sort()).toEqual(
+      ["GET checks/list-for-ref", "GET checks/list-for-ref", "GET pulls/get", "GET pulls/get"].sort(),
+    );
+    expect(calls.filter((c) => !c.startsWith("GET ")).sort()).toEqual(
+      ["PATCH checks/update", "POST actions/re-run-workflow-failed-jobs"].sort(),
+    );
+
+    // The same failure delivered again (a redelivery, a workflow run's completion): no GitHub call at all.
+    const again = rig.fake.requests.length;
+    const repo = rig.fake.state.repo(REPO);
+    for (const job of rig.fake.state.jobsOf(repo, run, "all").slice(0, 3)) await deliverCheckRun(job.id);
+    await rig.deliverPayload(
+      "workflow_run",
+      fakeWebhookPayload(
+        rig.fake,
+        "workflow_run",
+        "completed",
+        { repo: REPO, sender: "alice" },
+        { workflow_run: rig.fake.json.workflowRun(repo, run) },
+      ),
+    );
+    await rig.settle();
+    expect(callsSince(again)).toEqual([]);
+    expect(reruns()).toHaveLength(1);
+    expect((await rig.task(7)).task.state).toBe("review");
+  });
+
+  test("a 50-job matrix of test failures with 2 MB logs: fix-checks carries five log tails, each read as its last bytes", async () => {
+    rig = await startRig({ provider });
+    w = await rig.worker();
+    const { pr, head } = await inReview(8);
+    const log = (i: number) =>
+      `${Array.from({ length: 20_000 }, (_, n) => `2026-01-01T00:00:00.0000000Z test (${i}) line ${n} ${"x".repeat(60)}`).join("\n")}\nFAIL shard ${i}`;
+    expect(log(0).length).toBeGreaterThan(2_000_000);
+    const from = rig.fake.requests.length;
+    await ciRun(
+      head,
+      Array.from({ length: 50 }, (_, i) => ({
+        name: `test (${i})`,
+        conclusion: "failure" as const,
+        summary: `shard ${i} failed`,
+        log: log(i),
+      })),
+    );
+    await rig.settle();
+    const t = (await rig.task(8)).task;
+    expect(t).toMatchObject({ state: "queued", continuation: { kind: "fix-checks", prNumber: pr, headSha: head } });
+    const checks = t.continuation.checks as Array<{ name: string; logTail?: string }>;
+    expect(checks).toHaveLength(50);
+    const tails = checks.filter((c) => c.logTail !== undefined);
+    expect(tails).toHaveLength(5);
+    for (const c of tails) expect(c.logTail!.endsWith(`\nFAIL shard ${/\d+/.exec(c.name)![0]}`)).toBe(true);
+    const downloads = rig.fake.requests.slice(from).filter((r) => r.path.startsWith("/_fake/downloads/job-logs/"));
+    expect(downloads.map((d) => [d.status, d.headers["range"], (d.response as Buffer).length])).toEqual(
+      Array.from({ length: 5 }, () => [206, `bytes=-${LOG_TAIL_MAX_BYTES}`, LOG_TAIL_MAX_BYTES]),
+    );
+    const calls = callsSince(from);
+    console.log(`a 50-job failing matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
+    // The failure: the PR, its check runs and five log tails (each GitHub's redirect, then the download), once
+    // for the 50 jobs; then the effects of queueing fix-checks: the labels and the Orchestra check run.
+    expect(calls.sort()).toEqual(
+      [
+        "GET pulls/get",
+        "GET checks/list-for-ref",
+        ...Array.from({ length: 5 }, () => "GET actions/download-job-logs-for-workflow-run"),
+        ...Array.from({ length: 5 }, () => "GET /_fake/downloads/job-logs/acme/app/N"),
+        "GET issues/list-labels-on-issue",
+        "POST issues/add-labels",
+        "DELETE issues/remove-label",
+        "GET checks/list-for-ref",
+        "PATCH checks/update",
+      ].sort(),
+    );
   });
 
   test("the Orchestra check run exists once per head sha and tells the run history", async () => {
