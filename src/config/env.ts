@@ -89,7 +89,9 @@ const schema = z.object({
   ORCHESTRA_DRY_RUN: z.enum(["true", "false", "1", "0"], { message: "must be true or false" }).optional(),
   ORCHESTRA_NPM_REGISTRY: z
     .string()
-    .url("must be an http(s) URL, e.g. https://registry.npmjs.org")
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+      message: "must be an http(s) URL, e.g. https://registry.npmjs.org",
+    })
     .default("https://registry.npmjs.org"),
   ORCHESTRA_RETENTION_DELIVERIES_DAYS: whole(
     "days",

@@ -78,6 +78,90 @@ export function awaitsOf(condition: string, taskRepo: string): string | null {
   return null;
 }
 
+/** The abbreviated metadata (versions without their readmes), what npm itself asks for. */
+const ABBREVIATED = "application/vnd.npm.install-v1+json";
+export const NPM_TIMEOUT_MS = 15_000;
+export const NPM_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The versions the registry lists for a package, or null when it knows no
+ * such package. The answer is read up to `maxBytes` and within `timeoutMs`
+ * (the whole answer, body included); past either, or on any other answer, it
+ * throws with the reason.
+ */
+export async function npmVersions(
+  registry: string,
+  pkg: string,
+  opts: { fetch?: typeof fetch; timeoutMs?: number; maxBytes?: number } = {},
+): Promise<string[] | null> {
+  const timeoutMs = opts.timeoutMs ?? NPM_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? NPM_MAX_BYTES;
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await (opts.fetch ?? fetch)(`${registry.replace(/\/$/, "")}/${pkg.replace("/", "%2F")}`, {
+      headers: { accept: ABBREVIATED },
+      signal,
+    });
+    if (res.status === 404 || !res.ok) {
+      await res.body?.cancel();
+      if (res.status === 404) return null;
+      throw new Error(`the npm registry answered ${res.status} for ${pkg}`);
+    }
+    const doc = parseJson(await readCapped(res, maxBytes, pkg), pkg);
+    const versions = (doc as { versions?: unknown } | null)?.versions;
+    return versions && typeof versions === "object" ? Object.keys(versions) : [];
+  } catch (err) {
+    if (signal.aborted) {
+      throw new Error(
+        `the npm registry did not answer for ${pkg} within ${timeoutMs / 1000} s; ` +
+          "check that ORCHESTRA_NPM_REGISTRY is reachable",
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+function tooLarge(pkg: string, maxBytes: number): Error {
+  return new Error(
+    `the npm registry's answer for ${pkg} is over ${maxBytes} bytes (abbreviated metadata was asked for); ` +
+      "check that ORCHESTRA_NPM_REGISTRY is an npm registry",
+  );
+}
+
+/** The body as text, refused (and the rest not read) once it passes `maxBytes`. */
+async function readCapped(res: Response, maxBytes: number, pkg: string): Promise<string> {
+  if (Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+    await res.body?.cancel();
+    throw tooLarge(pkg, maxBytes);
+  }
+  if (!res.body) return "";
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(pkg, maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseJson(text: string, pkg: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(
+      `the npm registry's answer for ${pkg} is not JSON; check that ORCHESTRA_NPM_REGISTRY is an npm registry`,
+    );
+  }
+}
+
 export interface QuestionsDeps {
   queries: Pick<HumanQueries, "task" | "questionTasks" | "expiredQuestions" | "conditionQuestions" | "awaiting">;
   tasks: Tasks;
@@ -87,6 +171,9 @@ export interface QuestionsDeps {
   /** The npm registry (default https://registry.npmjs.org; ORCHESTRA_NPM_REGISTRY). */
   npmRegistry: string;
   fetch?: typeof fetch;
+  /** How long the registry has to answer, and how much of an answer is read (defaults below). */
+  npmTimeoutMs?: number;
+  npmMaxBytes?: number;
 }
 
 /** Questions checked per sweep, and how often one question's condition is asked again. */
@@ -158,14 +245,13 @@ export class Questions {
     const task = await this.deps.queries.task(taskId);
     if (!task) return false;
     if (c.kind === "npm-version") {
-      const res = await (this.deps.fetch ?? fetch)(
-        `${this.deps.npmRegistry.replace(/\/$/, "")}/${c.pkg.replace("/", "%2F")}`,
-        { headers: { accept: "application/vnd.npm.install-v1+json" }, signal: AbortSignal.timeout(15_000) },
-      );
-      if (res.status === 404) return false;
-      if (!res.ok) throw new Error(`npm registry answered ${res.status} for ${c.pkg}`);
-      const doc = (await res.json()) as { versions?: Record<string, unknown> };
-      return npmSatisfied(Object.keys(doc.versions ?? {}), c.range);
+      const { npmRegistry, fetch, npmTimeoutMs, npmMaxBytes } = this.deps;
+      const versions = await npmVersions(npmRegistry, c.pkg, {
+        ...(fetch ? { fetch } : {}),
+        ...(npmTimeoutMs ? { timeoutMs: npmTimeoutMs } : {}),
+        ...(npmMaxBytes ? { maxBytes: npmMaxBytes } : {}),
+      });
+      return versions !== null && npmSatisfied(versions, c.range);
     }
     const gh: Pick<GitHub, "getIssue" | "getPull"> = await this.deps.githubFor(task.installationId);
     if (c.kind === "issue-closed") return (await gh.getIssue(repoRef(task.repo), c.number))?.state === "closed";

@@ -92,6 +92,30 @@ describe("parseEnv", () => {
     expect(lines[0]).not.toContain("hunter2-pw");
   });
 
+  test.each<[string, string | null]>([
+    ["https://registry.npmjs.org", null],
+    ["http://127.0.0.1:4873/", null],
+    ["HTTPS://npm.example.com/registry", null],
+    [
+      "file:///etc/passwd",
+      `ORCHESTRA_NPM_REGISTRY must be an http(s) URL, e.g. https://registry.npmjs.org (got "file:///etc/passwd")`,
+    ],
+    [
+      "ftp://mirror.example.com/npm",
+      `ORCHESTRA_NPM_REGISTRY must be an http(s) URL, e.g. https://registry.npmjs.org (got "ftp://mirror.example.com/npm")`,
+    ],
+    [
+      "data:application/json,{}",
+      `ORCHESTRA_NPM_REGISTRY must be an http(s) URL, e.g. https://registry.npmjs.org (got "data:application/json,{}")`,
+    ],
+    [
+      "registry.npmjs.org",
+      `ORCHESTRA_NPM_REGISTRY must be an http(s) URL, e.g. https://registry.npmjs.org (got "registry.npmjs.org")`,
+    ],
+  ])("ORCHESTRA_NPM_REGISTRY=%s: %s", (url, error) => {
+    expect(errorsOf({ ...full, ORCHESTRA_NPM_REGISTRY: url })).toEqual(error === null ? [] : [error]);
+  });
+
   test("production without credentials names each missing setting on its own line", () => {
     expect(errorsOf({ NODE_ENV: "production" }).map((l) => l.split(" ")[0])).toEqual([
       "APP_ID",
