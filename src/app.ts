@@ -71,6 +71,7 @@ import { cachedFor } from "./gates/waiting.js";
 import { registerApi } from "./api/index.js";
 import { apiQueries } from "./api/queries.js";
 import { dashboardRoutes } from "./dashboard/routes.js";
+import { dashboardQueries } from "./dashboard/queries.js";
 import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
@@ -381,7 +382,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     pokeEffects: () => executor.poke(),
   };
   registerApi(api, apiDeps);
-  dashboardRoutes(api, apiDeps);
+  dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,

@@ -33,6 +33,7 @@ import { fleetOverview, type FleetDeps } from "../views/fleet.js";
 import { taskDetail, type TaskReadDeps } from "../views/task-detail.js";
 import { callSeries, runsByClass } from "../views/activity.js";
 import type { ViewsQueries } from "../views/queries.js";
+import type { DashboardQueries } from "./queries.js";
 import { taskAction, type TaskActionDeps } from "../human/actions.js";
 import type { Inbox } from "../inbox/store.js";
 import { githubStanding } from "../metrics/standing.js";
@@ -40,6 +41,7 @@ import type { FailureStreaks } from "../reconcile/failing.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   views: ViewsQueries;
+  sessions: DashboardQueries;
   adminToken: string;
   inbox: Pick<Inbox, "list" | "replay" | "tally">;
   streaks: Pick<FailureStreaks, "current">;
@@ -167,12 +169,15 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     notice: req.query.get("notice"),
     error: req.query.get("error"),
   });
-  const sessionOf = (req: IncomingMessage) =>
-    verifySession(deps.adminToken, readCookie(req.headers.cookie, COOKIE), deps.clock.now());
+  /** The session the request's cookie proves, unless it was signed out (on any replica). */
+  const sessionOf = async (req: IncomingMessage): Promise<Session | null> => {
+    const session = verifySession(deps.adminToken, readCookie(req.headers.cookie, COOKIE), deps.clock.now());
+    return session && !(await deps.sessions.isSignedOut(session.nonce)) ? session : null;
+  };
 
   /** A page for a signed-in operator; others are sent to sign in. Errors become pages too. */
   const page = (handler: (r: Request, ctx: PageContext) => Promise<Html>) => async (r: Request) => {
-    const session = sessionOf(r.req);
+    const session = await sessionOf(r.req);
     if (!session)
       return redirect(
         r.res,
@@ -195,7 +200,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
    * A form post of a signed-in operator with the session's CSRF token; the handler answers where to go and what to say.
    */
   const action = (handler: (r: Request) => Promise<{ to: string; notice: string }>) => async (r: Request) => {
-    const session = sessionOf(r.req);
+    const session = await sessionOf(r.req);
     if (!session) throw new HttpError(401, "not signed in: sign in at /dashboard/sign-in");
     if (!sameOrigin(r.req)) throw new HttpError(403, "the form was posted from another site");
     const form = await formBody(r.req);
@@ -249,9 +254,12 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
 
   router.add("POST", "/dashboard/sign-out", async (r) => {
     const form = await formBody(r.req);
-    const session = sessionOf(r.req);
+    const session = await sessionOf(r.req);
     if (session && !checkCsrf(deps.adminToken, session, form.get("csrf")))
       throw new HttpError(403, "the form's CSRF token does not belong to this session");
+    // Clearing the cookie is not enough: a copy of it (another browser, a proxy's log) would still work until
+    // its expiry. Every replica refuses a signed-out session.
+    if (session) await deps.sessions.signOut(session.nonce, new Date(session.expiresAt), deps.clock.now());
     redirect(r.res, "/dashboard/sign-in?notice=signed-out", {
       "set-cookie": sessionCookie("", { secure: secure(r.req), maxAgeSeconds: 0 }),
     });

@@ -2,9 +2,10 @@
  * Dashboard sign-in without server-side session state, so every replica
  * accepts the same cookie: the cookie is an expiry and a random nonce,
  * signed with a key derived from the admin token. Changing the admin token
- * signs every session out. The CSRF token of a session is derived from its
- * nonce with the same key, so a form can only be posted by a page that was
- * rendered for that session.
+ * signs every session out; signing out records the one nonce in the database
+ * until its expiry (queries.ts), so a copy of that cookie is refused too.
+ * The CSRF token of a session is derived from its nonce with the same key, so
+ * a form can only be posted by a page that was rendered for that session.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 

@@ -8,6 +8,7 @@
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { providers } from "../support/databases.js";
 import { fleetConfig, seedFleet, QUESTION } from "../support/dashboard.js";
+import { startOrchestra } from "../support/orchestra.js";
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",
@@ -94,6 +95,56 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       /^orchestra_session=; Path=\/dashboard; HttpOnly; SameSite=Strict; Max-Age=0$/,
     );
     expect(out.headers.get("location")).toBe("/dashboard/sign-in?notice=signed-out");
+  });
+
+  test("signing out ends the session on every replica: a copy of its cookie is refused, the others still work", async () => {
+    rig = await startRig({ provider });
+    const other = await startOrchestra({
+      db: rig.db,
+      clock: rig.clock,
+      env: { ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken },
+    });
+    try {
+      const cookie = await signIn();
+      const kept = await signIn();
+      const csrf = csrfOf(await (await get("/dashboard", cookie)).text());
+      const onOther = (path: string, c: string) =>
+        fetch(other.url + path, { redirect: "manual", headers: { cookie: c } });
+      expect((await onOther("/dashboard", cookie)).status).toBe(200);
+
+      const out = await fetch(`${rig.app.url}/dashboard/sign-out`, {
+        ...form({ csrf }),
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      });
+      expect(out.status).toBe(303);
+
+      // The copied cookie, as it was before signing out: refused here and on the other replica.
+      for (const answer of [await get("/dashboard", cookie), await onOther("/dashboard", cookie)]) {
+        expect(answer.status).toBe(303);
+        expect(answer.headers.get("location")).toBe("/dashboard/sign-in?next=%2Fdashboard");
+      }
+      const action = await fetch(`${other.url}/dashboard/tasks/t-1/retry`, {
+        ...form({ csrf }),
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      });
+      expect(action.status).toBe(401);
+      // Another session of the operator is not signed out with it.
+      expect((await onOther("/dashboard", kept)).status).toBe(200);
+      expect((await get("/dashboard", kept)).status).toBe(200);
+
+      // The record lasts as long as the cookie would have: it is deleted at the next sign-out after its expiry.
+      const records = () => rig.app.database.db.signedOutSession.count();
+      expect(await records()).toBe(1);
+      rig.clock.advance(12 * 3_600_000);
+      const fresh = await signIn();
+      await fetch(`${rig.app.url}/dashboard/sign-out`, {
+        ...form({ csrf: csrfOf(await (await get("/dashboard", fresh)).text()) }),
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: fresh },
+      });
+      expect(await records()).toBe(1);
+    } finally {
+      await other.stop();
+    }
   });
 
   test("every view shows the seeded fleet; text from GitHub is escaped; actions need the session's CSRF token", async () => {
