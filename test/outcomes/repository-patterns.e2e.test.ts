@@ -44,8 +44,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const wf =
       [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
       rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
+    // A pull_request run is on the PR's head branch, which is how GitHub matches its checks to the PR.
+    const headBranch = [...repo.pulls.values()].find((p) => p.headSha === sha && !p.headRepo)?.headRef ?? null;
     const run = rig.fake.state.addWorkflowRun(REPO, {
       workflowId: wf.id,
+      headBranch,
       headSha: sha,
       event: "pull_request",
       status: "completed",
