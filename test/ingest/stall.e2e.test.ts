@@ -12,27 +12,38 @@ import { examplePayload, sendWebhook } from "../support/webhooks.js";
 const MB = 1024 * 1024;
 const HOOK = "/api/github/webhooks";
 
-/** Opens a connection from `localAddress` and sends a webhook's headers declaring `length` bytes; collects the answer. */
+/**
+ * Opens a connection from `localAddress` and sends a webhook's headers declaring `length` bytes; collects the answer.
+ * With `Expect: 100-continue` the server says "100 Continue" once it has read the headers and handed the request
+ * on: `read` resolves then, so a test knows the body is being waited for.
+ */
 function declare(
   port: number,
   length: number,
   localAddress = "127.0.0.1",
-): { socket: Socket; answer: Promise<string> } {
+): { socket: Socket; read: Promise<void>; answer: Promise<string> } {
   const socket = connect({ host: "127.0.0.1", port, localAddress });
   socket.write(
     `POST ${HOOK} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n` +
+      `Expect: 100-continue\r\n` +
       `X-GitHub-Event: issues\r\nX-GitHub-Delivery: ${randomUUID()}\r\nX-Hub-Signature-256: sha256=${"0".repeat(64)}\r\n\r\n`,
   );
   let text = "";
   socket.on("data", (d: Buffer) => (text += d.toString()));
   socket.on("error", () => undefined);
-  const answer = new Promise<string>((resolve) => {
-    socket.on("close", () => resolve(text));
+  const final = () => text.replace(/^HTTP\/1\.1 100 Continue\r\n\r\n/, "");
+  const read = new Promise<void>((resolve) => {
     socket.on("data", () => {
-      if (/\r\n\r\n/.test(text)) resolve(text);
+      if (text.startsWith("HTTP/1.1 100 Continue\r\n\r\n")) resolve();
     });
   });
-  return { socket, answer };
+  const answer = new Promise<string>((resolve) => {
+    socket.on("close", () => resolve(final()));
+    socket.on("data", () => {
+      if (/\r\n\r\n/.test(final())) resolve(final());
+    });
+  });
+  return { socket, read, answer };
 }
 
 describe("webhook ingest under an unsigned sender", () => {
@@ -66,8 +77,8 @@ describe("webhook ingest under an unsigned sender", () => {
   test("bodies declared at 25 + 25 + 14 MB and never sent hold nothing: signed deliveries are stored meanwhile", async () => {
     const held = [25 * MB, 25 * MB, 14 * MB].map((n) => declare(Number(new URL(app.url).port), n));
     sockets.push(...held.map((h) => h.socket));
-    // The headers have reached the server: its request handler runs for each.
-    await new Promise((r) => setTimeout(r, 200));
+    // The server has read each one's headers and waits for its body.
+    await Promise.all(held.map((h) => h.read));
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await signed());
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
