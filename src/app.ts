@@ -57,7 +57,7 @@ import { Audit } from "./human/audit.js";
 import { humanQueries } from "./human/queries.js";
 import { reconcileQueries } from "./reconcile/queries.js";
 import { sweepQueries } from "./sweeps/queries.js";
-import { Counters, countingUnhandled } from "./ignored/counters.js";
+import { Counters, countingIgnored } from "./ignored/counters.js";
 import { ignoredQueries } from "./ignored/queries.js";
 import { Questions } from "./human/conditions.js";
 import { reconcileRoom } from "./reconcile/room.js";
@@ -386,7 +386,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
-    record: metrics.countingRecord(countingUnhandled((d) => inbox.record(d), counters, log)),
+    record: metrics.countingRecord(countingIgnored((d) => inbox.record(d), counters, log)),
     handles: (event, action) => events.handlersFor(event, action).length > 0,
     onStored: () => processor.poke(),
     log,

@@ -37,6 +37,8 @@ export const IGNORED = {
     "labels on pull requests or closed issues, comments on issues without a task)",
   /** Deliveries of events no capability handles, stored as ignored at ingest. */
   "ignored.unhandled-event": "webhook deliveries of events or actions no capability handles",
+  /** A signed body stored before, sent again under a new delivery id: a replay, never processed twice. */
+  "ignored.replayed-body": "signed webhook bodies sent again under a new delivery id (replays), not processed again",
 } as const;
 
 export type IgnoredName = keyof typeof IGNORED;
@@ -113,26 +115,33 @@ export async function raiseCounted(
 
 /**
  * The inbox's record, counting new deliveries stored as ignored (no
- * capability handles their event). A count that cannot be written is logged,
- * never turned into a failed delivery: GitHub would only send it again.
+ * capability handles their event) and replayed bodies. A count that cannot be
+ * written is logged, never turned into a failed delivery: GitHub would only
+ * send it again.
  */
-export function countingUnhandled<D extends { state?: string }>(
-  record: (d: D) => Promise<boolean>,
+export function countingIgnored<D extends { state?: string }>(
+  record: (d: D) => Promise<"new" | "duplicate" | "replay">,
   counters: Pick<Counters, "bump">,
   log: { warn(obj: object, msg: string): void },
-): (d: D) => Promise<boolean> {
+): (d: D) => Promise<"new" | "duplicate" | "replay"> {
   return async (d) => {
-    const isNew = await record(d);
-    if (isNew && d.state === "ignored") {
+    const recorded = await record(d);
+    const name: IgnoredName | null =
+      recorded === "replay"
+        ? "ignored.replayed-body"
+        : recorded === "new" && d.state === "ignored"
+          ? "ignored.unhandled-event"
+          : null;
+    if (name) {
       await counters
-        .bump("ignored.unhandled-event")
+        .bump(name)
         .catch((err: unknown) =>
           log.warn(
-            { err: err instanceof Error ? err.message : String(err) },
-            "could not count an ignored delivery; the delivery itself is stored",
+            { err: err instanceof Error ? err.message : String(err), counter: name },
+            "could not count an ignored delivery; the delivery itself is handled",
           ),
         );
     }
-    return isNew;
+    return recorded;
   };
 }

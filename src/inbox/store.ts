@@ -8,23 +8,15 @@ import type { Database } from "../store/db.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
 import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
-import { eachRowSqlite, select } from "../store/sql.js";
+import { select } from "../store/sql.js";
 import type { InboxQueries } from "./queries.js";
+import { BatchedInsert, type IncomingDelivery, type Recorded } from "./insert.js";
 
 export type { DeliverySummary } from "./view.js";
 
 export type DeliveryState = "pending" | "processing" | "done" | "ignored" | "parked";
 
-export interface IncomingDelivery {
-  deliveryId: string;
-  /** "ignored" when no capability handles the event: stored for the record, never processed. */
-  state?: "pending" | "ignored";
-  event: string;
-  action: string | null;
-  installationId: string | null;
-  taskKey: string;
-  payload: string;
-}
+export type { IncomingDelivery, Recorded } from "./insert.js";
 
 export interface ClaimedDelivery extends IncomingDelivery {
   seq: number;
@@ -46,60 +38,11 @@ export interface FailedAttempt {
 export type FailOutcome =
   { state: "pending"; retryAt: Date; firstFailedAt: Date } | { state: "parked"; why: string; firstFailedAt: Date };
 
-const COLUMNS = [
-  "deliveryId",
-  "event",
-  "action",
-  "installationId",
-  "taskKey",
-  "payload",
-  "receivedAt",
-  "nextAttemptAt",
-  "state",
-  "attempts",
-  "errors",
-  "processedAt",
-] as const;
-const MAX_BATCH = 200;
-const SQLITE_INSERT =
-  `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) ` +
-  `VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT ("deliveryId") DO NOTHING`;
-
-/** A delivery's row, in COLUMNS order. */
-function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
-  const state = r.state ?? "pending";
-  return [
-    r.deliveryId,
-    r.event,
-    r.action,
-    r.installationId,
-    r.taskKey,
-    r.payload,
-    now,
-    now,
-    state,
-    0,
-    "[]",
-    state === "ignored" ? now : null,
-  ];
-}
-
-const argType = (v: unknown) =>
-  ({ scalarType: typeof v === "number" ? "int" : v instanceof Date ? "datetime" : "string", arity: "scalar" }) as const;
-
-interface Pending {
-  d: IncomingDelivery;
-  resolve: (stored: boolean) => void;
-  reject: (err: unknown) => void;
-}
-
 export class Inbox {
   readonly #queries: InboxQueries;
   readonly #raw: Database["raw"];
   readonly #provider: Database["provider"];
-  #queue: Pending[] = [];
-  #flushing = false;
-  #scheduled = false;
+  readonly #insert: BatchedInsert;
 
   readonly retry: RetryPolicy;
 
@@ -108,95 +51,17 @@ export class Inbox {
     this.#queries = queries;
     this.#raw = database.raw;
     this.#provider = database.provider;
+    this.#insert = new BatchedInsert(database);
   }
 
   /**
-   * Stores a delivery; resolves true when it is new, false when the same
-   * delivery id was already stored. Rejects when the database did not take it:
-   * the caller must not acknowledge the delivery then.
+   * Stores a delivery; resolves "new" when it is, "duplicate" when the same
+   * delivery id was already stored, "replay" when the same signed body was
+   * stored under another id. Rejects when the database did not take it: the
+   * caller must not acknowledge the delivery then.
    */
-  record(d: IncomingDelivery): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ d, resolve, reject });
-      this.#schedule();
-    });
-  }
-
-  #schedule(): void {
-    if (this.#scheduled || this.#flushing) return;
-    this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      void this.#flush();
-    });
-  }
-
-  async #flush(): Promise<void> {
-    this.#flushing = true;
-    try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
-        await this.#insert(batch);
-      }
-    } finally {
-      this.#flushing = false;
-    }
-  }
-
-  async #insert(batch: Pending[]): Promise<void> {
-    // Duplicates inside one batch (concurrent identical POSTs) share the first one's fate.
-    const firsts = new Map<string, Pending[]>();
-    for (const p of batch) {
-      const same = firsts.get(p.d.deliveryId);
-      if (same) same.push(p);
-      else firsts.set(p.d.deliveryId, [p]);
-    }
-    const rows = [...firsts.values()].map((ps) => ps[0]!.d);
-    const now = new Date();
-    if (this.#provider === "sqlite") {
-      let inserted: Set<string>;
-      try {
-        // One prepared single-row insert, run per row in one transaction.
-        const changes = eachRowSqlite(
-          this.#raw,
-          SQLITE_INSERT,
-          rows.map((r) => valuesOf(r, now)),
-        );
-        inserted = new Set(rows.filter((_, i) => changes[i] === 1).map((r) => r.deliveryId));
-      } catch (err) {
-        for (const p of batch) p.reject(err);
-        return;
-      }
-      this.#settle(firsts, inserted);
-      return;
-    }
-    const params: unknown[] = [];
-    const tuples = rows.map((r) => {
-      const marks = valuesOf(r, now).map((v) => {
-        params.push(v);
-        return `$${params.length}`;
-      });
-      return `(${marks.join(",")})`;
-    });
-    const sql =
-      `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES ${tuples.join(",")} ` +
-      `ON CONFLICT ("deliveryId") DO NOTHING RETURNING "deliveryId"`;
-    let inserted: Set<string>;
-    try {
-      const out = await this.#raw.queryRaw({ sql, args: params, argTypes: params.map(argType) });
-      inserted = new Set(out.rows.map((r) => String(r[0])));
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-      return;
-    }
-    this.#settle(firsts, inserted);
-  }
-
-  #settle(firsts: Map<string, Pending[]>, inserted: ReadonlySet<string>): void {
-    for (const [id, ps] of firsts) {
-      const isNew = inserted.has(id);
-      ps.forEach((p, i) => p.resolve(isNew && i === 0));
-    }
+  record(d: IncomingDelivery): Promise<Recorded> {
+    return this.#insert.record(d);
   }
 
   /**

@@ -7,10 +7,10 @@
  * shared budget for unverified bytes (see body.ts); what does not fit is
  * refused before it is read.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { installationIdOf, taskKeyOf } from "../inbox/task-key.js";
-import type { IncomingDelivery } from "../inbox/store.js";
+import type { IncomingDelivery, Recorded } from "../inbox/store.js";
 import { pathOf, sendError, sendJson } from "../http/respond.js";
 import { budgetLimits, UnverifiedBudget } from "./budget.js";
 import { admit, DEFAULT_BODY_TIMING, readAdmitted, type BodyTiming } from "./body.js";
@@ -40,7 +40,7 @@ export function verifySignature(secret: string, body: Buffer, header: string | u
 
 export interface IngestDeps {
   secret: string;
-  record(d: IncomingDelivery): Promise<boolean>;
+  record(d: IncomingDelivery): Promise<Recorded>;
   /** Whether any capability handles this event/action; others are stored as ignored. */
   handles(event: string, action: string | null): boolean;
   /** Called after a new delivery that needs processing is stored. */
@@ -132,7 +132,7 @@ export function webhookHandler(deps: IngestDeps) {
           })
         : null;
     if (text === null) return true;
-    await store(deps, res, event!, deliveryId!, text);
+    await store(deps, res, event!, deliveryId!, text.body, text.digest);
     return true;
   };
 }
@@ -149,7 +149,7 @@ async function readVerified(
   res: ServerResponse,
   declared: number | null,
   { signature, deliveryId, event }: { signature: string; deliveryId: string; event: string },
-): Promise<string | null> {
+): Promise<{ body: string; digest: string } | null> {
   const { budget } = deps;
   const read = await readAdmitted(req, declared, budget, MAX_PAYLOAD, deps.timing);
   if (!read.ok) {
@@ -178,13 +178,42 @@ async function readVerified(
     sendError(res, 401, "signature does not match; check that the App's webhook secret equals WEBHOOK_SECRET");
     return null;
   }
-  return read.body.toString("utf8");
+  return { body: read.body.toString("utf8"), digest: createHash("sha256").update(read.body).digest("hex") };
 }
 
 interface Facts {
   action: string | null;
   installationId: string | null;
   taskKey: string;
+  /** What is kept of a delivery no capability handles: who, where and what, never its body. */
+  summary: string;
+}
+
+/** A stored summary of an ignored delivery stays under this many bytes. */
+export const SUMMARY_MAX_BYTES = 1024;
+
+const field = (o: unknown, key: string): unknown =>
+  o !== null && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined;
+const short = (v: unknown, max = 200): string | number | undefined =>
+  typeof v === "number" ? v : typeof v === "string" ? v.slice(0, max) : undefined;
+
+/**
+ * The record kept of a delivery nothing handles: the event's where and who,
+ * and the body's size. The body itself (tens of kilobytes for a push or a
+ * workflow run) is not stored: nothing will ever read it.
+ */
+export function summaryOf(payload: Record<string, unknown>, bytes: number): string {
+  const summary = {
+    summary: "ignored delivery: the body is not kept",
+    bytes,
+    action: short(payload["action"]),
+    installation: short(field(payload["installation"], "id")),
+    repository: short(field(payload["repository"], "full_name")),
+    sender: short(field(payload["sender"], "login")),
+    number: short(field(payload["issue"] ?? payload["pull_request"], "number")),
+  };
+  const text = JSON.stringify(summary);
+  return Buffer.byteLength(text) <= SUMMARY_MAX_BYTES ? text : JSON.stringify({ summary: summary.summary, bytes });
 }
 
 /**
@@ -206,8 +235,16 @@ function factsOf(text: string): Facts | { error: string } {
     action: typeof payload["action"] === "string" ? payload["action"] : null,
     installationId: installationIdOf(payload) ?? null,
     taskKey: taskKeyOf(payload),
+    summary: summaryOf(payload, Buffer.byteLength(text)),
   };
 }
+
+/** The answer to each outcome of the store: 202 for new work, 200 for what was stored before. */
+const ANSWERS: Record<Recorded, { status: number; stored: boolean; duplicate: boolean; replay: boolean }> = {
+  new: { status: 202, stored: true, duplicate: false, replay: false },
+  duplicate: { status: 200, stored: false, duplicate: true, replay: false },
+  replay: { status: 200, stored: false, duplicate: true, replay: true },
+};
 
 async function store(
   deps: IngestDeps,
@@ -215,16 +252,25 @@ async function store(
   event: string,
   deliveryId: string,
   text: string,
+  bodyDigest: string,
 ): Promise<void> {
   const facts = factsOf(text);
   if ("error" in facts) {
     sendError(res, 400, `payload is not valid JSON: ${facts.error}`);
     return;
   }
+  const { summary, ...row } = facts;
   const handled = deps.handles(event, facts.action);
-  let isNew: boolean;
+  let recorded: Recorded;
   try {
-    isNew = await deps.record({ deliveryId, state: handled ? "pending" : "ignored", event, ...facts, payload: text });
+    recorded = await deps.record({
+      deliveryId,
+      state: handled ? "pending" : "ignored",
+      event,
+      ...row,
+      payload: handled ? text : summary,
+      bodyDigest,
+    });
   } catch (err) {
     deps.log.error(
       { delivery: deliveryId, event, err: String(err) },
@@ -234,6 +280,7 @@ async function store(
     sendError(res, 503, "delivery not stored: database unavailable; redeliver it later");
     return;
   }
-  if (isNew && handled) deps.onStored();
-  sendJson(res, isNew ? 202 : 200, { delivery: deliveryId, stored: isNew, duplicate: !isNew });
+  if (recorded === "new" && handled) deps.onStored();
+  const { status, ...answer } = ANSWERS[recorded];
+  sendJson(res, status, { delivery: deliveryId, ...answer });
 }

@@ -98,11 +98,11 @@ export class Metrics {
   }
 
   /** The ingest's store call, counting new and duplicate deliveries by its answer. */
-  countingRecord<D>(record: (d: D) => Promise<boolean>): (d: D) => Promise<boolean> {
+  countingRecord<D, R extends string>(record: (d: D) => Promise<R>): (d: D) => Promise<R> {
     return async (d) => {
-      const isNew = await record(d);
-      (isNew ? this.deliveriesReceived : this.deliveriesDuplicate).inc();
-      return isNew;
+      const recorded = await record(d);
+      (recorded === "new" ? this.deliveriesReceived : this.deliveriesDuplicate).inc();
+      return recorded;
     };
   }
 

@@ -13,7 +13,7 @@ import { durationText } from "../../src/retry/schedule.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 import { eventually } from "../support/orchestra.js";
 import { startIngest, type IngestRig } from "../support/ingest-rig.js";
-import { examplePayload, sendWebhook } from "../support/webhooks.js";
+import { examplePayload, nthUpdate, sendWebhook } from "../support/webhooks.js";
 
 const HOOK = "/api/github/webhooks";
 const quiet = { info() {}, warn() {}, error() {} };
@@ -141,7 +141,10 @@ describe.each(providers)("processor on %s", (provider) => {
     const sends: Array<Promise<Response>> = [];
     for (let i = 0; i < 5; i++) {
       for (const issue of [1, 2, 3]) {
-        const payload = examplePayload("issues", "labeled", { installation: { id: 3 }, issue: { number: issue } });
+        const payload = examplePayload("issues", "labeled", {
+          installation: { id: 3 },
+          issue: { number: issue, updated_at: nthUpdate(i) },
+        });
         // Sequential per key so arrival order is defined; keys interleave.
         sends.push(
           sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId: `k${issue}-${i}` }),

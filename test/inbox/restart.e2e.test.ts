@@ -10,7 +10,7 @@ import { randomBytes, generateKeyPairSync } from "node:crypto";
 import Sqlite from "better-sqlite3";
 import { eventually, freePort } from "../support/orchestra.js";
 import { childJs, startChild } from "../support/processes.js";
-import { examplePayload, sendWebhook } from "../support/webhooks.js";
+import { examplePayload, nthUpdate, sendWebhook } from "../support/webhooks.js";
 
 test("kill -9 during processing, then restart: each stored delivery finishes exactly once", async () => {
   expect(existsSync(childJs)).toBe(true); // npm test builds first
@@ -45,7 +45,7 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     for (const [i, id] of ids.entries()) {
       const payload = examplePayload("issues", "labeled", {
         installation: { id: 1 },
-        issue: { number: 100 + (i % 4) },
+        issue: { number: 100 + (i % 4), updated_at: nthUpdate(i) },
       });
       const res = await sendWebhook(`http://127.0.0.1:${a.port}/api/github/webhooks`, {
         event: "issues",

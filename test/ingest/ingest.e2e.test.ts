@@ -45,7 +45,7 @@ describe.each(providers)("ingest on %s", (provider) => {
       deliveryId: id,
     });
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ delivery: id, stored: true, duplicate: false });
+    expect(await res.json()).toEqual({ delivery: id, stored: true, duplicate: false, replay: false });
     const row = await app.database.db.delivery.findUnique({ where: { deliveryId: id } });
     expect(row).toMatchObject({ event: "issues", action: "labeled", installationId: "11" });
     expect(row!.taskKey).toMatch(/^11\/.+#\d+$/);
@@ -172,6 +172,80 @@ describe.each(providers)("ingest on %s", (provider) => {
       );
     }
     expect(seen).toEqual([]);
+  });
+
+  test("the same signed body under a new delivery id is a replay: answered 200, stored once, processed once", async () => {
+    const payload = labeled();
+    const send = (deliveryId: string) =>
+      sendWebhook(app.url + HOOK, { event: "issues", payload, secret: app.secret, deliveryId });
+    const first = await send("original");
+    expect(first.status).toBe(202);
+    await eventually(() => (seen.includes("original") ? true : undefined), 5000, "handler to run");
+    // A captured body sent again with a fresh X-GitHub-Delivery: the signature still matches.
+    const replayed = await send("replayed");
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toEqual({ delivery: "replayed", stored: false, duplicate: true, replay: true });
+    // Several replays at once, in one batched insert, are refused the same way.
+    const burst = await Promise.all(["r1", "r2", "r3"].map(send));
+    expect(burst.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(await stored()).toBe(1);
+    // A body that differs by one byte (another event) is new work.
+    const other = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: { ...payload, label: { ...(payload["label"] as object), name: "agent:queued " } },
+      secret: app.secret,
+      deliveryId: "other",
+    });
+    expect(other.status).toBe(202);
+    await eventually(() => (seen.includes("other") ? true : undefined), 5000, "second handler run");
+    expect(seen).toEqual(["original", "other"]);
+  });
+
+  test("two different bodies sent at once under new ids are both new", async () => {
+    const answers = await Promise.all(
+      [1, 2].map((n) =>
+        sendWebhook(app.url + HOOK, {
+          event: "issues",
+          payload: { ...labeled(), issue: { ...(labeled()["issue"] as object), number: 900 + n } },
+          secret: app.secret,
+          deliveryId: `distinct-${n}`,
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual([202, 202]);
+    expect(await stored()).toBe(2);
+  });
+
+  test("an ignored delivery keeps a summary under 1 KB, never its body", async () => {
+    const payload = examplePayload("star", "created", { installation: { id: 11 } });
+    payload["padding"] = "x".repeat(50_000);
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "star",
+      payload,
+      secret: app.secret,
+      deliveryId: "big-star",
+    });
+    expect(res.status).toBe(202);
+    const row = await app.database.db.delivery.findUnique({ where: { deliveryId: "big-star" } });
+    expect(row).toMatchObject({ state: "ignored", event: "star", action: "created", installationId: "11" });
+    expect(Buffer.byteLength(row!.payload)).toBeLessThan(1024);
+    const bytes = Buffer.byteLength(JSON.stringify(payload));
+    expect(JSON.parse(row!.payload)).toEqual({
+      summary: "ignored delivery: the body is not kept",
+      bytes,
+      action: "created",
+      installation: 11,
+      repository: (payload["repository"] as { full_name: string }).full_name,
+      sender: (payload["sender"] as { login: string }).login,
+    });
+    // Its digest is kept all the same: the body sent again under another id is a replay.
+    const again = await sendWebhook(app.url + HOOK, {
+      event: "star",
+      payload,
+      secret: app.secret,
+      deliveryId: "star-2",
+    });
+    expect(await again.json()).toMatchObject({ replay: true });
   });
 
   test("when the database cannot store the delivery the answer is 503, and a redelivery later is stored", async () => {

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { testDatabase, type TestDb } from "../support/databases.js";
 import { eventually, startOrchestra, type Running } from "../support/orchestra.js";
-import { examplePayload, sendWebhook } from "../support/webhooks.js";
+import { examplePayload, nthUpdate, sendWebhook } from "../support/webhooks.js";
 
 const MB = 1024 * 1024;
 const HOOK = "/api/github/webhooks";
@@ -63,11 +63,15 @@ describe("webhook ingest under an unsigned sender", () => {
     await db.drop();
   });
 
+  let sent = 0;
   const signed = async () => {
     const id = randomUUID();
     const res = await sendWebhook(app.url + HOOK, {
       event: "issues",
-      payload: examplePayload("issues", "labeled", { installation: { id: 11 } }),
+      payload: examplePayload("issues", "labeled", {
+        installation: { id: 11 },
+        issue: { updated_at: nthUpdate(sent++) },
+      }),
       secret: app.secret,
       deliveryId: id,
     });

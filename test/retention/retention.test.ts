@@ -305,7 +305,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       taskKey: "1/acme/app#3",
       payload: "{}",
     };
-    expect(await inbox.record(incoming)).toBe(true);
+    expect(await inbox.record(incoming)).toBe("new");
     // Processed, and GitHub's 3-day redelivery window is at its very end.
     await database.db.delivery.update({
       where: { deliveryId: incoming.deliveryId },
@@ -313,7 +313,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
     for (const policy of [DEFAULT_RETENTION, { ...DEFAULT_RETENTION, deliveriesDays: MIN_DELIVERIES_DAYS }]) {
       expect((await prune(database, policy, NOW)).counts.deliveries).toBe(0);
-      expect(await inbox.record(incoming)).toBe(false);
+      expect(await inbox.record(incoming)).toBe("duplicate");
     }
     expect(await database.db.delivery.count()).toBe(1);
     // A week and a day later GitHub can no longer redeliver it; the row goes.

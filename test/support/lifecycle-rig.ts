@@ -158,6 +158,12 @@ export async function startRig(
     const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
     if (res.status !== 202 && res.status !== 200)
       throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+    const answer = (await res.json()) as { replay?: boolean };
+    if (answer.replay)
+      throw new Error(
+        `${event} delivery ${deliveryId} repeats an earlier body byte for byte, so the App took it as a replay; ` +
+          "GitHub's bodies for two events differ (ids, timestamps): make the test's payloads differ too",
+      );
     await eventually(
       async () => {
         const row = await app.database.db.delivery.findUnique({ where: { deliveryId } });

@@ -99,6 +99,16 @@ export function examplePayload(
   return deepMerge(base, overrides);
 }
 
+/**
+ * The `updated_at` of the `n`th change to one object. GitHub's bodies of two
+ * events differ at least there, and the App takes a byte-identical body under
+ * a new delivery id as a replay: tests that send one example many times as
+ * distinct events stamp each with its own moment.
+ */
+export function nthUpdate(n: number): string {
+  return new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 /** `sha256=<hex>` over the exact body bytes, as in `X-Hub-Signature-256`. */
 export function signatureOf(secret: string, body: string): string {
   return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;

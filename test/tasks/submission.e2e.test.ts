@@ -4,8 +4,9 @@
  * task PRs, reviews, and the Orchestra check run — signed webhooks into the
  * real App, the fake GitHub behind it.
  */
+import { randomUUID } from "node:crypto";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
-import { fakeWebhookPayload } from "../support/webhooks.js";
+import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 import { LOG_TAIL_MAX_BYTES } from "../../src/github/mappers.js";
 
@@ -173,17 +174,15 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   /** Delivers check_run.completed for a check run as it is now. */
-  const deliverCheckRun = (id: number) =>
-    rig.deliverPayload(
+  const checkRunPayload = (id: number) =>
+    fakeWebhookPayload(
+      rig.fake,
       "check_run",
-      fakeWebhookPayload(
-        rig.fake,
-        "check_run",
-        "completed",
-        { repo: REPO, sender: "alice" },
-        { check_run: rig.fake.json.checkRun(rig.fake.state.repo(REPO), rig.fake.state.repo(REPO).checkRuns.get(id)!) },
-      ),
+      "completed",
+      { repo: REPO, sender: "alice" },
+      { check_run: rig.fake.json.checkRun(rig.fake.state.repo(REPO), rig.fake.state.repo(REPO).checkRuns.get(id)!) },
     );
+  const deliverCheckRun = (id: number) => rig.deliverPayload("check_run", checkRunPayload(id));
   /** The GitHub calls made since `from`, the installation token's minting aside, as `METHOD operation`. */
   const callsSince = (from: number) =>
     rig.fake.requests
@@ -262,10 +261,19 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       ["PATCH checks/update", "POST actions/re-run-workflow-failed-jobs"].sort(),
     );
 
-    // The same failure delivered again (a redelivery, a workflow run's completion): no GitHub call at all.
+    // The same failure sent again (three job bodies replayed under new delivery ids, then the workflow run's
+    // completion): no GitHub call at all.
     const again = rig.fake.requests.length;
     const repo = rig.fake.state.repo(REPO);
-    for (const job of rig.fake.state.jobsOf(repo, run, "all").slice(0, 3)) await deliverCheckRun(job.id);
+    for (const job of rig.fake.state.jobsOf(repo, run, "all").slice(0, 3)) {
+      const replayed = await sendWebhook(rig.app.url + "/api/github/webhooks", {
+        event: "check_run",
+        payload: checkRunPayload(job.id),
+        secret: rig.app.secret,
+        deliveryId: randomUUID(),
+      });
+      expect(await replayed.json()).toMatchObject({ replay: true });
+    }
     await rig.deliverPayload(
       "workflow_run",
       fakeWebhookPayload(

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
-import { fakeWebhookPayload } from "../support/webhooks.js";
+import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 
 const DAY = 86_400_000;
@@ -41,6 +41,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** `sender` adds `label` on GitHub, and GitHub delivers the webhook. */
   async function add(issue: number, label: string, sender: string): Promise<void> {
+    // Each change is a moment later, as on GitHub, whose bodies then differ (the issue's updated_at).
+    rig.clock.advance(1000);
     rig.fake.state.labelIssue(REPO, issue, label, sender);
     await rig.deliver("issues", "labeled", { issue, label, sender });
   }
@@ -161,11 +163,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await add(6, "bug", "alice");
     // Orchestra's own label change, delivered back to it.
     await rig.deliver("issues", "labeled", { issue: 6, label: "agent:queued", sender: "orchestra-test[bot]" });
-    await rig.deliverPayload(
-      "star",
-      fakeWebhookPayload(rig.fake, "star", "created", { repo: REPO, sender: "eve" }),
-      randomUUID(),
-    );
+    const star = fakeWebhookPayload(rig.fake, "star", "created", { repo: REPO, sender: "eve" });
+    await rig.deliverPayload("star", star, randomUUID());
+    // The same signed body again under a fresh delivery id: a replay, counted and not stored.
+    const replay = await sendWebhook(rig.app.url + "/api/github/webhooks", {
+      event: "star",
+      payload: star,
+      secret: rig.app.secret,
+      deliveryId: randomUUID(),
+    });
+    expect(await replay.json()).toMatchObject({ replay: true });
 
     const after = await counters();
     expect(after).toMatchObject({
@@ -174,6 +181,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       "ignored.irrelevant": 1,
       "ignored.own-echo": 1,
       "ignored.unhandled-event": 1,
+      "ignored.replayed-body": 1,
       "ignored.untrusted-label": 0,
     });
     expect((await rig.task(6)).task.state).toBe("queued");
