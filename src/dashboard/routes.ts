@@ -24,6 +24,8 @@ import {
   SESSION_MS,
   sessionCookie,
   verifySession,
+  messageSeal,
+  checkSeal,
   type Session,
 } from "./session.js";
 import { overviewPage } from "./overview.js";
@@ -112,10 +114,18 @@ function backTo(req: IncomingMessage): string {
   }
 }
 
-/** A message carried through the redirect after an action. */
-function withMessage(path: string, kind: "notice" | "error", text: string): string {
+/** A message carried through the redirect after an action, sealed so that only Orchestra's own words are shown. */
+function withMessage(adminToken: string, path: string, kind: "notice" | "error", text: string): string {
   const [base, hash] = path.split("#");
-  return `${base}?${kind}=${encodeURIComponent(text.slice(0, 500))}${hash ? `#${hash}` : ""}`;
+  const said = text.slice(0, 500);
+  const seal = messageSeal(adminToken, kind, said);
+  return `${base}?${kind}=${encodeURIComponent(said)}&seal=${seal}${hash ? `#${hash}` : ""}`;
+}
+
+/** The message of this kind in the address, when its seal shows Orchestra wrote it; else nothing. */
+function sealedMessage(adminToken: string, query: URLSearchParams, kind: "notice" | "error"): string | null {
+  const text = query.get(kind);
+  return text !== null && checkSeal(adminToken, kind, text, query.get("seal")) ? text : null;
 }
 
 async function formBody(req: IncomingMessage): Promise<URLSearchParams> {
@@ -166,8 +176,8 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     now: deps.clock.now(),
     csrf: session ? csrfToken(deps.adminToken, session) : null,
     web: deps.web,
-    notice: req.query.get("notice"),
-    error: req.query.get("error"),
+    notice: sealedMessage(deps.adminToken, req.query, "notice"),
+    error: sealedMessage(deps.adminToken, req.query, "error"),
   });
   /** The session the request's cookie proves, unless it was signed out (on any replica). */
   const sessionOf = async (req: IncomingMessage): Promise<Session | null> => {
@@ -209,10 +219,10 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     const back = backTo(r.req);
     try {
       const { to, notice } = await handler(r);
-      redirect(r.res, withMessage(to, "notice", notice));
+      redirect(r.res, withMessage(deps.adminToken, to, "notice", notice));
     } catch (err) {
       if (!(err instanceof HttpError) && !(err instanceof Refusal)) throw err;
-      redirect(r.res, withMessage(back, "error", err.message));
+      redirect(r.res, withMessage(deps.adminToken, back, "error", err.message));
     }
   };
 

@@ -57,6 +57,18 @@ export function checkCsrf(adminToken: string, session: Session, token: string | 
   return token !== null && same(csrfToken(adminToken, session), token);
 }
 
+/**
+ * The seal on a message carried through a redirect (`?notice=…&seal=…`): a page shows a notice or error from its
+ * address only when Orchestra wrote it, so a link someone else crafted cannot put words on an operator's page.
+ */
+export function messageSeal(adminToken: string, kind: "notice" | "error", text: string): string {
+  return mac(keyOf(adminToken), `message.${kind}.${text}`).slice(0, 22);
+}
+
+export function checkSeal(adminToken: string, kind: "notice" | "error", text: string, seal: string | null): boolean {
+  return seal !== null && same(messageSeal(adminToken, kind, text), seal);
+}
+
 /** The Set-Cookie value: HttpOnly, SameSite=Strict, scoped to the dashboard, Secure when served over HTTPS. */
 export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
   return [

@@ -9,6 +9,7 @@ import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { providers } from "../support/databases.js";
 import { fleetConfig, seedFleet, QUESTION } from "../support/dashboard.js";
 import { startOrchestra } from "../support/orchestra.js";
+import { messageSeal } from "../../src/dashboard/session.js";
 
 const form = (fields: Record<string, string>) => ({
   method: "POST",
@@ -37,6 +38,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   }
   const get = (path: string, cookie?: string) =>
     fetch(rig.app.url + path, { redirect: "manual", headers: cookie ? { cookie } : {} });
+  /** The seal Orchestra puts on a message it carries through a redirect. */
+  const seal = (kind: "notice" | "error", text: string) => messageSeal(rig.app.adminToken, kind, text);
   const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)![1]!;
 
   test("sign-in: the admin token gives an HttpOnly, SameSite=Strict session cookie; without one every page sends you to sign in", async () => {
@@ -221,8 +224,23 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       expect({ path, status: r.status, location: r.headers.get("location") }).toEqual({
         path,
         status: 303,
-        location: `/dashboard?error=${encodeURIComponent(error!)}#parked`,
+        location: `/dashboard?error=${encodeURIComponent(error!)}&seal=${seal("error", error!)}#parked`,
       });
+    }
+    // The sealed message shows on the page it leads to; the same words with no seal, or a seal of other words, do not.
+    const said = "no task no-such-task";
+    const sealedPage = await (
+      await get(`/dashboard?error=${encodeURIComponent(said)}&seal=${seal("error", said)}`, cookie)
+    ).text();
+    expect(sealedPage).toContain('role="alert"');
+    const crafted = "Orchestra moved: sign in at https://evil.example";
+    for (const query of [
+      `error=${encodeURIComponent(crafted)}`,
+      `error=${encodeURIComponent(crafted)}&seal=${seal("error", said)}`,
+      `notice=${encodeURIComponent(crafted)}&seal=${seal("error", crafted)}`,
+    ]) {
+      const forged = await (await get(`/dashboard?${query}`, cookie)).text();
+      expect({ query, shown: forged.includes("evil.example") }).toEqual({ query, shown: false });
     }
 
     const retried = await post(
@@ -232,7 +250,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     );
     expect(retried.status).toBe(303);
     expect(retried.headers.get("location")).toBe(
-      `/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}`,
+      `/dashboard/tasks/${fleet.failed.id}?notice=${encodeURIComponent("retry: done; the task is queued.")}` +
+        `&seal=${seal("notice", "retry: done; the task is queued.")}`,
     );
     const held = await post(
       `/dashboard/tasks/${fleet.queued[0]!.id}/hold`,
@@ -240,7 +259,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       { referer: `${rig.app.url}/dashboard/tasks/${fleet.queued[0]!.id}` },
     );
     expect(decodeURIComponent(held.headers.get("location")!)).toBe(
-      `/dashboard/tasks/${fleet.queued[0]!.id}?notice=hold: done; the task is blocked.`,
+      `/dashboard/tasks/${fleet.queued[0]!.id}?notice=hold: done; the task is blocked.` +
+        `&seal=${seal("notice", "hold: done; the task is blocked.")}`,
     );
     const blockedRows = /aria-label="Blocked tasks">(.*?)<\/table>/s.exec(
       await (await get("/dashboard", cookie)).text(),
