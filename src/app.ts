@@ -36,7 +36,7 @@ import { WorkerTokens } from "./workers/tokens.js";
 import { workersQueries } from "./workers/queries.js";
 import { Idempotency } from "./api/idempotency.js";
 import { Decisions } from "./claims/decisions.js";
-import { Claims } from "./claims/claims.js";
+import { Claims, GITHUB_COM } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
 import { Settler } from "./exits/settle.js";
 import { Exits } from "./exits/exit.js";
@@ -259,6 +259,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     decisions,
     configs,
     clock,
+    urls: { web: webOf(env.baseUrl), api: env.baseUrl ?? GITHUB_COM.api },
     deliveriesWaiting: () => deliveriesWaiting(),
   });
   const leases = new Leases({ queries: claimRows, tasks, workers, decisions });

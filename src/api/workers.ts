@@ -10,6 +10,7 @@ import { jsonRequest } from "../http/body.js";
 import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
+import { repoUrls } from "../claims/claims.js";
 
 const REGISTER_AGAIN = "register a new worker (POST /api/v1/workers, admin token) and give it the new token";
 
@@ -57,7 +58,7 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
         const t = byId.get(r.taskId)!;
         return {
           id: r.id,
-          task: { id: t.id, repo: t.repo, issue: t.issue, title: t.title },
+          task: { id: t.id, repo: t.repo, issue: t.issue, title: t.title, ...repoUrls(deps.claims.deps.urls, t.repo) },
           attempt: r.attempt,
           leaseEpoch: r.leaseEpoch,
           leaseExpiresAt: (t.leaseExpiresAt ?? r.leaseExpiresAt).toISOString(),

@@ -30,8 +30,28 @@ export type ClaimContinuation = Continuation & {
   };
 };
 
+/** Where a run's repository is on GitHub: git over HTTPS, and the REST API the worker opens its PR with. */
+export interface GitHubUrls {
+  /** GitHub's web address: https://github.com, or a GitHub Enterprise Server's https://host. */
+  web: string;
+  /** The REST API: https://api.github.com, or https://host/api/v3. */
+  api: string;
+}
+
+export const GITHUB_COM: GitHubUrls = { web: "https://github.com", api: "https://api.github.com" };
+
 export interface ClaimAnswer {
-  task: { id: string; repo: string; issue: number; title: string; body: string };
+  task: {
+    id: string;
+    repo: string;
+    issue: number;
+    title: string;
+    body: string;
+    /** The repository's git URL (`<web>/<owner>/<repo>.git`). */
+    cloneUrl: string;
+    /** The REST API's base URL for this repository's host. */
+    apiUrl: string;
+  };
   run: {
     id: string;
     attempt: number;
@@ -58,6 +78,8 @@ export interface ClaimsDeps {
   decisions: Decisions;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
+  /** The GitHub host's addresses, for the claim answer (github.com's when unset). */
+  urls?: GitHubUrls;
   /** Installations whose webhook deliveries failed and are not recovered yet: nothing is claimed there. */
   deliveriesWaiting?: () => Promise<Set<number>>;
 }
@@ -67,6 +89,12 @@ const WINDOW = 25;
 const WINDOWS = 4;
 /** Races lost (the task claimed by someone else first) before a claim gives up with a 204. */
 const MAX_LOST = 8;
+
+/** The git and API addresses of one repository on the host. */
+export function repoUrls(urls: GitHubUrls | undefined, repo: string): { cloneUrl: string; apiUrl: string } {
+  const { web, api } = urls ?? GITHUB_COM;
+  return { cloneUrl: `${web.replace(/\/$/, "")}/${repo}.git`, apiUrl: api.replace(/\/$/, "") };
+}
 
 export class Claims {
   /**
@@ -89,7 +117,14 @@ export class Claims {
     if (!won) return null;
     const { task: c, run } = won;
     return {
-      task: { id: c.id, repo: c.repo, issue: c.issue, title: c.title, body: c.body },
+      task: {
+        id: c.id,
+        repo: c.repo,
+        issue: c.issue,
+        title: c.title,
+        body: c.body,
+        ...repoUrls(this.deps.urls, c.repo),
+      },
       run: {
         id: run.runId,
         attempt: run.attempt,

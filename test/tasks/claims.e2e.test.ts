@@ -29,6 +29,8 @@ test(`sqlite: ${ROUNDS} rounds of two concurrent claimers give exactly one winne
       expect(statuses).toEqual([200, 204]);
       const win = ra.status === 200 ? ra : rb;
       expect(win.body.task.issue).toBe(i);
+      // Where the worker clones from and opens its PR: the host the App talks to (here the fake, as GHE_HOST).
+      expect(win.body.task).toMatchObject({ cloneUrl: `${rig.fake.url}/${REPO}.git`, apiUrl: rig.fake.apiUrl });
       winners.push(ra.status === 200 ? "a" : "b");
     }
     const tasks = await rig.app.database.db.task.findMany();
