@@ -53,6 +53,7 @@ export type {
 } from "./state.js";
 export { FakeState, Repo } from "./state.js";
 export type { HookDelivery, NewHookDelivery } from "./routes/hooks.js";
+export type { GitOptions, Push, PushedCommit } from "./git/host.js";
 export type { DependencySummary, IssueAt } from "./dependencies.js";
 export { GraphQLFieldError, connection, type GraphQLHandler, type GraphQLContext } from "./graphql/index.js";
 
@@ -172,6 +173,9 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
         );
       }
     },
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      state.git.dispose();
+    },
   };
 }
