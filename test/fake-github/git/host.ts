@@ -24,8 +24,12 @@ export interface GitOptions {
 
 export interface PushedCommit {
   sha: string;
+  tree: string;
   message: string;
+  /** the login GitHub shows (see GitCommit.author), and the author's name and address */
   author: string;
+  name: string;
+  email: string;
   date: Date;
   added: string[];
   removed: string[];
@@ -153,13 +157,7 @@ export class GitHost {
     if (c.after) {
       // a new ref brings the commits no other ref had; an update those after its old tip
       const others = c.before ? [c.before] : [...git.refs].filter(([ref]) => ref !== c.ref).map(([, sha]) => sha);
-      commits = git.readCommits([c.after], others).map((x) => ({
-        sha: x.sha,
-        message: x.message,
-        author: x.author,
-        date: x.date,
-        ...git.changes(x.sha),
-      }));
+      commits = git.readCommits([c.after], others).map(({ parents: _, ...x }) => ({ ...x, ...git.changes(x.sha) }));
     }
     const forced = Boolean(c.before && c.after && !this.state.ancestors(repo, c.after).has(c.before));
     return {

@@ -16,6 +16,9 @@ export interface GitCommit {
   tree: string;
   /** the login GitHub would show: from a `<id>+<login>@users.noreply.github.com` address, else the name */
   author: string;
+  /** the author's name and address as git has them */
+  name: string;
+  email: string;
   date: Date;
   message: string;
 }
@@ -161,6 +164,8 @@ export class GitRepo {
           parents: parents ? parents.split(" ") : [],
           tree: tree!,
           author: noreply?.[1] ?? name!,
+          name: name!,
+          email: email!,
           date: new Date(Number(time) * 1000),
           message: (message ?? "").replace(/\n+$/, ""),
         };
