@@ -88,6 +88,8 @@ describe("a git-backed repository", () => {
     const pr = await client.rest(token, "GET", `/repos/acme/widgets/pulls/${opened.json.number}`);
     expect(pr.json.head.sha).toBe(second);
     expect(pr.json.mergeable).toBe(true);
+    await client.git(dir, ["fetch", "--quiet", "origin", `pull/${opened.json.number}/head`], token);
+    expect(await client.git(dir, ["rev-parse", "FETCH_HEAD"])).toBe(second);
 
     const base = fake.state.repo("acme/widgets").branches.get("main")!;
     const merged = await client.rest(token, "PUT", `/repos/acme/widgets/pulls/${opened.json.number}/merge`, {});
@@ -252,5 +254,14 @@ describe("a git-backed repository", () => {
       app.closeAllConnections();
       await new Promise((r) => app.close(r));
     }
+  });
+
+  it("answers git as it answers REST while GitHub is down", async () => {
+    const { token } = fake.state.issueToken(INSTALLATION);
+    fake.outage({ status: 503 });
+    const stderr = await client.fails(client.home, ["clone", client.url("acme/widgets"), "down"], token);
+    expect(stderr).toContain("503");
+    fake.outage(null);
+    await client.clone("acme/widgets", token);
   });
 });

@@ -898,6 +898,7 @@ export class FakeState {
     for (const { repo: into, pr } of pullsFromBranch(this, repo, branch)) {
       if (into !== repo) shareCommits(repo, into, sha);
       pr.headSha = sha;
+      into.git?.setRef(`refs/pull/${pr.number}/head`, sha);
     }
   }
 
@@ -1029,6 +1030,8 @@ export class FakeState {
       linkedIssues: [],
     };
     repo.pulls.set(pr.number, pr);
+    // GitHub keeps each pull request's head as refs/pull/N/head (fetchable, as actions/checkout does)
+    repo.git?.setRef(`refs/pull/${pr.number}/head`, pr.headSha);
     return pr;
   }
 

@@ -72,6 +72,8 @@ export class GitRepo {
     repo.git(["config", "gc.auto", "0"]);
     repo.git(["config", "receive.autogc", "false"]);
     repo.git(["config", "uploadpack.allowAnySHA1InWant", "true"]);
+    // refs/pull/* are GitHub's to write: fetchable, never pushable
+    repo.git(["config", "receive.hideRefs", "refs/pull"]);
     return repo;
   }
 

@@ -40,12 +40,14 @@ export function syncFromGit(state: FakeState, repo: Repo, git: GitRepo): RefChan
   const now = git.readRefs();
   importCommits(state, repo, git, [...new Set(now.values())]);
   const changes: RefChange[] = [];
-  for (const ref of new Set([...git.refs.keys(), ...now.keys()])) {
+  // only branches and tags are pushed; refs/pull/* are the fake's own
+  const pushable = [...git.refs.keys()].filter((ref) => /^refs\/(heads|tags)\//.test(ref));
+  for (const ref of new Set([...pushable, ...now.keys()])) {
     const before = git.refs.get(ref) ?? null;
     const after = now.get(ref) ?? null;
     if (before !== after) changes.push({ ref, before, after });
   }
-  git.refs.clear();
+  for (const ref of pushable) git.refs.delete(ref);
   for (const [ref, sha] of now) git.refs.set(ref, sha);
   for (const { ref, after } of changes) {
     const branch = /^refs\/heads\/(.+)$/.exec(ref)?.[1];

@@ -152,6 +152,7 @@ export const pullRoutes: RouteTable = {
         linkedIssues: [],
       };
       repo.pulls.set(pr.number, pr);
+      repo.git?.setRef(`refs/pull/${pr.number}/head`, pr.headSha);
     } else {
       pr = ctx.state.addPull(repo.fullName, {
         head: headRef,
