@@ -11,6 +11,8 @@
  *   await fake.close();
  */
 import { takeAppKeys } from "./auth.js";
+import type { Push } from "./git/host.js";
+import { pushPayload } from "./git/payload.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
 import { loadOpenApi } from "./openapi.js";
@@ -53,6 +55,7 @@ export type {
 } from "./state.js";
 export { FakeState, Repo } from "./state.js";
 export type { HookDelivery, NewHookDelivery } from "./routes/hooks.js";
+export type { GitOptions, Push, PushedCommit } from "./git/host.js";
 export type { DependencySummary, IssueAt } from "./dependencies.js";
 export { GraphQLFieldError, connection, type GraphQLHandler, type GraphQLContext } from "./graphql/index.js";
 
@@ -107,6 +110,14 @@ export interface FakeGitHub {
   chaosStats(): ChaosStats;
   /** Where webhook deliveries (sent and redelivered, see routes/hooks.ts) go, signed with `secret`. */
   setWebhookTarget(url: string, secret: string): void;
+  /** The body of GitHub's `push` webhook for a push to a git-backed repository (`state.git.pushes`). */
+  pushPayload(push: Push): Record<string, unknown>;
+  /**
+   * Deliver the `push` webhook for every push to a git-backed repository, to
+   * the webhook target (setWebhookTarget), as GitHub does; the delivery is
+   * answered before `git push` returns. `false` stops it.
+   */
+  deliverPushes(on?: boolean): void;
   /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
   beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
   /**
@@ -159,6 +170,18 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     setWebhookTarget: (target, secret) => {
       state.hookDeliveries.target = { url: target, secret };
     },
+    pushPayload: (push) => pushPayload(state, server.json, push),
+    deliverPushes: (on = true) => {
+      state.git.onPush = on
+        ? async (push) => {
+            if (!state.hookDeliveries.target) {
+              server.violations.push(`push to ${push.repo} ${push.ref}: no webhook target (fake.setWebhookTarget)`);
+              return;
+            }
+            await state.hookDeliveries.send("push", pushPayload(state, server.json, push));
+          }
+        : null;
+    },
     beforeHandle: (hook) => {
       server.beforeHandle = hook;
     },
@@ -172,6 +195,9 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
         );
       }
     },
-    close: () => server.close(),
+    close: async () => {
+      await server.close();
+      state.git.dispose();
+    },
   };
 }

@@ -30,6 +30,7 @@ import { appRoutes } from "./routes/apps.js";
 import { checkRoutes } from "./routes/checks.js";
 import { dependencyRoutes } from "./routes/dependencies.js";
 import { download } from "./routes/downloads.js";
+import { gitService, matchGitRoute, serveGit, type GitRoute } from "./git/backend.js";
 import { gitRoutes } from "./routes/git.js";
 import { hookRoutes } from "./routes/hooks.js";
 import { issueRoutes } from "./routes/issues.js";
@@ -163,6 +164,8 @@ export class FakeServer {
   // ---------------------------------------------------------------------------
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const gitRoute = matchGitRoute(new URL(req.url ?? "/", this.urls.web).pathname);
+    if (gitRoute) return this.handleGit(req, res, gitRoute);
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
@@ -196,6 +199,43 @@ export class FakeServer {
     rec.status = reply.status;
     rec.response = reply.raw ? reply.raw.text : reply.body;
     this.send(res, reply, rec.requestId!);
+  }
+
+  /**
+   * Git over smart HTTP (git/backend.ts): the body is a pack, streamed to git
+   * as it comes, so it is not read here. Recorded like any request (under
+   * `git:git-upload-pack` / `git:git-receive-pack`); an outage or an
+   * `inject` rule for its path answers instead of git.
+   */
+  private async handleGit(req: IncomingMessage, res: ServerResponse, route: GitRoute): Promise<void> {
+    const url = new URL(req.url ?? "/", this.urls.web);
+    const method = (req.method ?? "GET").toUpperCase();
+    const rec: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: undefined,
+      headers: Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v ?? "")]),
+      ),
+      operationId: `git:${gitService(route, url.searchParams)}`,
+      status: 0,
+      at: Date.now(),
+      requestId: `FAKE:${(++this.requestSeq).toString(16).toUpperCase()}`,
+    };
+    this.requests.push(rec);
+    const injection = this.faults.take(method, rec.path, null);
+    if (injection) {
+      req.resume();
+      const reply = await this.faults.run(injection, rec, () => ({ status: 500 }));
+      rec.status = reply.status;
+      rec.response = reply.body;
+      this.send(res, reply, rec.requestId!);
+      return;
+    }
+    const answer = await serveGit(this.state, route, url, req, res, (m) => this.violations.push(m));
+    rec.status = answer.status;
+    rec.response = answer.message;
   }
 
   private send(res: ServerResponse, reply: Reply, requestId: string): void {

@@ -11,6 +11,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Dependencies, type IssueAt } from "./dependencies.js";
 import { createFork, crossHead, headRepoOf, pullsFromBranch, shareCommits } from "./forks.js";
+import { GitHost, type GitOptions } from "./git/host.js";
+import type { GitRepo } from "./git/repository.js";
 import { reviewDecision, type NewReviewComment, type ReviewComment } from "./pull-reads.js";
 import { HookDeliveries } from "./routes/hooks.js";
 import { SubIssues } from "./sub-issues.js";
@@ -63,6 +65,8 @@ export interface AccessToken {
   permissions: Record<string, string>;
   /** lower-case full names when the token was narrowed to some repositories */
   repositories: string[] | null;
+  /** when `DELETE /installation/token` revoked it; a revoked token is refused everywhere */
+  revokedAt?: Date | null;
 }
 
 export interface Label {
@@ -305,6 +309,8 @@ export class Repo {
   lastNumber = 0;
   /** GitHub's "Automatically delete head branches": a merge deletes the pull request's branch */
   deleteBranchOnMerge = false;
+  /** set when the repository is backed by a real bare repository (see git/host.ts): git is then the truth */
+  git: GitRepo | null = null;
   /** set on a fork: the repository it was forked from (see forks.ts) */
   parent: Repo | null = null;
 
@@ -391,6 +397,8 @@ export class FakeState {
   readonly hookDeliveries = new HookDeliveries(() => this.now());
   /** sub-issues (parent → children), across repositories */
   readonly subIssues = new SubIssues(() => this.repos.values());
+  /** git-backed repositories, served over smart HTTP, and the pushes they received (git/host.ts) */
+  readonly git: GitHost = new GitHost(this);
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
   /** what the App itself asks for (`GET /app`); an installation keeps what it accepted, which may lag behind */
@@ -489,7 +497,14 @@ export class FakeState {
 
   addRepo(
     fullName: string,
-    opts: { defaultBranch?: string; installationId?: number; private?: boolean; id?: number } = {},
+    opts: {
+      defaultBranch?: string;
+      installationId?: number;
+      private?: boolean;
+      id?: number;
+      /** back it by a real bare repository, cloneable and pushable over HTTP (see git/host.ts) */
+      git?: boolean | GitOptions;
+    } = {},
   ): Repo {
     const [owner, name] = splitRepo(fullName);
     let installationId = opts.installationId ?? null;
@@ -512,6 +527,7 @@ export class FakeState {
     this.repos.set(fullName.toLowerCase(), repo);
     const root = this.commit(repo, [], "Initial commit", owner);
     repo.branches.set(repo.defaultBranch, root.sha);
+    if (opts.git) this.git.enable(repo, opts.git === true ? {} : opts.git);
     return repo;
   }
 
@@ -522,6 +538,7 @@ export class FakeState {
    * `addPull(parent, { head, headRepo: fork })`.
    */
   addFork(sourceRepo: string, forkOwner: string): Repo {
+    if (this.repo(sourceRepo).git) throw new Error(`fake GitHub: forks of a git-backed repository are not modelled`);
     return createFork(this, sourceRepo, forkOwner);
   }
 
@@ -555,6 +572,7 @@ export class FakeState {
 
   setFile(repoName: string, path: string, content: string, opts: { branch?: string } = {}): void {
     const repo = this.repo(repoName);
+    if (repo.git) throw gitOwnsFiles(repo);
     const branch = opts.branch ?? repo.defaultBranch;
     let files = repo.files.get(branch);
     if (!files) repo.files.set(branch, (files = new Map()));
@@ -563,6 +581,7 @@ export class FakeState {
 
   deleteFile(repoName: string, path: string, opts: { branch?: string } = {}): void {
     const repo = this.repo(repoName);
+    if (repo.git) throw gitOwnsFiles(repo);
     repo.files.get(opts.branch ?? repo.defaultBranch)?.delete(path.replace(/^\/+/, ""));
   }
 
@@ -807,6 +826,10 @@ export class FakeState {
   // ---- git -----------------------------------------------------------------
 
   commit(repo: Repo, parents: string[], message: string, author = "octocat", sha?: string): Commit {
+    if (repo.git) {
+      if (sha) throw new Error(`fake GitHub: ${repo.fullName} is git-backed; git chooses its shas`);
+      return this.git.commit(repo, repo.git, parents, message, author);
+    }
     const c: Commit = {
       sha: sha ?? this.newSha(`${repo.fullName}:${message}`),
       parents,
@@ -867,10 +890,15 @@ export class FakeState {
    * from a same-named branch of another repository).
    */
   moveBranch(repo: Repo, branch: string, sha: string): void {
+    if (repo.git) {
+      repo.git.setRef(`refs/heads/${branch}`, sha);
+      repo.files.set(branch, repo.git.files(sha));
+    }
     repo.branches.set(branch, sha);
     for (const { repo: into, pr } of pullsFromBranch(this, repo, branch)) {
       if (into !== repo) shareCommits(repo, into, sha);
       pr.headSha = sha;
+      into.git?.setRef(`refs/pull/${pr.number}/head`, sha);
     }
   }
 
@@ -881,6 +909,8 @@ export class FakeState {
   deleteBranch(repoName: string, name: string): boolean {
     const repo = this.repo(repoName);
     if (!repo.branches.delete(name)) return false;
+    repo.git?.setRef(`refs/heads/${name}`, null);
+    if (repo.git) repo.files.delete(name);
     for (const { repo: into, pr } of pullsFromBranch(this, repo, name)) {
       if (!pr.merged) this.setIssueState(into.issues.get(pr.number)!, "closed", null, null);
     }
@@ -1000,6 +1030,8 @@ export class FakeState {
       linkedIssues: [],
     };
     repo.pulls.set(pr.number, pr);
+    // GitHub keeps each pull request's head as refs/pull/N/head (fetchable, as actions/checkout does)
+    repo.git?.setRef(`refs/pull/${pr.number}/head`, pr.headSha);
     return pr;
   }
 
@@ -1106,7 +1138,9 @@ export class FakeState {
     const message =
       opts.message ?? `Merge pull request #${number} from ${headRepoOf(this, repo, pr).owner}/${pr.headRef}`;
     const by = this.user(opts.by ?? repo.owner).login;
-    const c = this.commit(repo, parents, message, by);
+    const c = repo.git
+      ? this.git.mergeCommit(repo, repo.git, method, baseSha, pr.headSha, message, by)
+      : this.commit(repo, parents, message, by);
     this.moveBranch(repo, pr.baseRef, c.sha);
     const now = this.now();
     pr.merged = true;
@@ -1130,7 +1164,14 @@ export class FakeState {
     const issue = repo.issues.get(pr.number);
     if (pr.mergeableOverride) return pr.mergeableOverride;
     if (pr.merged || issue?.state === "closed") return "UNKNOWN";
-    return pr.conflicting ? "CONFLICTING" : "MERGEABLE";
+    return this.pullConflicting(repo, pr) ? "CONFLICTING" : "MERGEABLE";
+  }
+
+  /** The head cannot merge cleanly into the base: as a test set it, or as git finds it for a git-backed repository. */
+  pullConflicting(repo: Repo, pr: Pull): boolean {
+    const baseSha = repo.branches.get(pr.baseRef);
+    if (pr.conflicting || !repo.git || !baseSha) return pr.conflicting;
+    return repo.git.conflictsBetween(baseSha, pr.headSha) !== null;
   }
 
   pullMergeState(repo: Repo, pr: Pull): MergeStateStatus {
@@ -1490,6 +1531,12 @@ export class FakeState {
     for (const [name, s] of repo.branches) if (s === sha) return name;
     return null;
   }
+}
+
+function gitOwnsFiles(repo: Repo): Error {
+  return new Error(
+    `fake GitHub: ${repo.fullName} is git-backed; its files are git's (seed them with addRepo's git.files, or push)`,
+  );
 }
 
 export function splitRepo(fullName: string): [string, string] {

@@ -19,6 +19,13 @@ function allRefs(repo: Repo): [string, string][] {
   ].sort((a, b) => a[0].localeCompare(b[0]));
 }
 
+/** A lightweight tag moved (null: deleted); a git-backed repository's bare repository first. */
+function setTag(repo: Repo, name: string, sha: string | null): void {
+  repo.git?.setRef(`refs/tags/${name}`, sha);
+  if (sha) repo.tags.set(name, sha);
+  else repo.tags.delete(name);
+}
+
 /** compare accepts `branch`, `sha` or `owner:branch` on either side. */
 function resolveSide(ctx: RouteContext, repo: Repo, side: string): string | undefined {
   const i = side.indexOf(":");
@@ -57,7 +64,7 @@ export const gitRoutes: RouteTable = {
     const map = refMap(repo, parsed.kind);
     if (map.has(parsed.name)) throw fail(ctx, 422, "Reference already exists");
     if (parsed.kind === "heads") ctx.state.moveBranch(repo, parsed.name, b.sha);
-    else map.set(parsed.name, b.sha);
+    else setTag(repo, parsed.name, b.sha);
     return created(ctx.json.gitRef(repo, b.ref, b.sha));
   },
 
@@ -72,7 +79,7 @@ export const gitRoutes: RouteTable = {
     if (!b.force && !ctx.state.ancestors(repo, b.sha).has(current))
       throw fail(ctx, 422, "Update is not a fast forward");
     if (parsed.kind === "heads") ctx.state.moveBranch(repo, parsed.name, b.sha);
-    else map!.set(parsed.name, b.sha);
+    else setTag(repo, parsed.name, b.sha);
     return ok(ctx.json.gitRef(repo, `refs/${parsed.kind}/${parsed.name}`, b.sha));
   },
 
@@ -81,7 +88,7 @@ export const gitRoutes: RouteTable = {
     const parsed = parseRef(ctx.params.ref!);
     if (!parsed || !refMap(repo, parsed.kind).has(parsed.name)) throw fail(ctx, 422, "Reference does not exist");
     if (parsed.kind === "heads") ctx.state.deleteBranch(repo.fullName, parsed.name);
-    else repo.tags.delete(parsed.name);
+    else setTag(repo, parsed.name, null);
     return noContent();
   },
 

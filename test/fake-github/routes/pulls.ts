@@ -15,6 +15,7 @@ import {
   type RouteContext,
   type RouteTable,
 } from "../http.js";
+import { isConflict } from "../git/host.js";
 import { headMatches, headRepoOf, parseHead, shareCommits } from "../forks.js";
 import { pullsWithCommit, reviewCommentJson } from "../pull-reads.js";
 import type { Pull, Repo } from "../state.js";
@@ -151,6 +152,7 @@ export const pullRoutes: RouteTable = {
         linkedIssues: [],
       };
       repo.pulls.set(pr.number, pr);
+      repo.git?.setRef(`refs/pull/${pr.number}/head`, pr.headSha);
     } else {
       pr = ctx.state.addPull(repo.fullName, {
         head: headRef,
@@ -223,11 +225,18 @@ export const pullRoutes: RouteTable = {
     if (b.sha && b.sha !== pr.headSha)
       throw fail(ctx, 409, "Head branch was modified. Review and try the merge again.");
     if (ctx.state.pullMergeable(repo, pr) !== "MERGEABLE") throw fail(ctx, 405, "Pull Request is not mergeable");
-    const sha = ctx.state.mergePull(repo.fullName, pr.number, {
-      by: ctx.actor,
-      method: b.merge_method,
-      message: b.commit_title,
-    });
+    let sha: string;
+    try {
+      sha = ctx.state.mergePull(repo.fullName, pr.number, {
+        by: ctx.actor,
+        method: b.merge_method,
+        message: b.commit_title,
+      });
+    } catch (e) {
+      // a git-backed repository's merge that git could not make (a rebase that stops on a conflict)
+      if (isConflict(e)) throw fail(ctx, 405, "Pull Request is not mergeable");
+      throw e;
+    }
     return ok({ sha, merged: true, message: "Pull Request successfully merged" });
   },
 
@@ -238,7 +247,7 @@ export const pullRoutes: RouteTable = {
     const expected = (ctx.body as { expected_head_sha?: string } | null)?.expected_head_sha;
     if (issue.state !== "open") throw fail(ctx, 422, "Pull request is closed.");
     if (expected && expected !== pr.headSha) throw fail(ctx, 422, "expected head sha didn't match current head ref.");
-    if (pr.conflicting) throw fail(ctx, 422, "merge conflict between base and head");
+    if (ctx.state.pullConflicting(repo, pr)) throw fail(ctx, 422, "merge conflict between base and head");
     // a fork's branch: the merge commit is pushed there, which only "allow edits from maintainers" permits
     const headRepo = headRepoOf(ctx.state, repo, pr);
     if (headRepo !== repo && !pr.maintainerCanModify)
@@ -249,12 +258,10 @@ export const pullRoutes: RouteTable = {
       throw fail(ctx, 422, "There are no new commits on the base branch.");
     }
     if (headRepo !== repo) shareCommits(repo, headRepo, baseSha);
-    const merge = ctx.state.commit(
-      headRepo,
-      [pr.headSha, baseSha],
-      `Merge branch '${pr.baseRef}' into ${pr.headRef}`,
-      ctx.actor,
-    );
+    const message = `Merge branch '${pr.baseRef}' into ${pr.headRef}`;
+    const merge = headRepo.git
+      ? ctx.state.git.mergeCommit(headRepo, headRepo.git, "merge", pr.headSha, baseSha, message, ctx.actor)
+      : ctx.state.commit(headRepo, [pr.headSha, baseSha], message, ctx.actor);
     ctx.state.moveBranch(headRepo, pr.headRef, merge.sha);
     return {
       status: 202,

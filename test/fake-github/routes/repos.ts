@@ -45,6 +45,8 @@ function filesAt(ctx: RouteContext, repo: Repo): { files: Map<string, string>; r
   if (repo.branches.has(name)) return { files: repo.files.get(name) ?? new Map(), ref: name };
   const sha = ctx.state.resolveRef(repo, refParam);
   if (!sha) throw notFound(ctx, `No commit found for the ref ${refParam}`);
+  // a git-backed repository has the files of any commit
+  if (repo.git) return { files: repo.git.files(sha), ref: refParam };
   // a sha: use the branch it heads, else the default branch's files
   const branch = [...repo.branches].find(([, s]) => s === sha)?.[0] ?? repo.defaultBranch;
   return { files: repo.files.get(branch) ?? new Map(), ref: refParam };
