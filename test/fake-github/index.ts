@@ -118,6 +118,8 @@ export interface FakeGitHub {
    * answered before `git push` returns. `false` stops it.
    */
   deliverPushes(on?: boolean): void;
+  /** Runs after each request's answer is decided, before it is sent (see FakeServer.afterHandle). */
+  afterHandle(hook: ((rec: RecordedRequest, reply: { status: number; body?: unknown }) => Promise<void>) | null): void;
   /** Runs just before each REST request's handler (see FakeServer.beforeHandle). */
   beforeHandle(hook: ((operationId: string, rec: RecordedRequest) => void) | null): void;
   /**
@@ -184,6 +186,9 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     },
     beforeHandle: (hook) => {
       server.beforeHandle = hook;
+    },
+    afterHandle: (hook) => {
+      server.afterHandle = hook;
     },
     hold: (operationId) => server.hold(operationId),
     requestsFor: (operationId) => server.requests.filter((r) => r.operationId === operationId),

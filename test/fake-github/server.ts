@@ -143,6 +143,14 @@ export class FakeServer {
    */
   beforeHandle: ((operationId: string, rec: RecordedRequest) => void) | null = null;
 
+  /**
+   * Runs after a request's answer is decided and before it is sent: GitHub's
+   * own webhooks for what the request did go out from here (see
+   * test/support/github-events.ts), so they are on their way before the
+   * caller has its answer, as they often are on GitHub.
+   */
+  afterHandle: ((rec: RecordedRequest, reply: Reply) => Promise<void>) | null = null;
+
   private readonly holds = new Map<string, { gate: Promise<void>; reached: (rec: RecordedRequest) => void }>();
 
   /** see FakeGitHub.hold */
@@ -198,6 +206,13 @@ export class FakeServer {
     }
     rec.status = reply.status;
     rec.response = reply.raw ? reply.raw.text : reply.body;
+    if (this.afterHandle) {
+      try {
+        await this.afterHandle(rec, reply);
+      } catch (e) {
+        this.violations.push(`fake GitHub could not send the webhooks of ${method} ${rec.path}: ${String(e)}`);
+      }
+    }
     this.send(res, reply, rec.requestId!);
   }
 
