@@ -5,7 +5,7 @@
  * written to a config file, never in the agent's environment.
  */
 import { spawn } from "node:child_process";
-import { authHeader, parseCount, parseStatus, worktreeDigest, type StatusEntry } from "./facts.js";
+import { authHeader, ORCHESTRA_DIR, parseCount, parseStatus, worktreeDigest, type StatusEntry } from "./facts.js";
 
 export interface GitResult {
   code: number;
@@ -107,7 +107,9 @@ export const HANDOFF_TRAILER = "Orchestra-Handoff";
  * expected to pass them. Answers whether there was anything to commit.
  */
 export async function commitHandoff(cwd: string, reason: string): Promise<boolean> {
-  await gitOk(["add", "-A", "--", ".", ":(exclude).orchestra"], { cwd });
+  await gitOk(["add", "-A"], { cwd });
+  // .orchestra/ is excluded already; this keeps it out should an exclude file have been edited meanwhile.
+  await gitOk(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", ORCHESTRA_DIR], { cwd });
   const staged = await git(["diff", "--cached", "--quiet"], { cwd });
   if (staged.code === 0) return false;
   await gitOk(

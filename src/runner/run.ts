@@ -52,7 +52,12 @@ export async function release(s: Session, reason: string): Promise<RunEnd> {
   return { kind: "released", reason };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits for `promise` at most `ms`, leaving no timer behind (a pending timer would keep the process alive). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /** The run's session from its claim: the clone URL and API base from the claim, else the worker's settings. */
 export function sessionOf(claim: ClaimAnswer, ctx: WorkerContext): Session {
@@ -201,7 +206,7 @@ async function supervise(s: Session, agent: AgentProcess): Promise<{ exitCode: n
   let exited: number | null = null;
   void agent.exited.then((code) => (exited = code));
   for (;;) {
-    await Promise.race([agent.exited, sleep(tick)]);
+    await within(agent.exited, tick);
     const asked = existsSync(question) && statSync(question).size > 0;
     if (exited !== null) return { exitCode: exited, stopped: asked ? "question" : null };
     const now = Date.now();
