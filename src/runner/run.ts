@@ -199,7 +199,10 @@ async function supervise(s: Session, agent: AgentProcess): Promise<{ exitCode: n
   const started = Date.now();
   const idleMs = settings.idleMinutes * 60_000;
   const capMs = settings.maxRunMinutes * 60_000;
-  const tick = Math.min(5000, Math.max(200, idleMs / 4));
+  // Flags are looked at often; git status (the worktree's digest) at most every 5 s, or a quarter of the idle time.
+  const tick = 250;
+  const digestEvery = Math.min(5000, Math.max(tick, idleMs / 4));
+  let digestAt = 0;
   const question = join(s.worktree!, ORCHESTRA_DIR, QUESTION_FILE);
   let digest = "";
   let changedAt = started;
@@ -210,7 +213,11 @@ async function supervise(s: Session, agent: AgentProcess): Promise<{ exitCode: n
     const asked = existsSync(question) && statSync(question).size > 0;
     if (exited !== null) return { exitCode: exited, stopped: asked ? "question" : null };
     const now = Date.now();
-    const f = await worktreeFacts(s.worktree!, `refs/remotes/origin/${s.defaultBranch}`).catch(() => null);
+    const due = now - digestAt >= digestEvery;
+    if (due) digestAt = now;
+    const f = due
+      ? await worktreeFacts(s.worktree!, `refs/remotes/origin/${s.defaultBranch}`).catch(() => null)
+      : null;
     if (f && f.digest !== digest) {
       digest = f.digest;
       changedAt = now;

@@ -236,8 +236,8 @@ export function startWorker(r: Rig, args: string[], env: Record<string, string> 
   );
   let out = "";
   let err = "";
-  proc.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  proc.stderr!.on("data", (b: Buffer) => (err += b.toString()));
+  proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  proc.stderr.on("data", (b: Buffer) => (err += b.toString()));
   const done = new Promise<number>((resolve) => proc.on("exit", (code, signal) => resolve(code ?? (signal ? -1 : 0))));
   return { proc, stdout: () => out, stderr: () => err, done };
 }
