@@ -215,9 +215,7 @@ async function supervise(s: Session, agent: AgentProcess): Promise<{ exitCode: n
     const now = Date.now();
     const due = now - digestAt >= digestEvery;
     if (due) digestAt = now;
-    const f = due
-      ? await worktreeFacts(s.worktree!, `refs/remotes/origin/${s.defaultBranch}`).catch(() => null)
-      : null;
+    const f = due ? await worktreeFacts(s.worktree!, `refs/remotes/origin/${s.defaultBranch}`).catch(() => null) : null;
     if (f && f.digest !== digest) {
       digest = f.digest;
       changedAt = now;
