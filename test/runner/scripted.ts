@@ -6,7 +6,7 @@
  * process. Nothing calls a model: the agent is a shell script.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -176,6 +176,14 @@ export async function rig(branches: Record<string, Record<string, string>> = {})
       };
     },
     async cleanup() {
+      // An agent a failed test left running (its script wrote agent.pid, then exec'd its sleep) is stopped.
+      const pidFile = join(root, "agent.pid");
+      if (existsSync(pidFile))
+        try {
+          process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");
+        } catch {
+          // gone already
+        }
       await api.stop();
       rmSync(root, { recursive: true, force: true });
     },
