@@ -21,7 +21,7 @@ export interface Mirror {
   defaultBranch: string;
 }
 
-/** One fetch or clone per mirror at a time in this worker: runs of one repository queue here. */
+/** One git operation on a mirror at a time in this worker (clone, fetch, worktree add and remove). */
 const busy = new Map<string, Promise<unknown>>();
 function serially<T>(key: string, work: () => Promise<T>): Promise<T> {
   const before = busy.get(key) ?? Promise.resolve();
@@ -118,6 +118,10 @@ export async function addWorktree(
   runId: string,
   branch: string,
 ): Promise<{ path: string; startSha: string; existing: boolean }> {
+  return serially(mirror.path, () => newWorktree(workdir, mirror, runId, branch));
+}
+
+async function newWorktree(workdir: string, mirror: Mirror, runId: string, branch: string) {
   const path = worktreePath(workdir, runId);
   const remote = await revParse(mirror.path, `refs/remotes/origin/${branch}`);
   const base = await revParse(mirror.path, `refs/remotes/origin/${mirror.defaultBranch}`);
@@ -144,7 +148,11 @@ export async function addWorktree(
 }
 
 /** The run's worktree, its local branch and its record, gone: only once its work is pushed or was nothing. */
-export async function removeWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
+export function removeWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
+  return serially(mirror, () => dropWorktree(workdir, mirror, runId, branch));
+}
+
+async function dropWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
   const path = worktreePath(workdir, runId);
   await git(["worktree", "remove", "--force", path], { cwd: mirror });
   await rm(path, { recursive: true, force: true });

@@ -7,7 +7,18 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BROKERED, claimOnce, gitIn, once, refOf, rig, WORKER_TOKEN, type Rig } from "./scripted.js";
+import {
+  BROKERED,
+  claimOnce,
+  eventually,
+  gitIn,
+  once,
+  refOf,
+  rig,
+  startWorker,
+  WORKER_TOKEN,
+  type Rig,
+} from "./scripted.js";
 
 let r: Rig;
 afterEach(async () => r?.cleanup());
@@ -231,4 +242,33 @@ test("a decision a heartbeat brings is written to .orchestra/decisions once and 
   expect(gitIn(r.bare, "show", `${head}:decision.md`)).toBe("# correction from lead\n\nUse the v2 parser");
   expect(r.api.calls("POST", /\/decisions\/dec-1\/receipt$/).map((c) => c.body)).toEqual([{ leaseEpoch: "epoch-1" }]);
   expect(res.stdout).toContain("decision  correction from lead written to .orchestra/decisions/dec-1.md");
+});
+
+test("--concurrency 2: two runs of one repository at once over one mirror, each on its own worktree and branch", async () => {
+  r = await rig();
+  const second = r.claimAnswer({
+    task: { id: "t2", issue: 13, title: "Second" },
+    run: { id: "run-2", leaseEpoch: "epoch-2", branch: "agent/13-second" },
+  });
+  r.api.on("POST", /^\/api\/v1\/claims$/, (_req, n) =>
+    n === 0 ? { status: 200, body: r.claimAnswer() } : n === 1 ? { status: 200, body: second } : undefined,
+  );
+  // Each agent waits until both have started: the two runs overlap for certain.
+  const agent = r.agent(
+    "together",
+    'touch "$HOME/started-$ORCHESTRA_ISSUE"\nwhile [ ! -f "$HOME/started-12" ] || [ ! -f "$HOME/started-13" ]; do sleep 0.1; done\n' +
+      'echo "$ORCHESTRA_ISSUE" > issue.txt\ngit add issue.txt\ngit commit -q -m "issue $ORCHESTRA_ISSUE"',
+  );
+  const w = startWorker(r, ["--agent", agent, "--concurrency", "2"]);
+  await eventually(() => (r.api.calls("POST", /\/exit$/).length === 2 ? true : undefined));
+  w.proc.kill("SIGTERM");
+  expect(await w.done).toBe(143);
+  expect(gitIn(r.bare, "show", `refs/heads/${BRANCH}:issue.txt`)).toBe("12");
+  expect(gitIn(r.bare, "show", "refs/heads/agent/13-second:issue.txt")).toBe("13");
+  expect(
+    r.api
+      .calls("POST", /\/gh\/.*pulls$/)
+      .map((c) => c.body.body)
+      .sort(),
+  ).toEqual(["Closes #12", "Closes #13"]);
 });
