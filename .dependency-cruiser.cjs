@@ -88,14 +88,15 @@ module.exports = {
       name: "http-only-from-the-http-layer",
       severity: "error",
       comment: "Domain rooms return typed outcomes (src/refusal.ts); only the HTTP layer speaks HTTP.",
-      from: { path: "^src/", pathNot: HTTP_AND_ABOVE },
+      // The worker is held by its own rules below (it may read the API's types).
+      from: { path: "^src/", pathNot: [...HTTP_AND_ABOVE, "^src/runner/"] },
       to: { path: ["^src/http/", "^src/api/", "^src/dashboard/", "^src/ingest/"] },
     },
     {
       name: "api-only-from-the-wiring",
       severity: "error",
-      comment: "The API's routes are registered by app.ts; the CLI may read their types.",
-      from: { path: "^src/", pathNot: ["^src/api/", "^src/app\\.ts$", "^src/cli/"] },
+      comment: "The API's routes are registered by app.ts; the CLI and the worker may read their types.",
+      from: { path: "^src/", pathNot: ["^src/api/", "^src/app\\.ts$", "^src/cli/", "^src/runner/"] },
       to: { path: "^src/api/" },
     },
     {
@@ -104,6 +105,29 @@ module.exports = {
       comment: "The CLI talks to the service over HTTP: it shares the API's types and constants, never its code paths.",
       from: { path: "^src/cli/" },
       to: { path: "^src/api/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "runner-reads-api-types-and-pure-rooms-only",
+      severity: "error",
+      comment:
+        "The worker (runner/) is a client of the service: it talks to the worker API over HTTP and runs git and " +
+        "the agent. It shares the API's types and the pure rooms' decisions, never the service's code paths.",
+      from: { path: "^src/runner/" },
+      to: { path: "^src/", pathNot: ["^src/runner/", "^src/api/", ...PURE] },
+    },
+    {
+      name: "runner-reads-api-types-only",
+      severity: "error",
+      comment: "From the API, the worker takes types only (its request schemas), never its routes.",
+      from: { path: "^src/runner/" },
+      to: { path: "^src/api/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "runner-only-from-the-cli",
+      severity: "error",
+      comment: "The worker is a verb of the CLI; nothing in the service imports it.",
+      from: { path: "^src/", pathNot: ["^src/runner/", "^src/cli/"] },
+      to: { path: "^src/runner/" },
     },
     {
       name: "generated-client-only-in-store",

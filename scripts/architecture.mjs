@@ -23,6 +23,7 @@ const LAYERS = [
   ["ports", "The two ports to the outside world, and the configuration they read."],
   ["rooms", "Capabilities, each owning its rows and queries; effects on GitHub go through the outbox."],
   ["http", "The HTTP layer: routes, the webhook ingest, the dashboard."],
+  ["worker", "The reference worker: a client of the worker API that runs git and the agent (API types only)."],
   ["wiring", "Entries that only wire rooms together."],
 ];
 
@@ -65,6 +66,7 @@ const ROOMS = {
   ingest: ["http", "reading, verifying and storing a webhook delivery"],
   api: ["http", "the operator and worker API under /api/v1"],
   dashboard: ["http", "the operator dashboard"],
+  runner: ["worker", "`orchestra worker`: claims, mirrors and worktrees, the agent under its clocks, facts, push, PR"],
   "app.ts": ["wiring", "builds every room and registers routes and webhooks"],
   "main.ts": ["wiring", "the service entry: settings, database, Probot server"],
   cli: ["wiring", "the `orchestra` command line"],

@@ -17,6 +17,7 @@ import { deliveriesText, type DeliveriesAnswer } from "./deliveries.js";
 import { effectsText, ignoredText, type EffectsAnswer, type IgnoredAnswer } from "./effects.js";
 import { workersArgs, workersCommand } from "./workers.js";
 import { migrateCommand } from "./migrate.js";
+import { workerCommand } from "./worker.js";
 import { taskText, tasksText, type TaskAnswer, type TaskRow } from "./tasks.js";
 import { runsText, type RunsAnswer } from "./runs.js";
 import { STATUS_CALLS, statusText, type StatusAnswer } from "./status.js";
@@ -271,6 +272,8 @@ function program(): Command {
       if ("error" in args) die(EXIT.usage, args.error);
       await workersCommand(args, { api, out });
     });
+
+  workerCommand(cli);
 
   cli
     .command("doctor")

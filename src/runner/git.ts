@@ -1,0 +1,128 @@
+/**
+ * Git, as the worker runs it. A credential reaches git only for the one
+ * command that needs it, as an `http.extraHeader` passed through git's
+ * GIT_CONFIG_COUNT environment (the same as `-c`, but out of `ps`): never
+ * written to a config file, never in the agent's environment.
+ */
+import { spawn } from "node:child_process";
+import { authHeader, ORCHESTRA_DIR, parseCount, parseStatus, worktreeDigest, type StatusEntry } from "./facts.js";
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class GitFailed extends Error {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+  ) {
+    const said = (result.stderr || result.stdout).trim().split("\n").slice(-3).join(" / ");
+    super(`git ${args.filter((a) => !a.startsWith("--")).join(" ")} failed (exit ${result.code}): ${said}`);
+  }
+}
+
+/** The worker's environment for git: no prompts, no tokens or git settings inherited from the shell. */
+function gitEnv(token: string | null): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^GIT_CONFIG_|^GIT_ASKPASS$|^(GITHUB|GH)_TOKEN$|^ORCHESTRA_/.test(k)) env[k] = v;
+  env["GIT_TERMINAL_PROMPT"] = "0";
+  if (token) {
+    env["GIT_CONFIG_COUNT"] = "1";
+    env["GIT_CONFIG_KEY_0"] = "http.extraHeader";
+    env["GIT_CONFIG_VALUE_0"] = authHeader(token);
+  }
+  return env;
+}
+
+export interface GitOptions {
+  cwd: string;
+  token?: string | null;
+  timeoutMs?: number;
+  /** Written to git's stdin. */
+  input?: string;
+}
+
+/** Runs git; answers whatever it did (callers decide what a non-zero exit means). */
+export function git(args: string[], opts: GitOptions): Promise<GitResult> {
+  return new Promise((resolve) => {
+    const child = spawn("git", args, { cwd: opts.cwd, env: gitEnv(opts.token ?? null), stdio: "pipe" });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (b: Buffer) => out.push(b));
+    child.stderr.on("data", (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 15 * 60_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ code: 127, stdout: "", stderr: `cannot run git: ${e.message}` });
+    });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const stderr = Buffer.concat(err).toString("utf8") + (signal ? `(git was stopped by ${signal})` : "");
+      resolve({ code: code ?? 128, stdout: Buffer.concat(out).toString("utf8"), stderr });
+    });
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+/** Runs git and throws GitFailed unless it exits 0; answers stdout. */
+export async function gitOk(args: string[], opts: GitOptions): Promise<string> {
+  const r = await git(args, opts);
+  if (r.code !== 0) throw new GitFailed(args, r);
+  return r.stdout;
+}
+
+/** A ref's sha, or null when it does not exist. */
+export async function revParse(cwd: string, ref: string): Promise<string | null> {
+  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd });
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+export interface WorktreeFacts {
+  headSha: string;
+  entries: StatusEntry[];
+  dirty: boolean;
+  ahead: number;
+  digest: string;
+}
+
+/** What git says of a worktree: its head, what differs from it (without .orchestra/), commits ahead of `base`. */
+export async function worktreeFacts(cwd: string, base: string): Promise<WorktreeFacts> {
+  const headSha = (await gitOk(["rev-parse", "HEAD"], { cwd })).trim();
+  const entries = parseStatus(await gitOk(["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd }));
+  const stat = await git(["diff", "HEAD", "--stat"], { cwd });
+  const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..HEAD`], { cwd })) ?? 0;
+  return { headSha, entries, dirty: entries.length > 0, ahead, digest: worktreeDigest(headSha, entries, stat.stdout) };
+}
+
+export const HANDOFF_TRAILER = "Orchestra-Handoff";
+
+/**
+ * Commits whatever the agent left uncommitted (never `.orchestra/`), marked
+ * with the handoff trailer so the next run and the classifier can tell
+ * unfinished work from finished. Hooks are skipped: half-done work is not
+ * expected to pass them. Answers whether there was anything to commit.
+ */
+export async function commitHandoff(cwd: string, reason: string): Promise<boolean> {
+  await gitOk(["add", "-A"], { cwd });
+  // .orchestra/ is excluded already; this keeps it out should an exclude file have been edited meanwhile.
+  await gitOk(["rm", "-r", "--cached", "--quiet", "--ignore-unmatch", "--", ORCHESTRA_DIR], { cwd });
+  const staged = await git(["diff", "--cached", "--quiet"], { cwd });
+  if (staged.code === 0) return false;
+  await gitOk(
+    [
+      "commit",
+      "--quiet",
+      "--no-verify",
+      "-m",
+      `Unfinished work, handed off by the worker (${reason})`,
+      "-m",
+      `${HANDOFF_TRAILER}: ${reason}`,
+    ],
+    { cwd },
+  );
+  return true;
+}
