@@ -56,6 +56,7 @@ const ROOMS = {
   retention: ["rooms", "old rows deleted on a schedule"],
   sweeps: ["rooms", "the sweep: lease expiry, settling runs, dispatching"],
   workers: ["rooms", "worker identities and their tokens"],
+  credentials: ["rooms", "GitHub tokens brokered to runs: minted, renewed, sealed at rest, revoked with the lease"],
   fleet: ["rooms", "the fleet issue of a repository"],
   views: ["rooms", "read models for the dashboard and the API"],
   metrics: ["rooms", "Prometheus metrics, GitHub call tallies, staleness"],

@@ -75,6 +75,10 @@ import { dashboardQueries } from "./dashboard/queries.js";
 import { viewsQueries } from "./views/queries.js";
 import { metricsRoom } from "./metrics/routes.js";
 import { webOf } from "./dashboard/html.js";
+import { Broker } from "./credentials/broker.js";
+import { credentialsQueries } from "./credentials/queries.js";
+import { sealerFrom } from "./credentials/seal.js";
+import { octokitInstallationTokens } from "./github/octokit-tokens.js";
 
 /**
  * Probot's octokit without its throttling: writes are paced per installation
@@ -231,6 +235,13 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     onEffects: () => late.executor?.poke(),
   });
   const outbox = new Outbox(effectRows, database);
+  // Run tokens are minted as the App and kept sealed under a key derived from its private key.
+  const broker = new Broker({
+    queries: credentialsQueries(db),
+    tokens: octokitInstallationTokens(appAuth),
+    sealer: sealerFrom(credentials.privateKey),
+    clock,
+  });
   const ledger = new Ledger(ledgerQueries(db));
   const installations = new Installations(effectRows, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({
@@ -241,7 +252,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     deliveriesWaiting: () => deliveriesWaiting(),
   });
   const executor = new Executor(
-    { queries: effectRows, outbox, installations, githubFor, tasks, ledger, log, clock, fleet },
+    { queries: effectRows, outbox, installations, githubFor, tasks, ledger, log, clock, fleet, credentials: broker },
     { windowMs: retry.windowMs!, ...o.effects },
   );
   late.executor = executor;
@@ -261,6 +272,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     clock,
     urls: { web: webOf(env.baseUrl), api: env.baseUrl ?? GITHUB_COM.api },
     deliveriesWaiting: () => deliveriesWaiting(),
+    credentials: broker,
   });
   const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
@@ -364,6 +376,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     claims: metrics.timedClaims(claims),
     leases,
     exits,
+    credentials: broker,
     inbox,
     outbox,
     ledger,

@@ -4,6 +4,7 @@
  * (api/workers.ts) and the admin routes that manage workers
  * (api/worker-admin.ts).
  */
+import type { Broker } from "../credentials/broker.js";
 import { z } from "zod";
 import type { ApiQueries } from "./queries.js";
 import type { Workers } from "../workers/workers.js";
@@ -74,6 +75,8 @@ export const schemas = {
         })
         .strict()
         .optional(),
+      /** Hand a fresh GitHub token now (`credentials: broker`), not only when the current one is about to expire. */
+      renewCredentials: z.boolean().optional(),
     })
     .strict(),
   receipt: z.object({ leaseEpoch: epoch }).strict(),
@@ -131,4 +134,6 @@ export interface WorkerApiDeps {
   claims: Claims;
   leases: Leases;
   exits: Exits;
+  /** Fresh GitHub tokens in heartbeat answers (credentials/broker.ts); unset: none. */
+  credentials?: Pick<Broker, "forHeartbeat">;
 }

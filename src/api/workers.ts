@@ -11,6 +11,7 @@ import { sendJson } from "../http/respond.js";
 import type { Worker, Workers } from "../workers/workers.js";
 import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
 import { repoUrls } from "../claims/claims.js";
+import { replayed } from "../credentials/broker.js";
 
 const REGISTER_AGAIN = "register a new worker (POST /api/v1/workers, admin token) and give it the new token";
 
@@ -76,17 +77,19 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     const { raw } = await jsonRequest(req, schemas.claim);
     await idempotency.run(req, res, worker.id, raw, async () => {
       const claim = await deps.claims.claim(worker);
-      return claim ? { status: 200, body: claim } : { status: 204 };
+      // A token is never stored in the clear: a replay of this answer says where to get one.
+      return claim ? { status: 200, body: claim, replayBody: replayed(claim) } : { status: 204 };
     });
   });
 
   router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {
     const worker = await authWorker(req, workers);
     const { data: body, raw } = await jsonRequest(req, schemas.heartbeat);
-    await idempotency.run(req, res, worker.id, raw, async () => ({
-      status: 200,
-      body: await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage, body.progress),
-    }));
+    await idempotency.run(req, res, worker.id, raw, async () => {
+      const beat = await deps.leases.heartbeat(worker, params["id"]!, body.leaseEpoch, body.usage, body.progress);
+      const answer = { ...beat, ...(await deps.credentials?.forHeartbeat(params["id"]!, body.renewCredentials)) };
+      return { status: 200, body: answer, replayBody: replayed(answer) };
+    });
   });
 
   router.add("POST", "/api/v1/runs/:id/decisions/:decisionId/receipt", async ({ req, res, params }) => {

@@ -207,7 +207,7 @@ export function stepsOf(
       steps.push({
         sql:
           `INSERT INTO "Run" ("id","taskId","attempt","workerId","mode","state","leaseEpoch","leaseExpiresAt",` +
-          `"branch","continuation","startedAt","progressAt") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+          `"branch","continuation","startedAt","progressAt","credentials") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
         args: [
           n.id,
           taskId,
@@ -221,6 +221,7 @@ export function stepsOf(
           n.continuation ? JSON.stringify(n.continuation) : null,
           now,
           now,
+          n.credentials ?? null,
         ],
       });
     }

@@ -61,6 +61,9 @@ export interface ClaimAnswer {
     continuation: ClaimContinuation | null;
   };
   decisions: DecisionOut[];
+  /** A GitHub token for the task's repository (`credentials: broker`); null: none (then maybe why). */
+  credentials: { token: string; expiresAt: string } | null;
+  credentialsError?: string;
 }
 
 export interface Won {
@@ -68,6 +71,11 @@ export interface Won {
   attempt: number;
   leaseEpoch: string;
   leaseExpiresAt: Date;
+}
+
+/** Hands a claimed run its GitHub token, after the claim committed (credentials/broker.ts). */
+export interface ClaimCredentials {
+  forClaim(runId: string): Promise<Pick<ClaimAnswer, "credentials" | "credentialsError">>;
 }
 
 export interface ClaimsDeps {
@@ -82,6 +90,8 @@ export interface ClaimsDeps {
   urls?: GitHubUrls;
   /** Installations whose webhook deliveries failed and are not recovered yet: nothing is claimed there. */
   deliveriesWaiting?: () => Promise<Set<number>>;
+  /** Unset: claims carry no credentials. */
+  credentials?: ClaimCredentials;
 }
 
 /** Candidates looked at per query, best first; a claim looks at a few windows at most. */
@@ -134,6 +144,7 @@ export class Claims {
         continuation: await this.#continuation(c, run.runId),
       },
       decisions: await this.deps.decisions.forClaim(c.id, run.runId, c.headSha),
+      ...((await this.deps.credentials?.forClaim(run.runId)) ?? { credentials: null }),
     };
   }
 

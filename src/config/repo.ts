@@ -116,6 +116,13 @@ export const repoConfigSchema = z
     infraPatterns: z.array(pattern).max(100).default([]),
     /** Keep one "Orchestra fleet" issue current in this repository. */
     fleetIssue: z.boolean().default(false),
+    /**
+     * broker: a worker's claim carries a GitHub installation token scoped to
+     * this repository (contents and pull requests write, issues read),
+     * renewed in heartbeats and revoked when the lease ends; none: workers
+     * bring their own.
+     */
+    credentials: z.enum(["broker", "none"]).default("broker"),
   })
   .strict();
 

@@ -61,6 +61,8 @@ export interface ExecutorDeps {
   clock: { now(): Date };
   /** Performs fleet-issue effects (fleet/issues.ts). */
   fleet?: PerformContext["fleet"];
+  /** Performs revoke-credentials effects (credentials/broker.ts). */
+  credentials?: PerformContext["credentials"];
 }
 
 export class Executor {
@@ -208,6 +210,7 @@ export class Executor {
           github,
           checkRunOf: this.#checkRunOf,
           ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
+          ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
         },
         e.spec.payload,
       );

@@ -25,6 +25,8 @@ export interface PerformContext {
   checkRunOf?: (taskId: string, headSha: string) => Promise<CheckRunView | null>;
   /** The repositories' fleet issues (fleet/issues.ts). */
   fleet?: { perform(effect: OutboxEffect, github: GitHub): Promise<Performed> };
+  /** The tokens handed to runs' workers (credentials/broker.ts). */
+  credentials?: { revoke(effect: OutboxEffect, github: GitHub): Promise<Performed> };
 }
 
 export type Performed =
@@ -279,5 +281,11 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   "fleet-issue": {
     perform: ({ effect, github, fleet }) =>
       fleet ? fleet.perform(effect, github) : Promise.resolve(dropped("no fleet issue here: this process keeps none")),
+  },
+  "revoke-credentials": {
+    perform: ({ effect, github, credentials }) =>
+      credentials
+        ? credentials.revoke(effect, github)
+        : Promise.resolve(dropped("no credentials here: this process brokers none")),
   },
 };

@@ -26,6 +26,7 @@ import {
   type RawPull,
 } from "./mappers.js";
 import { issueMethods, type CallOptions } from "./octokit-issues.js";
+import { tokenMethods } from "./octokit-tokens.js";
 import {
   BRANCHES,
   ISSUES_LABELLED,
@@ -51,6 +52,7 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
   const write = (): CallOptions => ({ request: { retries: 0, signal: AbortSignal.timeout(timeoutMs) } });
   return {
     ...issueMethods(octokit, read, write),
+    ...tokenMethods(octokit, write),
     async getPull(r, number) {
       const res = await maybe("get pull request", () => rest.pulls.get({ ...r, pull_number: number, ...read() }));
       return res ? toPull(res.data) : null;

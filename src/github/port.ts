@@ -269,6 +269,40 @@ export interface GitHub {
 
   /** A YAML config file from the repo, with the org's `.github` repository as defaults; null when neither has it. */
   readConfig(r: RepoRef, path: string): Promise<unknown>;
+
+  /**
+   * Revokes an installation token, authenticated with that token itself
+   * (`DELETE /installation/token`). "unknown" when GitHub no longer accepts
+   * it (401: expired or already revoked; 404): nothing is left to revoke.
+   */
+  revokeToken(token: string): Promise<"revoked" | "unknown">;
+}
+
+/** What a run's worker may do with its token: push and open its PR, read its issue. Nothing else. */
+export const RUN_TOKEN_PERMISSIONS: Readonly<Record<string, "read" | "write">> = {
+  contents: "write",
+  pull_requests: "write",
+  issues: "read",
+};
+
+/** An installation token minted for one run's worker. */
+export interface RunToken {
+  token: string;
+  expiresAt: Date;
+  /** As GitHub granted them. */
+  permissions: Record<string, string>;
+  /** `owner/repo` of each repository it reaches, as GitHub answered. */
+  repositories: string[];
+}
+
+/**
+ * Installation tokens for runs, minted as the App (its JWT):
+ * `POST /app/installations/{installation_id}/access_tokens` narrowed to
+ * one repository and RUN_TOKEN_PERMISSIONS. An answer that reaches more
+ * than asked is refused (GitHubError), never handed on.
+ */
+export interface InstallationTokens {
+  mint(installationId: number, r: RepoRef): Promise<RunToken>;
 }
 
 export interface GitHubErrorDetail {
@@ -319,6 +353,7 @@ export const WRITE_METHODS: ReadonlySet<keyof GitHub> = new Set<keyof GitHub>([
   "rerequestCheckSuite",
   "rerunFailedJobs",
   "dispatchWorkflow",
+  "revokeToken",
 ]);
 
 /** A GitHub client for one installation. */

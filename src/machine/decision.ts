@@ -65,6 +65,8 @@ export interface RunView {
   progressAt: Date | null;
   /** Its lease stopped renewing because progress stood still. */
   stalled: boolean;
+  /** broker: its worker is handed GitHub tokens, revoked when the lease ends. Absent: none. */
+  credentials?: "broker";
 }
 
 /** Where the event happened: the task's issue, known even before a task exists. */
@@ -160,6 +162,8 @@ export interface NewRun {
   leaseExpiresAt: Date;
   branch: string;
   continuation: Continuation | null;
+  /** broker: the repository's `credentials: broker` (worker runs only). */
+  credentials?: "broker";
 }
 
 export interface NewReceipt {

@@ -41,6 +41,13 @@ export interface EffectPayloads {
    * when it is performed, and an issue that already shows it is not edited.
    */
   "fleet-issue": { repo: string };
+  /**
+   * The GitHub tokens handed to the run's worker (`credentials: broker`),
+   * revoked when its lease ends by any path: one per run (keyed by it).
+   * The payload holds no token: the credentials room keeps them sealed until
+   * they are revoked. A token GitHub no longer knows (401, 404) is done.
+   */
+  "revoke-credentials": { why: string };
 }
 
 export type EffectKind = keyof EffectPayloads;
@@ -108,5 +115,7 @@ export function describeEffect(e: EffectSpec): string {
       );
     case "fleet-issue":
       return `bring the "Orchestra fleet" issue of ${e.payload.repo} up to date (create it if there is none)`;
+    case "revoke-credentials":
+      return `revoke the GitHub tokens handed to run ${e.runId ?? "?"} (its lease ended: ${e.payload.why})`;
   }
 }

@@ -89,18 +89,20 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(t.effects.map((e: { kind: string; state: string }) => `${e.kind}:${e.state}`)).toEqual([
       "label:dry-run",
       "label:dry-run",
+      "revoke-credentials:dry-run",
       "label:dry-run",
       "delete-branch:dry-run",
     ]);
     expect(t.effects.map((e: { note: string }) => e.note)).toEqual([
       "would have: label #2 agent:queued (and remove agent:in-progress, agent:review, agent:blocked, agent:failed)",
       "would have: label #2 agent:in-progress (and remove agent:queued, agent:review, agent:blocked, agent:failed)",
+      `would have: revoke the GitHub tokens handed to run ${run.id} (its lease ended: exited 0 without a pull request)`,
       "would have: label #2 agent:queued (and remove agent:in-progress, agent:review, agent:blocked, agent:failed)",
       `would have: delete branch ${run.branch} (only if it holds no commits ahead and no PR)`,
     ]);
     const listed = (await (await rig.app.admin("/api/v1/effects?state=dry-run")).json()) as any;
-    expect(listed.effects).toHaveLength(4);
-    expect(listed.counts["dry-run"]).toBe(4);
+    expect(listed.effects).toHaveLength(5);
+    expect(listed.counts["dry-run"]).toBe(5);
   });
 
   test("dry run for the whole service (ORCHESTRA_DRY_RUN) writes nothing either", async () => {

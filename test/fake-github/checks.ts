@@ -136,7 +136,7 @@ export class Checks {
       }
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
-    if (token.validUntilMs <= Date.now()) {
+    if (token.validUntilMs <= Date.now() || token.revokedAt) {
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
     return {
@@ -152,7 +152,7 @@ export class Checks {
     const { state } = this.opts;
     const a = parseAuthorization(header);
     const token = a && (a.scheme === "token" || a.scheme === "bearer") ? state.tokens.get(a.credentials) : undefined;
-    if (!token || token.validUntilMs <= Date.now()) {
+    if (!token || token.validUntilMs <= Date.now() || token.revokedAt) {
       return {
         status: 401,
         body: {
@@ -165,11 +165,17 @@ export class Checks {
     return token.installationId;
   }
 
-  checkPermission(op: OperationSpec, installationId: number): void {
+  /** The installation must have the permission the endpoint needs, and so must the token (minted with fewer). */
+  checkPermission(op: OperationSpec, installationId: number, token?: string): void {
     const need = requiredPermission(op);
     if (!need) return;
-    const granted = this.opts.state.installations.get(installationId)?.permissions[need[0]];
-    if (!granted || (need[1] === "write" && granted !== "write" && granted !== "admin")) {
+    const enough = (granted: string | undefined) =>
+      Boolean(granted) && (need[1] === "read" || granted === "write" || granted === "admin");
+    const held = token ? this.opts.state.tokens.get(token) : undefined;
+    if (
+      !enough(this.opts.state.installations.get(installationId)?.permissions[need[0]]) ||
+      (held && !enough(held.permissions[need[0]]))
+    ) {
       throw new HttpError(403, errorBody(403, "Resource not accessible by integration", docsFor({ op })));
     }
   }

@@ -375,7 +375,7 @@ export class FakeServer {
     }
 
     const auth = this.checks.authenticate(op, req.headers.authorization, rec);
-    if (auth.kind === "installation") this.checks.checkPermission(op, auth.installationId);
+    if (auth.kind === "installation") this.checks.checkPermission(op, auth.installationId, auth.token);
     if (invalid) throw new HttpError(422, errorBody(422, `Invalid request.\n\n${invalid}`, docsFor({ op })));
 
     const ctx: RouteContext = {

@@ -62,10 +62,11 @@ export interface AccessToken {
    * expire a token Octokit still rightly holds.
    */
   validUntilMs: number;
+  /** what the token may do: the installation's, or fewer when it was minted with `permissions` */
   permissions: Record<string, string>;
   /** lower-case full names when the token was narrowed to some repositories */
   repositories: string[] | null;
-  /** when `DELETE /installation/token` revoked it; a revoked token is refused everywhere */
+  /** set by `DELETE /installation/token`: GitHub answers 401 to the token from then on */
   revokedAt?: Date | null;
 }
 
@@ -479,9 +480,16 @@ export class FakeState {
       validUntilMs: Date.now() + ttlMs,
       permissions: { ...(inst?.permissions ?? DEFAULT_PERMISSIONS) },
       repositories: null,
+      revokedAt: null,
     };
     this.tokens.set(token.token, token);
     return token;
+  }
+
+  /** GitHub still accepts the token: issued, not expired (real clock, as Octokit caches it), not revoked. */
+  tokenLive(token: string): boolean {
+    const t = this.tokens.get(token);
+    return Boolean(t && !t.revokedAt && t.validUntilMs > Date.now());
   }
 
   /** Make every issued installation token invalid (the App must fetch a new one). */

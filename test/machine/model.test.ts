@@ -70,6 +70,7 @@ describe("parseRepoConfig", () => {
       updateBranch: "ready",
       infraPatterns: [],
       fleetIssue: false,
+      credentials: "broker",
     });
   });
   test.each([
@@ -85,6 +86,7 @@ describe("parseRepoConfig", () => {
     [{ infraPatterns: ["(unclosed"] }, "infraPatterns.0"],
     [{ updateBranch: "sometimes" }, "updateBranch"],
     [{ paused: "yes" }, "paused"],
+    [{ credentials: "token" }, "credentials"],
     ["just a string", "(top level)"],
   ])("%j is refused naming %s", (doc, field) => {
     const r = parseRepoConfig(doc);

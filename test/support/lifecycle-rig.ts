@@ -82,7 +82,7 @@ export interface Rig {
   settle(): Promise<void>;
   /** Starts the executor of a rig started with `effects: { start: false }`. */
   startEffects(): void;
-  /** GitHub write requests (not token exchanges) recorded since `from`. */
+  /** GitHub write requests (not token exchanges: minting and revoking tokens) recorded since `from`. */
   writesSince(from: number): Array<{ method: string; path: string }>;
   stop(): Promise<void>;
 }
@@ -252,7 +252,13 @@ export async function startRig(
     writesSince(from) {
       return fake.requests
         .slice(from)
-        .filter((r) => r.method !== "GET" && !r.path.includes("/access_tokens") && !r.path.endsWith("/graphql"))
+        .filter(
+          (r) =>
+            r.method !== "GET" &&
+            !r.path.includes("/access_tokens") &&
+            r.path !== "/installation/token" &&
+            !r.path.endsWith("/graphql"),
+        )
         .map((r) => ({ method: r.method, path: r.path }));
     },
     async stop() {

@@ -82,6 +82,7 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   dispatchedRuns: "list workflow runs",
   permission: "get collaborator permission",
   readConfig: "read config",
+  revokeToken: "revoke installation token",
 };
 
 // ---- GitHub's failures -------------------------------------------------------
@@ -377,6 +378,8 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
   const repos = new Map<string, RepoRec>();
   const comments = new Map<number, StoredComment>();
   const calls: MemoryCall[] = [];
+  /** Installation tokens GitHub still accepts (revokeToken answers "unknown" for any other). */
+  const liveTokens = new Set<string>();
   const failures = new Map<PortMethod, Array<{ error: Error | (() => Error); left: number; applied: boolean }>>();
   let nextId = 1000;
   let nextSha = 0;
@@ -1059,6 +1062,13 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
         const org = repos.get(`${r.owner}/.github`)?.configs;
         return org?.has(path) ? structuredClone(org.get(path)) : null;
       }),
+
+    revokeToken: (token) =>
+      call("revokeToken", [token], () => {
+        if (!liveTokens.has(token)) return "unknown" as const;
+        liveTokens.delete(token);
+        return "revoked" as const;
+      }),
   } satisfies GitHub;
 
   // ---- the test's controls ----
@@ -1084,6 +1094,11 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
     // ---- arranging GitHub's state (not recorded as calls) ----
 
     addRepo,
+    /** GitHub accepts this installation token (until revokeToken). */
+    addToken(token: string): void {
+      liveTokens.add(token);
+    },
+    tokenLive: (token: string) => liveTokens.has(token),
     /** An issue opened by someone (default "octocat"). */
     addIssue(repoName: string, seed: IssueSeed = {}): IssueInfo {
       return issueInfo(openIssue(repoOf("addIssue", repoName), seed, false));

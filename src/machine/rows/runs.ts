@@ -110,6 +110,8 @@ export const claim: EventRows<"claim"> = {
         leaseExpiresAt,
         branch: task.branch,
         continuation: task.continuation,
+        // A dispatched workflow has the job's own GITHUB_TOKEN: only a worker is handed tokens.
+        ...(e.mode === "worker" && config.credentials === "broker" ? { credentials: "broker" as const } : {}),
       },
       effects,
     });

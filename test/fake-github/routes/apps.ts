@@ -1,6 +1,6 @@
 /** The App's own endpoints (JWT) and installation discovery. */
 import { ts } from "../json.js";
-import { created, fail, notFound, ok, paginate, type RouteContext, type RouteTable } from "../http.js";
+import { created, fail, noContent, notFound, ok, paginate, type RouteContext, type RouteTable } from "../http.js";
 import type { Installation } from "../state.js";
 
 function installationOr404(ctx: RouteContext, id: number): Installation {
@@ -35,7 +35,6 @@ export const appRoutes: RouteTable = {
       repository_ids?: number[];
       permissions?: Record<string, string>;
     };
-    const token = ctx.state.issueToken(inst.id);
     let repositories: string[] | null = null;
     if (body.repositories?.length || body.repository_ids?.length) {
       const owned = [...ctx.state.repos.values()].filter((r) => r.installationId === inst.id);
@@ -60,8 +59,10 @@ export const appRoutes: RouteTable = {
           throw fail(ctx, 422, `The permissions requested are not granted to this installation.`);
         }
       }
-      token.permissions = { ...body.permissions };
     }
+    // Minted only once the request holds: a refused one leaves no token behind.
+    const token = ctx.state.issueToken(inst.id);
+    if (body.permissions) token.permissions = { ...body.permissions };
     token.repositories = repositories;
     const out: Record<string, unknown> = {
       token: token.token,
@@ -73,6 +74,13 @@ export const appRoutes: RouteTable = {
       out.repositories = repositories.map((n) => ctx.json.repo(ctx.state.findRepo(n)!));
     }
     return created(out);
+  },
+
+  // Revokes the token the request authenticates with; it is refused (401) from then on.
+  "DELETE /installation/token": (ctx) => {
+    if (ctx.auth.kind !== "installation") throw notFound(ctx);
+    ctx.state.tokens.get(ctx.auth.token)!.revokedAt = ctx.state.now();
+    return noContent();
   },
 
   "GET /repos/{owner}/{repo}/installation": (ctx) => {
