@@ -24,7 +24,7 @@ import { healthRoutes } from "./health/routes.js";
 import { appBotLogin, octokitGitHub } from "./github/octokit.js";
 import type { GitHubFor } from "./github/port.js";
 import { ConfigLoader } from "./config/loader.js";
-import { Tasks, type Clock } from "./apply/tasks.js";
+import { Tasks, type Clock, type TasksDeps } from "./apply/tasks.js";
 import { Outbox } from "./effects/outbox.js";
 import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
@@ -39,7 +39,7 @@ import { Decisions } from "./claims/decisions.js";
 import { Claims, GITHUB_COM } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
 import { Settler } from "./exits/settle.js";
-import { Exits } from "./exits/exit.js";
+import { Exits, type ExitsDeps } from "./exits/exit.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
@@ -107,6 +107,8 @@ export interface OrchestraOptions {
   clock?: Clock;
   /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
+  /** Points where tests put a concurrent event exactly (never set in service). */
+  hooks?: Pick<TasksDeps, "afterTaskRead"> & Pick<ExitsDeps, "beforeTransition">;
 }
 
 export interface Orchestra {
@@ -229,6 +231,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     dryRun: env.dryRun,
     fleetDebounceMs: env.fleetDebounceSeconds * 1000,
     onEffects: () => late.executor?.poke(),
+    ...(o.hooks?.afterTaskRead ? { afterTaskRead: o.hooks.afterTaskRead } : {}),
   });
   const outbox = new Outbox(effectRows, database);
   const ledger = new Ledger(ledgerQueries(db));
@@ -278,7 +281,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const humanRows = humanQueries(db);
   const audit = new Audit({ queries: humanRows, clock });
   const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
-  const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
+  const exits = new Exits({
+    queries: exitRows,
+    tasks,
+    leases,
+    settler,
+    githubFor,
+    configs,
+    ledger,
+    clock,
+    ...(o.hooks?.beforeTransition ? { beforeTransition: o.hooks.beforeTransition } : {}),
+  });
   const dispatcher = new Dispatcher({
     queries: dispatchQueries(db),
     tasks,

@@ -71,6 +71,10 @@ export const schemas = {
           headSha: sha.optional(),
           worktree: text(LIMITS.progressField).optional(),
           step: text(LIMITS.progressField).optional(),
+          /** The worktree has uncommitted changes: a lease that ends without an exit is never debris-empty. */
+          dirty: z.boolean().optional(),
+          /** Local commits ahead of the base, pushed or not. */
+          ahead: z.number().int().min(0).max(1_000_000, "at most 1,000,000").optional(),
         })
         .strict()
         .optional(),

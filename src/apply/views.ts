@@ -67,6 +67,7 @@ export function runView(r: Run): RunView {
     progress: r.progress,
     progressAt: r.progressAt,
     stalled: r.stalled,
+    reported: r.report !== null,
   };
 }
 

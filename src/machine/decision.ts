@@ -65,6 +65,8 @@ export interface RunView {
   progressAt: Date | null;
   /** Its lease stopped renewing because progress stood still. */
   stalled: boolean;
+  /** The worker's exit report is recorded on it. */
+  reported: boolean;
 }
 
 /** Where the event happened: the task's issue, known even before a task exists. */

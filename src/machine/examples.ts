@@ -157,6 +157,7 @@ export function exampleRun(state: RunState, klass: string | null = null): RunVie
     progress: "step:build",
     progressAt: new Date(NOW.getTime() - 300_000),
     stalled: false,
+    reported: false,
   };
 }
 

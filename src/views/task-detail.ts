@@ -33,6 +33,8 @@ export function runJson(r: Run) {
     startedAt: r.startedAt,
     endedAt: r.endedAt,
     endReason: r.endReason,
+    /** What the worker reported at its exit; null before one. */
+    report: parseJsonText(r.report) as Record<string, unknown> | null,
     progress: parseJsonText(r.progress),
     progressAt: r.progressAt,
     prNumber: r.prNumber,
