@@ -54,7 +54,7 @@ const ROOMS = {
   reconcile: ["rooms", "missed deliveries, drift repair, failure streaks, stale branches"],
   retention: ["rooms", "old rows deleted on a schedule"],
   sweeps: ["rooms", "the sweep: lease expiry, settling runs, dispatching"],
-  workers: ["rooms", "worker identities and their tokens"],
+  workers: ["rooms", "worker identities, their tokens, and pausing workers that keep releasing runs"],
   fleet: ["rooms", "the fleet issue of a repository"],
   views: ["rooms", "read models for the dashboard and the API"],
   metrics: ["rooms", "Prometheus metrics, GitHub call tallies, staleness"],

@@ -40,6 +40,8 @@ import { Claims, GITHUB_COM } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
 import { Settler } from "./exits/settle.js";
 import { Exits, type ExitsDeps } from "./exits/exit.js";
+import { Releases } from "./claims/releases.js";
+import { WorkerPauses } from "./workers/pauses.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
@@ -249,7 +251,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   );
   late.executor = executor;
   const workers = new Workers(workersQueries(db), clock);
-  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
+  const pauses = new WorkerPauses({ queries: workersQueries(db), clock });
+  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks, pauses });
   const apiRows = apiQueries(db);
   const idempotency = new Idempotency(apiRows, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const claimRows = claimQueries(db);
@@ -266,6 +269,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     deliveriesWaiting: () => deliveriesWaiting(),
   });
   const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
+  const releases = new Releases({ leases, tasks, pauses });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
   const exitRows = exitQueries(db);
   const settler = new Settler({
@@ -341,6 +345,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     configs,
     clock,
     log,
+    leaseLost: (workerId) => pauses.note(workerId),
     onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired),
   });
 
@@ -377,6 +382,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     claims: metrics.timedClaims(claims),
     leases,
     exits,
+    releases,
+    pauses,
     inbox,
     outbox,
     ledger,

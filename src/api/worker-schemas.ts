@@ -11,6 +11,8 @@ import type { WorkerTokens } from "../workers/tokens.js";
 import type { Claims } from "../claims/claims.js";
 import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
+import type { Releases } from "../claims/releases.js";
+import type { WorkerPauses } from "../workers/pauses.js";
 import { INFRA_DEATHS } from "../outcomes/facts.js";
 import { parseCondition } from "../human/conditions.js";
 import type { Idempotency } from "./idempotency.js";
@@ -32,6 +34,7 @@ export const LIMITS = {
   progressField: 200,
   sessionRef: 1000,
   label: 200,
+  releaseReason: 1000,
 } as const;
 
 const n = (v: number) => v.toLocaleString("en-US");
@@ -81,6 +84,14 @@ export const schemas = {
     })
     .strict(),
   receipt: z.object({ leaseEpoch: epoch }).strict(),
+  /** Giving a run back before its agent started: why (shown to operators, counted against the worker). */
+  release: z
+    .object({
+      leaseEpoch: epoch,
+      reason: text(LIMITS.releaseReason).min(1, "must not be empty: say what failed (clone, disk, agent binary)"),
+    })
+    .strict(),
+  resume: z.object({}).strict(),
   exit: z
     .object({
       leaseEpoch: epoch,
@@ -135,4 +146,6 @@ export interface WorkerApiDeps {
   claims: Claims;
   leases: Leases;
   exits: Exits;
+  releases: Releases;
+  pauses: WorkerPauses;
 }

@@ -75,6 +75,7 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     const worker = await authWorker(req, workers, { fresh: true });
     const { raw } = await jsonRequest(req, schemas.claim);
     await idempotency.run(req, res, worker.id, raw, async () => {
+      deps.pauses.assertClaimable(worker);
       const claim = await deps.claims.claim(worker);
       return claim ? { status: 200, body: claim } : { status: 204 };
     });
@@ -104,6 +105,15 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     await idempotency.run(req, res, worker.id, raw, async () => ({
       status: 200,
       body: await deps.exits.exit(worker, params["id"]!, body),
+    }));
+  });
+
+  router.add("POST", "/api/v1/runs/:id/release", async ({ req, res, params }) => {
+    const worker = await authWorker(req, workers);
+    const { data: body, raw } = await jsonRequest(req, schemas.release);
+    await idempotency.run(req, res, worker.id, raw, async () => ({
+      status: 200,
+      body: await deps.releases.release(worker, params["id"]!, body.leaseEpoch, body.reason),
     }));
   });
 

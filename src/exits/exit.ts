@@ -18,6 +18,7 @@ import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Leases } from "../claims/leases.js";
 import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
 import type { ExitQueries } from "./queries.js";
+import { neverStarted } from "../machine/model.js";
 
 /** What verifying an exit reads: the run's PRs, then the facts of what it left. */
 type ExitGitHub = SettleGitHub;
@@ -125,7 +126,7 @@ export class Exits {
    * again in the transaction.
    */
   async #assertNotSuperseded(run: Run, task: Task): Promise<void> {
-    if (run.state === "revoked" || run.state === "aborted")
+    if (run.state === "revoked" || neverStarted(run.state))
       throw leaseRefused(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
     if (task.runId === run.id) return;
     const later = await this.deps.queries.laterRuns({ id: run.id, taskId: task.id, startedAt: run.startedAt });

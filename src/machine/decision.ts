@@ -231,6 +231,7 @@ export type RefusalReason =
   | "exited"
   | "review"
   | "aborted"
+  | "released"
   | "not-queued"
   | "dispatch-mode"
   | "backing-off"

@@ -13,6 +13,7 @@ import type { Context, Decision, RunView, TaskView } from "../decision.js";
 import type { EventOf } from "../events.js";
 import { everyState, move, NO_LEASE, refused, unchanged, type EventRows } from "./build.js";
 import { ENDED_LEASE, usageChange } from "./runs.js";
+import { neverStarted } from "../model.js";
 
 type Exit = EventOf<"run-exited">;
 
@@ -156,7 +157,7 @@ function exitRow(ctx: Context, e: Exit): Decision {
   if (!task || !run || run.id !== e.runId) return refused("superseded", `run ${e.runId} is not this task's run`);
   if (run.leaseEpoch !== e.leaseEpoch)
     return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
-  if (run.state === "revoked" || run.state === "aborted")
+  if (run.state === "revoked" || neverStarted(run.state))
     return refused(run.state, `lease no longer held: ${run.endReason ?? run.state}`);
   // Before the task's state: a task read just before the PR's transition and its run read just after it still
   // lands here, and the version fence then sends the exit round again on what is there now.
