@@ -55,7 +55,7 @@ const ROOMS = {
   reconcile: ["rooms", "missed deliveries, drift repair, failure streaks, stale branches"],
   retention: ["rooms", "old rows deleted on a schedule"],
   sweeps: ["rooms", "the sweep: lease expiry, settling runs, dispatching"],
-  workers: ["rooms", "worker identities and their tokens"],
+  workers: ["rooms", "worker identities, their tokens, and pausing workers that keep releasing runs"],
   credentials: ["rooms", "GitHub tokens brokered to runs: minted, renewed, sealed at rest, revoked with the lease"],
   fleet: ["rooms", "the fleet issue of a repository"],
   views: ["rooms", "read models for the dashboard and the API"],

@@ -24,7 +24,7 @@ import { healthRoutes } from "./health/routes.js";
 import { appBotLogin, octokitGitHub } from "./github/octokit.js";
 import type { GitHubFor } from "./github/port.js";
 import { ConfigLoader } from "./config/loader.js";
-import { Tasks, type Clock } from "./apply/tasks.js";
+import { Tasks, type Clock, type TasksDeps } from "./apply/tasks.js";
 import { Outbox } from "./effects/outbox.js";
 import { Installations, unmanagedInstallation } from "./effects/installations.js";
 import { Executor, type ExecutorOptions } from "./effects/executor.js";
@@ -39,7 +39,9 @@ import { Decisions } from "./claims/decisions.js";
 import { Claims, GITHUB_COM } from "./claims/claims.js";
 import { Leases } from "./claims/leases.js";
 import { Settler } from "./exits/settle.js";
-import { Exits } from "./exits/exit.js";
+import { Exits, type ExitsDeps } from "./exits/exit.js";
+import { Releases } from "./claims/releases.js";
+import { WorkerPauses } from "./workers/pauses.js";
 import { Dispatcher } from "./dispatch/dispatcher.js";
 import { RepoGates } from "./gates/repos.js";
 import { Breaker } from "./gates/breaker.js";
@@ -111,6 +113,8 @@ export interface OrchestraOptions {
   clock?: Clock;
   /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
+  /** Points where tests put a concurrent event exactly (never set in service). */
+  hooks?: Pick<TasksDeps, "afterTaskRead"> & Pick<ExitsDeps, "beforeTransition">;
 }
 
 export interface Orchestra {
@@ -233,6 +237,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     dryRun: env.dryRun,
     fleetDebounceMs: env.fleetDebounceSeconds * 1000,
     onEffects: () => late.executor?.poke(),
+    ...(o.hooks?.afterTaskRead ? { afterTaskRead: o.hooks.afterTaskRead } : {}),
   });
   const outbox = new Outbox(effectRows, database);
   // Run tokens are minted as the App and kept sealed under a key derived from its private key.
@@ -257,7 +262,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   );
   late.executor = executor;
   const workers = new Workers(workersQueries(db), clock);
-  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks });
+  const pauses = new WorkerPauses({ queries: workersQueries(db), clock });
+  const workerTokens = new WorkerTokens({ queries: workersQueries(db), workers, tasks, pauses });
   const apiRows = apiQueries(db);
   const idempotency = new Idempotency(apiRows, clock, { ttlMs: env.retention.idempotencyHours * 3_600_000 });
   const claimRows = claimQueries(db);
@@ -275,6 +281,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     credentials: broker,
   });
   const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
+  const releases = new Releases({ leases, tasks, pauses });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
   const exitRows = exitQueries(db);
   const settler = new Settler({
@@ -290,7 +297,17 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const humanRows = humanQueries(db);
   const audit = new Audit({ queries: humanRows, clock });
   const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
-  const exits = new Exits({ queries: exitRows, tasks, leases, settler, githubFor, configs, ledger, clock });
+  const exits = new Exits({
+    queries: exitRows,
+    tasks,
+    leases,
+    settler,
+    githubFor,
+    configs,
+    ledger,
+    clock,
+    ...(o.hooks?.beforeTransition ? { beforeTransition: o.hooks.beforeTransition } : {}),
+  });
   const dispatcher = new Dispatcher({
     queries: dispatchQueries(db),
     tasks,
@@ -340,6 +357,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     configs,
     clock,
     log,
+    leaseLost: (workerId) => pauses.note(workerId),
     onSuccess: (kind, at, r) => metrics.swept(kind, at, r?.expired),
   });
 
@@ -377,6 +395,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     leases,
     exits,
     credentials: broker,
+    releases,
+    pauses,
     inbox,
     outbox,
     ledger,

@@ -58,6 +58,23 @@ export function workerAdminRoutes(router: Router, deps: WorkerApiDeps): void {
     res.writeHead(204, { "x-leases-released": String(revoked.released) }).end();
   });
 
+  // Lifts a pause (too many releases or lost leases); releases before now no longer count.
+  router.add("POST", "/api/v1/workers/:id/resume", async ({ req, res, params }) => {
+    requireAdmin(req, deps.adminToken);
+    const id = params["id"]!;
+    const { raw } = await jsonRequest(req, schemas.resume);
+    await idempotency.run(req, res, "admin", raw, async () => {
+      const before = await deps.queries.workerRow(id);
+      if (!before || !(await deps.pauses.resume(id)))
+        throw new HttpError(404, `no worker ${id}; list workers with GET /api/v1/workers (orchestra workers list)`);
+      deps.workers.forget(id);
+      return {
+        status: 200,
+        body: { id, name: before.name, wasPaused: deps.pauses.pauseOf(before), paused: null },
+      };
+    });
+  });
+
   router.add("POST", "/api/v1/workers/:id/rotate", async ({ req, res, params }) => {
     requireAdmin(req, deps.adminToken);
     const id = params["id"]!;

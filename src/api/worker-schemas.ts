@@ -12,6 +12,8 @@ import type { WorkerTokens } from "../workers/tokens.js";
 import type { Claims } from "../claims/claims.js";
 import type { Leases } from "../claims/leases.js";
 import type { Exits } from "../exits/exit.js";
+import type { Releases } from "../claims/releases.js";
+import type { WorkerPauses } from "../workers/pauses.js";
 import { INFRA_DEATHS } from "../outcomes/facts.js";
 import { parseCondition } from "../human/conditions.js";
 import type { Idempotency } from "./idempotency.js";
@@ -33,6 +35,7 @@ export const LIMITS = {
   progressField: 200,
   sessionRef: 1000,
   label: 200,
+  releaseReason: 1000,
 } as const;
 
 const n = (v: number) => v.toLocaleString("en-US");
@@ -72,6 +75,10 @@ export const schemas = {
           headSha: sha.optional(),
           worktree: text(LIMITS.progressField).optional(),
           step: text(LIMITS.progressField).optional(),
+          /** The worktree has uncommitted changes: a lease that ends without an exit is never debris-empty. */
+          dirty: z.boolean().optional(),
+          /** Local commits ahead of the base, pushed or not. */
+          ahead: z.number().int().min(0).max(1_000_000, "at most 1,000,000").optional(),
         })
         .strict()
         .optional(),
@@ -80,6 +87,14 @@ export const schemas = {
     })
     .strict(),
   receipt: z.object({ leaseEpoch: epoch }).strict(),
+  /** Giving a run back before its agent started: why (shown to operators, counted against the worker). */
+  release: z
+    .object({
+      leaseEpoch: epoch,
+      reason: text(LIMITS.releaseReason).min(1, "must not be empty: say what failed (clone, disk, agent binary)"),
+    })
+    .strict(),
+  resume: z.object({}).strict(),
   exit: z
     .object({
       leaseEpoch: epoch,
@@ -136,4 +151,6 @@ export interface WorkerApiDeps {
   exits: Exits;
   /** Fresh GitHub tokens in heartbeat answers (credentials/broker.ts); unset: none. */
   credentials?: Pick<Broker, "forHeartbeat">;
+  releases: Releases;
+  pauses: WorkerPauses;
 }

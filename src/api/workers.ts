@@ -76,6 +76,7 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     const worker = await authWorker(req, workers, { fresh: true });
     const { raw } = await jsonRequest(req, schemas.claim);
     await idempotency.run(req, res, worker.id, raw, async () => {
+      deps.pauses.assertClaimable(worker);
       const claim = await deps.claims.claim(worker);
       // A token is never stored in the clear: a replay of this answer says where to get one.
       return claim ? { status: 200, body: claim, replayBody: replayed(claim) } : { status: 204 };
@@ -107,6 +108,15 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     await idempotency.run(req, res, worker.id, raw, async () => ({
       status: 200,
       body: await deps.exits.exit(worker, params["id"]!, body),
+    }));
+  });
+
+  router.add("POST", "/api/v1/runs/:id/release", async ({ req, res, params }) => {
+    const worker = await authWorker(req, workers);
+    const { data: body, raw } = await jsonRequest(req, schemas.release);
+    await idempotency.run(req, res, worker.id, raw, async () => ({
+      status: 200,
+      body: await deps.releases.release(worker, params["id"]!, body.leaseEpoch, body.reason),
     }));
   });
 

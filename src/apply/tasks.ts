@@ -54,6 +54,11 @@ export interface TasksDeps {
   fleetDebounceMs?: number;
   /** Called after a transaction that wrote effects (the executor looks at once). */
   onEffects(): void;
+  /**
+   * Called after a task row is read for a decision and before its runs are:
+   * tests put a concurrent transition exactly there (unset in service).
+   */
+  afterTaskRead?: (event: TaskEvent) => Promise<void>;
 }
 
 const ATTEMPTS = 6;
@@ -66,7 +71,14 @@ export class Busy extends Error {
 /** Events whose rows read whether a completion receipt exists. */
 const NEEDS_RECEIPT = new Set<TaskEvent["kind"]>(["pr-merged", "run-exited", "run-classified"]);
 /** Events whose rows read the task's whole run history (the others read at most the run they name). */
-const NEEDS_HISTORY = new Set<TaskEvent["kind"]>(["run-classified", "publish-refused", "pr-merged", "command"]);
+const NEEDS_HISTORY = new Set<TaskEvent["kind"]>([
+  "run-classified",
+  "publish-refused",
+  "pr-merged",
+  "command",
+  // whether a successor started
+  "run-exited",
+]);
 
 export class Tasks {
   constructor(readonly deps: TasksDeps) {}
@@ -85,6 +97,7 @@ export class Tasks {
           ? await db.task.findUnique({ where: { id: ref.task.id } })
           : await db.task.findUnique({ where: { repo_issue: { repo: ref.subject.repo, issue: ref.subject.issue } } }));
     if (!row && !("subject" in ref)) throw new Error(`no task ${"taskId" in ref ? ref.taskId : ref.task.id}`);
+    if (row && !prefetched) await this.deps.afterTaskRead?.(event);
     const task = row ? taskView(row) : null;
     const subject: Subject = row
       ? { installationId: row.installationId, repo: row.repo, issue: row.issue }

@@ -68,6 +68,7 @@ export function runView(r: Run): RunView {
     progressAt: r.progressAt,
     stalled: r.stalled,
     ...(r.credentials === "broker" ? { credentials: "broker" as const } : {}),
+    reported: r.report !== null,
   };
 }
 

@@ -15,17 +15,31 @@ import type { Worker, Workers } from "../workers/workers.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 import { assertConditionInScope } from "../human/conditions.js";
 
-/** What a heartbeat may say about the run's progress; any change counts as progress. */
+/**
+ * What a heartbeat may say about the run's progress; any change counts as
+ * progress. `dirty` and `ahead` are what the worker's worktree holds that
+ * GitHub may not: a lease that ends without an exit is classified with them.
+ */
 export interface Progress {
   headSha?: string;
   worktree?: string;
   step?: string;
+  /** The worktree has uncommitted changes. */
+  dirty?: boolean;
+  /** Local commits ahead of the base. */
+  ahead?: number;
 }
 
-/** The stored form of a progress report: one comparable string. */
+/** The stored form of a progress report: one comparable string (`dirty` and `ahead` only when reported). */
 export function progressDigest(p: Progress | undefined): string | undefined {
-  if (!p || (p.headSha === undefined && p.worktree === undefined && p.step === undefined)) return undefined;
-  return JSON.stringify({ headSha: p.headSha ?? null, worktree: p.worktree ?? null, step: p.step ?? null });
+  if (!p || Object.values(p).every((v) => v === undefined)) return undefined;
+  return JSON.stringify({
+    headSha: p.headSha ?? null,
+    worktree: p.worktree ?? null,
+    step: p.step ?? null,
+    ...(p.dirty !== undefined ? { dirty: p.dirty } : {}),
+    ...(p.ahead !== undefined ? { ahead: p.ahead } : {}),
+  });
 }
 
 export class Leases {

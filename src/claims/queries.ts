@@ -10,7 +10,7 @@ import type { Decision, DecisionDelivery, Run, Task } from "../store/generated/s
 export interface ClaimQueries {
   run(runId: string): Promise<Run | null>;
   task(taskId: string): Promise<Task | null>;
-  /** The task's latest run other than `runId` that was not aborted. */
+  /** The task's latest run other than `runId` whose agent started (not aborted or released). */
   previousRun(taskId: string, runId: string): Promise<Run | null>;
   decision(decisionId: string): Promise<Decision | null>;
   delivery(decisionId: string, runId: string): Promise<DecisionDelivery | null>;
@@ -26,7 +26,7 @@ export function claimQueries(db: Db): ClaimQueries {
     task: (taskId) => db.task.findUnique({ where: { id: taskId } }),
     previousRun: (taskId, runId) =>
       db.run.findFirst({
-        where: { taskId, id: { not: runId }, state: { not: "aborted" } },
+        where: { taskId, id: { not: runId }, state: { notIn: ["aborted", "released"] } },
         orderBy: { startedAt: "desc" },
       }),
     decision: (decisionId) => db.decision.findUnique({ where: { id: decisionId } }),

@@ -256,13 +256,14 @@ function program(): Command {
 
   cli
     .command("workers")
-    .usage("[list] | revoke <id> | rotate <id> [--json]")
+    .usage("[list] | revoke <id> | rotate <id> | resume <id> [--json]")
     .description(
-      "worker tokens: list them (id, name, repositories, token hint, last seen, live leases, revoked); " +
-        "revoke one (its token is refused, its leases released); rotate one (a new token, printed once)",
+      "worker tokens: list them (id, name, repositories, token hint, last seen, live leases, paused, revoked); " +
+        "revoke one (its token is refused, its leases released); rotate one (a new token, printed once); " +
+        "resume one that was paused for releasing runs or losing leases too often",
     )
-    .argument("[verb]", "list (default), revoke or rotate")
-    .argument("[id]", "the worker id, for revoke and rotate")
+    .argument("[verb]", "list (default), revoke, rotate or resume")
+    .argument("[id]", "the worker id, for revoke, rotate and resume")
     .argument("[extra...]", "nothing: more is refused")
     .option("--json", "the API's answer")
     .action(async (verb: string | undefined, id: string | undefined, extra: string[], o: { json?: boolean }) => {

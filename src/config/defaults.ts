@@ -33,3 +33,18 @@ export const DEFAULT_RETENTION: RetentionPolicy = {
   auditDays: 30,
   intervalMinutes: 60,
 };
+
+/**
+ * When a worker is paused: it released runs before their agent started
+ * (clone, disk, agent binary) or lost leases without an exit `releases` times
+ * within `windowMinutes`. Its claims are refused for `pauseMinutes`, or until
+ * an operator resumes it (`orchestra workers resume <id>`): a worker whose
+ * machine is broken would otherwise take the head of the queue again and again.
+ */
+export interface WorkerPausePolicy {
+  releases: number;
+  windowMinutes: number;
+  pauseMinutes: number;
+}
+
+export const DEFAULT_WORKER_PAUSE: WorkerPausePolicy = { releases: 3, windowMinutes: 10, pauseMinutes: 30 };

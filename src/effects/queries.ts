@@ -56,7 +56,7 @@ export interface InstallationQueries {
 
 export interface CheckRunQueries {
   task(id: string): Promise<Task | null>;
-  /** The task's runs that were not aborted, oldest first. */
+  /** The task's runs whose agent started (not aborted or released), oldest first. */
   runsShown(taskId: string): Promise<Run[]>;
   receiptOf(taskId: string): Promise<CompletionReceipt | null>;
   /** The keys of the task's effects that start with `prefix`. */
@@ -219,7 +219,7 @@ export function effectsQueries(db: Db): EffectsQueries {
     task: (id) => db.task.findUnique({ where: { id } }),
     run: (id) => db.run.findUnique({ where: { id } }),
     runsShown: (taskId) =>
-      db.run.findMany({ where: { taskId, state: { not: "aborted" } }, orderBy: { startedAt: "asc" } }),
+      db.run.findMany({ where: { taskId, state: { notIn: ["aborted", "released"] } }, orderBy: { startedAt: "asc" } }),
     receiptOf: (taskId) => db.completionReceipt.findUnique({ where: { taskId } }),
     effectKeys: (taskId, prefix) =>
       db.effect.findMany({ where: { taskId, key: { startsWith: prefix } }, select: { key: true } }),

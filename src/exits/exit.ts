@@ -18,6 +18,7 @@ import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Leases } from "../claims/leases.js";
 import { verdictOf, type SettleGitHub, type Settler } from "./settle.js";
 import type { ExitQueries } from "./queries.js";
+import { neverStarted } from "../machine/model.js";
 
 /** What verifying an exit reads: the run's PRs, then the facts of what it left. */
 type ExitGitHub = SettleGitHub;
@@ -39,12 +40,29 @@ export interface ExitsDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   ledger: Ledger;
   clock: { now(): Date };
+  /** Called after the exit has read its run and GitHub, before its transition: tests race other events there. */
+  beforeTransition?: (runId: string) => Promise<void>;
 }
 
 const PENDING = (why: string): ExitAnswer => ({ outcome: "classified", evidence: { pending: true, why } });
 
-/** What an exit that changed nothing answers: the task's review, or the class its run already has. */
+/** The answer to an exit whose run's own PR had already moved the task to review. */
+function reviewOf(run: Run): ExitAnswer {
+  return {
+    outcome: "review",
+    prNumber: run.prNumber!,
+    evidence: {
+      pr: run.prNumber,
+      ...(run.headSha ? { headSha: run.headSha } : {}),
+      branch: run.branch,
+      note: "the pull request moved the task to review before the exit came; the exit's report is recorded",
+    },
+  };
+}
+
+/** What an exit that changed nothing (or only recorded its report) answers: review, or the class its run has. */
 function answerOf(run: Run, task: Task | null): ExitAnswer {
+  if (run.state === "review" && run.prNumber !== null) return reviewOf(run);
   if (task?.state === "review" && task.prNumber !== null)
     return {
       outcome: "review",
@@ -65,13 +83,17 @@ export class Exits {
     const { run, task } = await leases.runOf(worker, runId);
     if (run.leaseEpoch !== report.leaseEpoch)
       throw leaseRefused("stale lease epoch: this run's lease has another epoch", "stale-epoch");
-    // A repeated exit (the first answer was lost) gets the recorded outcome again.
-    if (run.state === "review" && run.prNumber !== null)
-      return {
-        outcome: "review",
-        prNumber: run.prNumber,
-        evidence: { pr: run.prNumber, note: "the pull request was already seen" },
-      };
+    // The run's PR was seen first (its webhook, or this exit sent before whose answer was lost): the exit agrees
+    // with it. Nothing to ask GitHub; its report is recorded through the machine, which refuses only a successor.
+    if (run.state === "review" && run.prNumber !== null) {
+      const pr = { number: run.prNumber, headSha: run.headSha ?? task.headSha ?? "", merged: false as const };
+      const r = await this.deps.tasks.raise(
+        { task, run },
+        { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr },
+      );
+      if (r.outcome === "refused") throw leaseRefused(r.message, r.reason);
+      return this.#recorded(runId);
+    }
     if (run.state === "exited" && run.report !== null) return answerOf(run, null);
     if (report.branch !== undefined && report.branch !== run.branch) {
       throw new Refusal(
@@ -104,7 +126,7 @@ export class Exits {
    * again in the transaction.
    */
   async #assertNotSuperseded(run: Run, task: Task): Promise<void> {
-    if (run.state === "revoked" || run.state === "aborted")
+    if (run.state === "revoked" || neverStarted(run.state))
       throw leaseRefused(`lease no longer held: ${run.endReason ?? run.state}`, run.state);
     if (task.runId === run.id) return;
     const later = await this.deps.queries.laterRuns({ id: run.id, taskId: task.id, startedAt: run.startedAt });
@@ -158,12 +180,14 @@ export class Exits {
             },
           }
         : null;
+    await this.deps.beforeTransition?.(runId);
     const result = await tasks.raise(
       { task, run },
       { kind: "run-exited", runId, leaseEpoch: report.leaseEpoch, report, pr },
     );
     if (result.outcome === "refused") throw leaseRefused(result.message, result.reason);
-    if (result.outcome === "unchanged") return this.#recorded(runId);
+    // Unchanged, or the PR's webhook moved the run to review meanwhile and the exit only recorded its report.
+    if (result.outcome === "unchanged" || result.decision.run?.from.includes("review")) return this.#recorded(runId);
     if (open)
       return { outcome: "review", prNumber: open.number, evidence: { pr: open.number, headSha: open.headSha, branch } };
     if (merged)

@@ -18,6 +18,7 @@ import { select, dateOf, type Step } from "../store/sql.js";
 import type { Repo } from "../store/generated/sqlite/client.js";
 import { textOf } from "../texts/value.js";
 import type { GateQueries } from "./queries.js";
+import { neverStarted } from "../machine/model.js";
 
 /** Classes that say a run failed (a PR, a question or publishable work do not). */
 export const COUNTED_CLASSES: ReadonlySet<string> = new Set([
@@ -66,7 +67,7 @@ export function probeOutcome(
   probe: { state: string; class: string | null } | null,
   breakerClass: string | null,
 ): ProbeOutcome {
-  if (!probe || probe.state === "aborted") return "again"; // it never ran: the next claim probes
+  if (!probe || neverStarted(probe.state)) return "again"; // it never ran: the next claim probes
   if (probe.state === "review") return "close";
   if (probe.class === null) return "wait"; // live, or ended and not classified yet
   return probe.class === breakerClass ? "reopen" : "close";

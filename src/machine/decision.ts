@@ -67,6 +67,8 @@ export interface RunView {
   stalled: boolean;
   /** broker: its worker is handed GitHub tokens, revoked when the lease ends. Absent: none. */
   credentials?: "broker";
+  /** The worker's exit report is recorded on it. */
+  reported: boolean;
 }
 
 /** Where the event happened: the task's issue, known even before a task exists. */
@@ -233,6 +235,7 @@ export type RefusalReason =
   | "exited"
   | "review"
   | "aborted"
+  | "released"
   | "not-queued"
   | "dispatch-mode"
   | "backing-off"

@@ -86,6 +86,8 @@ export type TaskEvent =
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
   | { kind: "lease-stalled"; runId: string; leaseEpoch: string }
   | { kind: "worker-revoked"; runId: string; workerName: string }
+  /** The worker gives the run back before its agent started (preflight: clone, disk, agent binary). */
+  | { kind: "run-released"; runId: string; leaseEpoch: string; reason: string }
   | {
       kind: "run-exited";
       runId: string;
@@ -197,6 +199,7 @@ export const EVENT_KINDS = [
   "lease-expired",
   "lease-stalled",
   "worker-revoked",
+  "run-released",
   "run-exited",
   "run-classified",
   "pr-published",

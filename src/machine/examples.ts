@@ -54,6 +54,7 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "lease-expired": { kind: "lease-expired", runId: "r1", leaseEpoch: "e1" },
   "lease-stalled": { kind: "lease-stalled", runId: "r1", leaseEpoch: "e1" },
   "worker-revoked": { kind: "worker-revoked", runId: "r1", workerName: "laptop" },
+  "run-released": { kind: "run-released", runId: "r1", leaseEpoch: "e1", reason: "clone failed: no space left" },
   "run-exited": {
     kind: "run-exited",
     runId: "r1",
@@ -157,6 +158,7 @@ export function exampleRun(state: RunState, klass: string | null = null): RunVie
     progress: "step:build",
     progressAt: new Date(NOW.getTime() - 300_000),
     stalled: false,
+    reported: false,
   };
 }
 

@@ -23,10 +23,24 @@ export const STATES: readonly State[] = ["none", ...TASK_STATES];
 /**
  * live: holds the lease. exited / expired / revoked: ended without a PR and
  * owed a class until it has one. review: ended with a PR. aborted: never
- * started (a refused dispatch); not counted against attempts.
+ * started (a refused dispatch); released: its worker gave it back before the
+ * agent started (preflight failed). Neither is counted against attempts.
  */
-export type RunState = "live" | "exited" | "expired" | "revoked" | "review" | "aborted";
-export const RUN_STATES: readonly RunState[] = ["live", "exited", "expired", "revoked", "review", "aborted"];
+export type RunState = "live" | "exited" | "expired" | "revoked" | "review" | "aborted" | "released";
+export const RUN_STATES: readonly RunState[] = [
+  "live",
+  "exited",
+  "expired",
+  "revoked",
+  "review",
+  "aborted",
+  "released",
+];
+
+/** Runs whose agent never started: no attempt used, no class, nothing a breaker or a continuation counts. */
+export function neverStarted(state: string): state is "aborted" | "released" {
+  return state === "aborted" || state === "released";
+}
 
 export type Labels = RepoConfig["labels"];
 

@@ -8,7 +8,7 @@ import type { Context, Decision } from "./decision.js";
 import type { EventKind, TaskEvent } from "./events.js";
 import type { EventRows } from "./rows/build.js";
 import { claim, dispatched, dispatchRefused, sweepFailed } from "./rows/runs.js";
-import { heartbeat, leaseExpired, leaseStalled, workerRevoked } from "./rows/leases.js";
+import { heartbeat, leaseExpired, leaseStalled, runReleased, workerRevoked } from "./rows/leases.js";
 import { runExited } from "./rows/exits.js";
 import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
@@ -51,6 +51,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "lease-expired": leaseExpired,
   "lease-stalled": leaseStalled,
   "worker-revoked": workerRevoked,
+  "run-released": runReleased,
   "run-exited": runExited,
   "run-classified": runClassified,
   "pr-published": prPublished,
@@ -98,6 +99,7 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "lease-expired": "the sweep: a lease passed its expiry",
   "lease-stalled": "a heartbeat whose progress stood still for `limits.stallSeconds`",
   "worker-revoked": "an operator revokes the worker",
+  "run-released": "a worker releases its run before the agent started (preflight failed)",
   "run-exited": "a worker's exit, after Orchestra looked for its PR on GitHub",
   "run-classified": "classification of a run that ended without a PR (exit or sweep)",
   "pr-published": "the executor opened the PR of a publishable run",

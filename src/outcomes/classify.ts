@@ -90,6 +90,7 @@ export function classify(f: Facts): Verdict {
     branch: f.branch,
     ...(f.run.infraDeath ? { infraDeath: f.run.infraDeath } : {}),
     ...(f.run.stalled ? { stalled: f.run.stalled } : {}),
+    ...(f.run.lastProgress ? { lastProgress: f.run.lastProgress } : {}),
   };
   if (f.pr?.state === "merged") {
     return {
@@ -139,6 +140,22 @@ function unknown(base: Record<string, unknown>, why: string): Verdict {
   return { class: "unknown", recovery: "escalate", evidence: { ...base, why } };
 }
 
+/**
+ * Work the last heartbeat of a run without an exit reported beyond what
+ * GitHub shows `aheadBy` commits for: why, or null. Positive evidence that
+ * work exists is never called debris-empty.
+ */
+function unpushedWork(f: Facts, aheadBy: number): string | null {
+  const p = f.run.lastProgress;
+  if (!p) return null;
+  if (p.dirty && f.run.dirty === undefined) return "the last heartbeat reported a dirty worktree";
+  if (p.ahead !== undefined && p.ahead > aheadBy)
+    return `the last heartbeat reported ${p.ahead} commit(s) ahead of the base, GitHub shows ${aheadBy}`;
+  if (aheadBy === 0 && p.headSha && f.baseSha && p.headSha !== f.baseSha && p.headSha !== f.branch?.headSha)
+    return `the last heartbeat reported head ${p.headSha.slice(0, 12)}, not the base's ${f.baseSha.slice(0, 12)}`;
+  return null;
+}
+
 function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
   const expired = f.trigger === "lease-expired";
   const context = {
@@ -151,12 +168,19 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
   if (f.pr && f.pr.state === "closed")
     return unknown(context, `pull request #${f.pr.number} from this branch was closed without merging`);
   const ahead = f.branch?.aheadBy ?? 0;
+  const unpushed = unpushedWork(f, ahead);
   if (!f.branch || ahead === 0) {
     if (f.run.dirty)
       return unknown(
         context,
         "the worker reported uncommitted changes but GitHub shows " +
           "no commits ahead: nothing here to recover mechanically",
+      );
+    if (unpushed)
+      return unknown(
+        context,
+        `${unpushed} but GitHub shows no commits ahead: the work is on the worker's machine, ` +
+          "not on GitHub; nothing here to recover mechanically",
       );
     const where = f.branch ? `branch ${f.branch.name} has no commits ahead of the base` : "no branch on GitHub";
     if (!expired && f.run.exitCode === 0) {
@@ -185,6 +209,7 @@ function classifyDebris(f: Facts, base: Record<string, unknown>): Verdict {
     f.run.dirty ? "the worker reported a dirty worktree" : null,
     f.run.testsPassed === false ? "the worker reported failing tests" : null,
     f.run.handoff ? "the worker handed off unfinished work" : null,
+    unpushed,
     checks.green ? null : `head checks not green (${checks.why})`,
   ].filter((x): x is string => x !== null);
   if (blockers.length === 0) {

@@ -50,6 +50,21 @@ export const factsSchema = z
         infraDeath: z.enum(INFRA_DEATHS).optional(),
         /** The lease stopped renewing: heartbeats reported no progress since then. */
         stalled: z.object({ since: z.string(), lastProgress: z.string().optional() }).strict().optional(),
+        /**
+         * No exit: what the last heartbeat reported of the worktree. Dirty,
+         * commits ahead or a head that is not the base's mean work exists
+         * that GitHub may not show: never debris-empty.
+         */
+        lastProgress: z
+          .object({
+            headSha: z.string().nullish(),
+            worktree: z.string().nullish(),
+            step: z.string().nullish(),
+            dirty: z.boolean().optional(),
+            ahead: z.number().int().min(0).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict(),
     pr: z
@@ -66,6 +81,8 @@ export const factsSchema = z
       .strict()
       .nullable(),
     checks: z.array(check),
+    /** The base branch's head, read when the last heartbeat named a head sha and GitHub shows nothing ahead. */
+    baseSha: z.string().optional(),
     rerunsUsed: z.number().int().min(0).optional(),
     rerunBudget: z.number().int().min(0).optional(),
     infraPatterns: z.array(repositoryPattern).optional(),

@@ -37,6 +37,27 @@ interface Report {
   infra?: string;
 }
 
+type LastProgress = NonNullable<Facts["run"]["lastProgress"]>;
+
+/** The last heartbeat's progress of a run that ended without an exit; undefined when none was reported. */
+function lastProgressOf(run: RunRecord): LastProgress | undefined {
+  if (run.report || !run.progress) return undefined;
+  try {
+    const p = JSON.parse(run.progress) as Record<string, unknown>;
+    const out: LastProgress = {};
+    for (const key of ["headSha", "worktree", "step"] as const) {
+      const v = p[key];
+      if (typeof v === "string") out[key] = v;
+    }
+    const { dirty, ahead } = p;
+    if (typeof dirty === "boolean") out.dirty = dirty;
+    if (typeof ahead === "number" && Number.isInteger(ahead) && ahead >= 0) out.ahead = ahead;
+    return Object.keys(out).length > 0 ? out : undefined;
+  } catch {
+    return undefined; // an older, free-form digest: nothing to read from it
+  }
+}
+
 function pick(pulls: PullInfo[]): PullInfo | undefined {
   return pulls.find((p) => p.merged) ?? pulls.find((p) => p.state === "open") ?? pulls[0];
 }
@@ -56,8 +77,9 @@ export async function gatherFacts(
   const ref = await github.getBranch(r, branchName);
   let branch: Facts["branch"] = null;
   let checks: Facts["checks"] = [];
+  let base: string | undefined;
   if (ref) {
-    const base = pr?.baseRef ?? (await github.defaultBranch(r));
+    base = pr?.baseRef ?? (await github.defaultBranch(r));
     const cmp = await github.compare(r, base, branchName);
     // compare answering 404 while the ref exists means the base is gone: no positive evidence of "nothing ahead".
     if (!cmp) throw new Error(`compare ${base}...${branchName} found no base; not classifying on a guess`);
@@ -72,8 +94,24 @@ export async function gatherFacts(
       }));
     }
   }
+  const progress = trigger === "lease-expired" ? lastProgressOf(run) : undefined;
+  // A head the worker reported that GitHub's branch does not show is only work if it is not the base's head:
+  // read the base then, and only then.
+  let baseSha: string | undefined;
+  if (
+    progress?.headSha &&
+    !progress.dirty &&
+    !progress.ahead &&
+    (branch?.aheadBy ?? 0) === 0 &&
+    progress.headSha !== branch?.headSha
+  ) {
+    base ??= pr?.baseRef ?? (await github.defaultBranch(r));
+    const b = await github.getBranch(r, base);
+    if (b) baseSha = b.sha;
+  }
   return {
     trigger,
+    ...(baseSha ? { baseSha } : {}),
     run: {
       exitCode: trigger === "exit" ? (report.exitCode ?? null) : null,
       ...(report.dirty !== undefined ? { dirty: report.dirty } : {}),
@@ -91,6 +129,7 @@ export async function gatherFacts(
             },
           }
         : {}),
+      ...(progress ? { lastProgress: progress } : {}),
     },
     pr: pr ? { number: pr.number, state: pr.merged ? "merged" : pr.state, headSha: pr.headSha } : null,
     branch,

@@ -65,6 +65,8 @@ export interface SweeperDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   clock: { now(): Date };
   log: Logger;
+  /** Told when a worker's lease expired without an exit (workers that keep dying are paused). */
+  leaseLost?: (workerId: string) => Promise<unknown>;
   /** Told when a sweep, or the reconcile or missed-deliveries part of it, finished (metrics). */
   onSuccess?: (kind: "sweep" | "reconcile" | "deliveries", at: Date, report?: SweepReport) => void;
 }
@@ -101,7 +103,18 @@ export class Sweeper {
           { task },
           { kind: "lease-expired", runId: task.runId!, leaseEpoch: task.leaseEpoch! },
         );
-        if (r.outcome === "applied") out.expired++;
+        if (r.outcome === "applied") {
+          out.expired++;
+          if (task.workerId)
+            await this.deps
+              .leaseLost?.(task.workerId)
+              .catch((err: unknown) =>
+                this.deps.log.warn(
+                  { worker: task.workerId, err: errText(err) },
+                  "sweep: could not count the lost lease against its worker",
+                ),
+              );
+        }
       } catch (err) {
         await this.#failed(out, task.installationId, err);
         this.deps.log.warn({ task: task.id, err: errText(err) }, "sweep: lease expiry failed; next sweep retries");

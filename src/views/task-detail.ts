@@ -9,6 +9,7 @@ import type { Outbox } from "../effects/outbox.js";
 import type { Ledger } from "../cost/ledger.js";
 import { UNRECEIPTED_FLAG } from "../claims/decisions.js";
 import type { ViewsQueries } from "./queries.js";
+import { neverStarted } from "../machine/model.js";
 
 export interface TaskReadDeps {
   views: Pick<ViewsQueries, "task" | "runsOf" | "decisionsOf" | "receiptOf" | "deliveriesOf" | "waitingOf">;
@@ -33,6 +34,8 @@ export function runJson(r: Run) {
     startedAt: r.startedAt,
     endedAt: r.endedAt,
     endReason: r.endReason,
+    /** What the worker reported at its exit; null before one. */
+    report: parseJsonText(r.report) as Record<string, unknown> | null,
     progress: parseJsonText(r.progress),
     progressAt: r.progressAt,
     prNumber: r.prNumber,
@@ -64,7 +67,7 @@ export async function taskDetail(deps: TaskReadDeps, id: string) {
   const handed = decisions.length ? await views.deliveriesOf(decisions.map((d) => d.id)) : [];
   const waitingFor = waiting.get(task) ?? null;
   const now = deps.clock.now().getTime();
-  const started = runs.filter((r) => r.state !== "aborted");
+  const started = runs.filter((r) => !neverStarted(r.state));
   return {
     task: {
       id: task.id,

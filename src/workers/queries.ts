@@ -27,6 +27,19 @@ export interface WorkersQueries {
   liveRunsOf(workerIds: string[]): Promise<Array<{ workerId: string | null }>>;
   /** The live runs of one worker. */
   liveRunsOfWorker(workerId: string): Promise<Array<{ id: string; taskId: string }>>;
+  /**
+   * The worker's runs that ended since `since` without their agent's work:
+   * released before it started, or leases lost without an exit (not stalls,
+   * whose worker is alive). Newest first.
+   */
+  lostRuns(
+    workerId: string,
+    since: Date,
+  ): Promise<Array<{ state: string; endedAt: Date | null; endReason: string | null }>>;
+  /** Pauses the worker until `until`, saying why. */
+  setPause(id: string, until: Date, reason: string): Promise<void>;
+  /** Lifts its pause; releases before `at` no longer count. The number of rows changed (0: no such worker). */
+  resume(id: string, at: Date): Promise<number>;
 }
 
 export function workersQueries(db: Db): WorkersQueries {
@@ -63,5 +76,26 @@ export function workersQueries(db: Db): WorkersQueries {
       db.run.findMany({ where: { state: "live", workerId: { in: workerIds } }, select: { workerId: true } }),
     liveRunsOfWorker: (workerId) =>
       db.run.findMany({ where: { workerId, state: "live" }, select: { id: true, taskId: true } }),
+    lostRuns: (workerId, since) =>
+      db.run.findMany({
+        where: {
+          workerId,
+          endedAt: { gte: since },
+          OR: [{ state: "released" }, { state: "expired", report: null, stalled: false }],
+        },
+        orderBy: { endedAt: "desc" },
+        select: { state: true, endedAt: true, endReason: true },
+        take: 100,
+      }),
+    setPause: async (id, until, reason) => {
+      await db.worker.updateMany({ where: { id }, data: { pausedUntil: until, pauseReason: reason } });
+    },
+    resume: async (id, at) => {
+      const r = await db.worker.updateMany({
+        where: { id },
+        data: { pausedUntil: null, pauseReason: null, resumedAt: at },
+      });
+      return r.count;
+    },
   };
 }

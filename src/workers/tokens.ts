@@ -9,6 +9,7 @@ import type { RaiseResult, TaskRef } from "../apply/tasks.js";
 import type { TaskEvent } from "../machine/events.js";
 import type { Worker, Workers } from "./workers.js";
 import type { WorkersQueries } from "./queries.js";
+import type { PauseView, WorkerPauses } from "./pauses.js";
 
 export interface WorkerListing {
   id: string;
@@ -20,11 +21,14 @@ export interface WorkerListing {
   rotatedAt: string | null;
   revokedAt: string | null;
   liveLeases: number;
+  /** While it is paused (too many releases or lost leases): until when and why; null otherwise. */
+  paused: PauseView | null;
 }
 
 export interface WorkerTokensDeps {
   queries: Pick<WorkersQueries, "allWorkers" | "liveRunsOf" | "liveRunsOfWorker">;
   workers: Workers;
+  pauses: Pick<WorkerPauses, "pauseOf">;
   tasks: { raise(ref: TaskRef, event: TaskEvent): Promise<RaiseResult> };
 }
 
@@ -43,7 +47,7 @@ export class WorkerTokens {
     const live = await queries.liveRunsOf(workers.map((w) => w.id));
     const leases = new Map<string, number>();
     for (const r of live) leases.set(r.workerId!, (leases.get(r.workerId!) ?? 0) + 1);
-    return workers.map((w) => listing(w, leases.get(w.id) ?? 0, this.deps.workers));
+    return workers.map((w) => listing(w, leases.get(w.id) ?? 0, this.deps.workers, this.deps.pauses.pauseOf(w)));
   }
 
   /**
@@ -70,7 +74,7 @@ export class WorkerTokens {
   }
 }
 
-function listing(w: Worker, liveLeases: number, workers: Workers): WorkerListing {
+function listing(w: Worker, liveLeases: number, workers: Workers, paused: PauseView | null): WorkerListing {
   return {
     id: w.id,
     name: w.name,
@@ -81,5 +85,6 @@ function listing(w: Worker, liveLeases: number, workers: Workers): WorkerListing
     rotatedAt: w.rotatedAt?.toISOString() ?? null,
     revokedAt: w.revokedAt?.toISOString() ?? null,
     liveLeases,
+    paused,
   };
 }

@@ -34,6 +34,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "lease-expired": "· · claimed · · · · ·",
   "lease-stalled": "· · claimed · · · · ·",
   "worker-revoked": "· · claimed · · · · ·",
+  "run-released": "✗superseded ✗superseded queued ✗superseded ✗superseded ✗superseded ✗superseded ✗superseded",
   "run-exited": "✗superseded ✗superseded claimed ✗superseded ✗superseded ✗superseded ✗superseded ✗superseded",
   "run-classified": "· · queued · · · · ·",
   "pr-published": "· · review · · · · ·",

@@ -159,6 +159,44 @@ const rows: Row[] = [
     cls: "debris-empty",
     recovery: "delete-branch-requeue",
   },
+  {
+    name: "lease expired, no branch, but the last heartbeat reported a dirty worktree: never debris-empty",
+    facts: facts({ trigger: "lease-expired", run: { exitCode: null, lastProgress: { step: "edit", dirty: true } } }),
+    cls: "unknown",
+    recovery: "escalate",
+    evidence: { lastProgress: { step: "edit", dirty: true }, ...why(/dirty worktree.*on the worker's machine/) },
+  },
+  {
+    name: "lease expired, nothing ahead on GitHub, the last heartbeat reported local commits: never debris-empty",
+    facts: facts({
+      trigger: "lease-expired",
+      run: { exitCode: null, lastProgress: { ahead: 2, dirty: false } },
+      branch: ahead(0),
+    }),
+    cls: "unknown",
+    recovery: "escalate",
+    evidence: why(/2 commit\(s\) ahead of the base, GitHub shows 0/),
+  },
+  {
+    name: "lease expired, no branch, the last heartbeat's head is not the base's: never debris-empty",
+    facts: {
+      ...facts({ trigger: "lease-expired", run: { exitCode: null, lastProgress: { headSha: HEAD } } }),
+      baseSha: OLD,
+    },
+    cls: "unknown",
+    recovery: "escalate",
+    evidence: why(/head c0ffee1, not the base's 0ld5ha0/),
+  },
+  {
+    name: "lease expired, no branch, the last heartbeat's head is the base's: debris-empty, with the progress",
+    facts: {
+      ...facts({ trigger: "lease-expired", run: { exitCode: null, lastProgress: { headSha: OLD, dirty: false } } }),
+      baseSha: OLD,
+    },
+    cls: "debris-empty",
+    recovery: "delete-branch-requeue",
+    evidence: { lastProgress: { headSha: OLD, dirty: false } },
+  },
 
   // debris-publishable (B)
   {
@@ -194,6 +232,30 @@ const rows: Row[] = [
   },
 
   // debris-half-done (C): never deleted
+  {
+    name: "lease expired, commits ahead and green, but the last heartbeat reported a dirty worktree",
+    facts: facts({
+      trigger: "lease-expired",
+      run: { exitCode: null, lastProgress: { dirty: true, ahead: 2 } },
+      branch: ahead(2),
+      checks: green,
+    }),
+    cls: "debris-half-done",
+    recovery: "hold-resume",
+    evidence: why(/dirty worktree/),
+  },
+  {
+    name: "lease expired, green commits on GitHub, more commits than that reported locally: not published",
+    facts: facts({
+      trigger: "lease-expired",
+      run: { exitCode: null, lastProgress: { ahead: 3 } },
+      branch: ahead(2),
+      checks: green,
+    }),
+    cls: "debris-half-done",
+    recovery: "hold-resume",
+    evidence: why(/3 commit\(s\) ahead of the base, GitHub shows 2/),
+  },
   {
     name: "exit 0, commits ahead, checks failing, no PR",
     facts: facts({ branch: ahead(2), checks: [check("ci", "failure")] }),

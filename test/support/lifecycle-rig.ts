@@ -9,6 +9,7 @@ import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import type { SweepReport } from "../../src/sweeps/sweeper.js";
 import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { Provider } from "../../src/store/db.js";
+import type { OrchestraOptions } from "../../src/app.js";
 import { RigClock } from "./clock.js";
 import { testDatabase, type TestDb } from "./databases.js";
 import { eventually, startOrchestra, type Running } from "./orchestra.js";
@@ -117,6 +118,7 @@ export async function startRig(
     /** A restarted App keeps the clock it had. */ clock?: RigClock;
     effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
     env?: Record<string, string>;
+    hooks?: OrchestraOptions["hooks"];
   } = {},
 ): Promise<Rig> {
   const fake = opts.fake ?? (await startFakeGitHub());
@@ -135,6 +137,7 @@ export async function startRig(
     sweepMs: 3_600_000,
     ...(opts.effects ? { effects: opts.effects } : {}),
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.hooks ? { hooks: opts.hooks } : {}),
   });
   // Retries due within a few seconds are still work to wait for (test backoffs are milliseconds).
   /** Waits until the effects due within 5 s are performed (15 s at most unless told). */

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { ProbotOctokit } from "probot";
-import { createOrchestra, type Orchestra } from "../../src/app.js";
+import { createOrchestra, type Orchestra, type OrchestraOptions } from "../../src/app.js";
 import { parseEnv } from "../../src/config/env.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
@@ -75,6 +75,7 @@ export async function startOrchestra(opts: {
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
   env?: Record<string, string>;
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
+  hooks?: OrchestraOptions["hooks"];
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
@@ -122,6 +123,7 @@ export async function startOrchestra(opts: {
       sweepMs: opts.sweepMs ?? 60_000,
       effects: { ...TEST_EFFECTS, ...opts.effects },
       ...(opts.ingest ? { ingest: opts.ingest } : {}),
+      ...(opts.hooks ? { hooks: opts.hooks } : {}),
       clock,
     });
     try {

@@ -9,6 +9,7 @@ describe("workersArgs", () => {
     [["list", "--json"], { verb: "list", json: true }],
     [["revoke", "w1"], { verb: "revoke", id: "w1", json: false }],
     [["rotate", "--json", "w1"], { verb: "rotate", id: "w1", json: true }],
+    [["resume", "w1"], { verb: "resume", id: "w1", json: false }],
   ])("%j → %j", (args, expected) => {
     expect(workersArgs(args)).toEqual(expected);
   });
@@ -17,7 +18,8 @@ describe("workersArgs", () => {
     [["revoke"], /^workers revoke needs a worker id; list them with: orchestra workers list$/],
     [["rotate", "a", "b"], /^workers rotate takes one worker id \(got a b\)$/],
     [["list", "extra"], /^workers list takes no arguments \(got extra\)$/],
-    [["delete", "w1"], /^workers: unknown verb "delete"; use list, revoke <id> or rotate <id>/],
+    [["delete", "w1"], /^workers: unknown verb "delete"; use list, revoke <id>, rotate <id> or resume <id>/],
+    [["resume"], /^workers resume needs a worker id; list them with: orchestra workers list$/],
     [["--all"], /^workers: unknown option --all/],
   ])("%j is refused with a reason", (args, message) => {
     const r = workersArgs(args);
@@ -36,6 +38,7 @@ describe("table", () => {
     rotatedAt: null,
     revokedAt: null,
     liveLeases: 0,
+    paused: null,
     ...over,
   });
 
@@ -52,9 +55,21 @@ describe("table", () => {
       }),
     ]);
     expect(text.split("\n")).toEqual([
-      "ID    NAME    REPOS              TOKEN  LAST SEEN             LEASES  REVOKED",
-      "w-1   laptop  all                …ab12  -                     0       -",
-      "w-22  ci      acme/app,acme/lib  …ab12  2026-01-02T03:04:05Z  2       2026-01-03T00:00:00Z",
+      "ID    NAME    REPOS              TOKEN  LAST SEEN             LEASES  PAUSED UNTIL  REVOKED",
+      "w-1   laptop  all                …ab12  -                     0       -             -",
+      "w-22  ci      acme/app,acme/lib  …ab12  2026-01-02T03:04:05Z  2       -             2026-01-03T00:00:00Z",
+      "",
+    ]);
+  });
+
+  test("a paused worker shows until when, and under the table why and how to resume it", () => {
+    const text = table([
+      w({ paused: { until: "2026-01-01T00:30:00.000Z", reason: "3 runs released before the agent started" } }),
+    ]);
+    expect(text.split("\n")).toEqual([
+      "ID   NAME    REPOS  TOKEN  LAST SEEN  LEASES  PAUSED UNTIL          REVOKED",
+      "w-1  laptop  all    …ab12  -          0       2026-01-01T00:30:00Z  -",
+      "paused w-1 (laptop): 3 runs released before the agent started; resume it with: orchestra workers resume w-1",
       "",
     ]);
   });

@@ -247,12 +247,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       await w.claim();
 
       const table = (await cli("workers")).stdout.split("\n");
-      expect(table[0]).toMatch(/^ID\s+NAME\s+REPOS\s+TOKEN\s+LAST SEEN\s+LEASES\s+REVOKED$/);
+      expect(table[0]).toMatch(/^ID\s+NAME\s+REPOS\s+TOKEN\s+LAST SEEN\s+LEASES\s+PAUSED UNTIL\s+REVOKED$/);
       expect(table[1]).toContain(w.id);
       expect(table[1]).toContain("ci-runner");
       expect(table[1]).toContain(REPO);
       expect(table[1]).toContain(`…${w.token.slice(-4)}`);
-      expect(table[1]).toMatch(/\s1\s+-$/);
+      expect(table[1]).toMatch(/\s1\s+-\s+-$/);
       expect((await cli("workers", "list")).stdout).toBe(table.join("\n"));
       const listed = JSON.parse((await cli("workers", "list", "--json")).stdout) as {
         workers: Array<Record<string, unknown>>;

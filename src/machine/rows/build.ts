@@ -128,7 +128,8 @@ export function checkLease(
           run.state === "expired" ||
           run.state === "revoked" ||
           run.state === "review" ||
-          run.state === "aborted"
+          run.state === "aborted" ||
+          run.state === "released"
         ? run.state
         : "superseded";
     return refused(reason, `lease no longer held: ${run.endReason ?? run.state}`);

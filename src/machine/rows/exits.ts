@@ -13,6 +13,7 @@ import type { Context, Decision, RunView, TaskView } from "../decision.js";
 import type { EventOf } from "../events.js";
 import { everyState, move, NO_LEASE, refused, unchanged, type EventRows } from "./build.js";
 import { ENDED_LEASE, usageChange } from "./runs.js";
+import { neverStarted } from "../model.js";
 
 type Exit = EventOf<"run-exited">;
 
@@ -125,14 +126,42 @@ function exitAfterClass(ctx: Context, e: Exit, run: RunView): Decision {
   });
 }
 
+/**
+ * The run's own PR moved the task to review before its exit came in (the
+ * `pull_request.opened` webhook won the race, or the exit is sent again): the
+ * exit agrees with what happened. Its report is recorded on the run, once;
+ * only a successor run refuses it. The task keeps whatever state it has now.
+ */
+function exitAfterReview(ctx: Context, e: Exit, task: TaskView, run: RunView): Decision {
+  if (succeeded(ctx, run)) return refused("superseded", SUPERSEDED);
+  if (run.reported) return unchanged(`the exit is recorded already (pull request #${run.prNumber})`);
+  const usage = usageChange(run, e.report.usage);
+  return move(ctx, task.state, {
+    summary: `run exited ${e.report.exitCode} after its pull request #${run.prNumber} moved the task to review`,
+    task: { ...usage.task },
+    run: {
+      id: run.id,
+      from: ["review"],
+      patch: {
+        report: JSON.stringify(e.report),
+        endReason: `${run.endReason ?? `pull request #${run.prNumber} opened`}; exited ${e.report.exitCode}`,
+        ...usage.run,
+      },
+    },
+  });
+}
+
 function exitRow(ctx: Context, e: Exit): Decision {
   const task = ctx.task;
   const run = ctx.run;
   if (!task || !run || run.id !== e.runId) return refused("superseded", `run ${e.runId} is not this task's run`);
   if (run.leaseEpoch !== e.leaseEpoch)
     return refused("stale-epoch", "stale lease epoch: this run's lease has another epoch");
-  if (run.state === "revoked" || run.state === "aborted")
+  if (run.state === "revoked" || neverStarted(run.state))
     return refused(run.state, `lease no longer held: ${run.endReason ?? run.state}`);
+  // Before the task's state: a task read just before the PR's transition and its run read just after it still
+  // lands here, and the version fence then sends the exit round again on what is there now.
+  if (run.state === "review" && run.prNumber !== null) return exitAfterReview(ctx, e, task, run);
   if (task.state === "claimed") {
     if (task.runId !== run.id) return refused("superseded", SUPERSEDED);
     if (run.state === "live")

@@ -12,6 +12,7 @@ import {
   ignore,
   isRefusal,
   move,
+  NO_LEASE,
   refused,
   underLease,
   unchanged,
@@ -130,3 +131,27 @@ export const workerRevoked: EventRows<"worker-revoked"> = everyState(ignore("not
     });
   },
 });
+
+/**
+ * The worker gives the run back before its agent started: the task is
+ * queued again at once, in its place, with no attempt used and no class (a
+ * preflight failure says nothing about the task). The run ends `released`
+ * with the reason; the workers room counts releases per worker.
+ */
+export const runReleased: EventRows<"run-released"> = underLease<"run-released">((ctx, e, { task }) =>
+  move(ctx, "queued", {
+    summary: `run released before its agent started (${e.reason}): queued again, no attempt used`,
+    task: { ...NO_LEASE, attempt: Math.max(0, task.attempt - 1) },
+    fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
+    run: {
+      id: e.runId,
+      from: ["live"],
+      patch: {
+        state: "released",
+        endedAt: ctx.now,
+        endReason: `released before its agent started: ${e.reason}`,
+        classifyAfter: null,
+      },
+    },
+  }),
+);

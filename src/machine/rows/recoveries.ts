@@ -11,7 +11,7 @@ import type { Verdict } from "../../outcomes/classify.js";
 import type { Applied, Context, Decision, RunPatch, RunView, TaskView } from "../decision.js";
 import type { EffectSpec } from "../effects.js";
 import type { EventOf } from "../events.js";
-import { afterFailedRun, QUESTION_TTL_MS, type Continuation } from "../model.js";
+import { afterFailedRun, neverStarted, QUESTION_TTL_MS, type Continuation } from "../model.js";
 import { effect, everyState, ignore, labelsOf, move, NO_LEASE, unchanged, type EventRows } from "./build.js";
 import { textOf } from "../../texts/value.js";
 
@@ -40,7 +40,7 @@ function recorded(ctx: Context, v: Verdict, done = true): RunPatch {
 /** The attempt history for the "attempts spent" comment, with this run's class overlaid. */
 function historyLines(ctx: Context, run: RunView, klass: string): string[] {
   return ctx.runs
-    .filter((r) => r.state !== "aborted")
+    .filter((r) => !neverStarted(r.state))
     .map((r) => {
       const c = r.id === run.id ? klass : r.class;
       const endedAt = r.endedAt ?? (r.id === run.id ? ctx.now : null);
