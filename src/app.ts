@@ -280,7 +280,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     deliveriesWaiting: () => deliveriesWaiting(),
     credentials: broker,
   });
-  const leases = new Leases({ queries: claimRows, tasks, workers, decisions });
+  const leases = new Leases({ queries: claimRows, tasks, workers, decisions, clock });
   const releases = new Releases({ leases, tasks, pauses });
   const breaker = new Breaker({ queries: gateRows, database, tasks, configs, clock, log });
   const exitRows = exitQueries(db);

@@ -14,6 +14,7 @@ import type { Worker, Workers } from "../workers/workers.js";
 import type { Task } from "../store/generated/sqlite/client.js";
 import type { DecisionOut, Decisions } from "./decisions.js";
 import { gateSteps } from "./limits.js";
+import { leaseSecondsLeft } from "./leases.js";
 import type { ClaimQueries } from "./queries.js";
 import { candidates, installationsInTurn, liveByInstallation } from "./candidates.js";
 
@@ -57,6 +58,8 @@ export interface ClaimAnswer {
     attempt: number;
     leaseEpoch: string;
     leaseExpiresAt: string;
+    /** The seconds the lease has left by the service's clock (heartbeats are paced by it). */
+    leaseSeconds: number;
     branch: string;
     continuation: ClaimContinuation | null;
   };
@@ -140,6 +143,7 @@ export class Claims {
         attempt: run.attempt,
         leaseEpoch: run.leaseEpoch,
         leaseExpiresAt: run.leaseExpiresAt.toISOString(),
+        leaseSeconds: leaseSecondsLeft(run.leaseExpiresAt, this.deps.clock.now()),
         branch: c.branch,
         continuation: await this.#continuation(c, run.runId),
       },

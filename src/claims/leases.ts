@@ -42,6 +42,15 @@ export function progressDigest(p: Progress | undefined): string | undefined {
   });
 }
 
+/**
+ * The seconds a lease has left by the service's clock. Workers pace their
+ * heartbeats by this rather than by `leaseExpiresAt` against their own clock,
+ * so a worker whose clock is off by minutes still renews in time.
+ */
+export function leaseSecondsLeft(expiresAt: Date, now: Date): number {
+  return Math.max(0, Math.round((expiresAt.getTime() - now.getTime()) / 1000));
+}
+
 export class Leases {
   constructor(
     readonly deps: {
@@ -49,6 +58,8 @@ export class Leases {
       tasks: Tasks;
       workers: Workers;
       decisions: Decisions;
+      /** The service's clock: the lease's length is told as seconds from now, whatever the worker's clock says. */
+      clock?: { now(): Date };
     },
   ) {}
 
@@ -78,7 +89,7 @@ export class Leases {
     leaseEpoch: string,
     usage?: Usage,
     progress?: Progress,
-  ): Promise<{ leaseExpiresAt: string; decisions: DecisionOut[] }> {
+  ): Promise<{ leaseExpiresAt: string; leaseSeconds: number; decisions: DecisionOut[] }> {
     const { run, task } = await this.runOf(worker, runId);
     const digest = progressDigest(progress);
     const r = await this.deps.tasks.raise(
@@ -92,8 +103,10 @@ export class Leases {
     if (r.outcome === "refused") throw leaseRefused(r.message, r.reason);
     if (r.outcome !== "applied") throw leaseRefused("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);
+    const expiresAt = r.decision.task.leaseExpiresAt!;
     return {
-      leaseExpiresAt: r.decision.task.leaseExpiresAt!.toISOString(),
+      leaseExpiresAt: expiresAt.toISOString(),
+      leaseSeconds: leaseSecondsLeft(expiresAt, this.deps.clock?.now() ?? new Date()),
       decisions: await this.deps.decisions.forHeartbeat(run.taskId, run.id, task.headSha),
     };
   }

@@ -50,6 +50,8 @@ export interface ClaimAnswer {
     attempt: number;
     leaseEpoch: string;
     leaseExpiresAt: string;
+    /** Seconds left on the lease by the service's clock (newer servers). */
+    leaseSeconds?: number;
     branch: string;
     continuation: RunContinuation | null;
   };
@@ -59,6 +61,7 @@ export interface ClaimAnswer {
 
 export interface HeartbeatAnswer {
   leaseExpiresAt: string;
+  leaseSeconds?: number;
   decisions: Decision[];
   credentials?: Credentials | null;
 }

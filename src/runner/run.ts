@@ -67,6 +67,7 @@ export function sessionOf(claim: ClaimAnswer, ctx: WorkerContext): Session {
       runId: claim.run.id,
       leaseEpoch: claim.run.leaseEpoch,
       leaseExpiresAt: claim.run.leaseExpiresAt,
+      ...(claim.run.leaseSeconds !== undefined ? { leaseSeconds: claim.run.leaseSeconds } : {}),
       repo: claim.task.repo,
       issue: claim.task.issue,
       title: claim.task.title,

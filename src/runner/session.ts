@@ -29,6 +29,8 @@ export interface SessionInit {
   runId: string;
   leaseEpoch: string;
   leaseExpiresAt: string;
+  /** Seconds left on the lease by the service's clock, when it says. */
+  leaseSeconds?: number;
   repo: string;
   issue: number;
   title: string;
@@ -51,6 +53,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class Session {
   readonly ref: RunRef;
   leaseExpiresAt: number;
+  /** Seconds left on the lease at the last answer, by the service's clock; null when the service does not say. */
+  leaseSeconds: number | null;
   /** The brokered token, else the worker's own for `credentials: none` repositories, else none. */
   token: string | null;
   /** The 409 reason of a heartbeat (superseded, stalled, revoked, …): the lease is gone. */
@@ -76,6 +80,7 @@ export class Session {
   ) {
     this.ref = { repo: init.repo, issue: init.issue, runId: init.runId };
     this.leaseExpiresAt = Date.parse(init.leaseExpiresAt);
+    this.leaseSeconds = init.leaseSeconds ?? null;
     this.token = init.credentials?.token ?? ctx.settings.gitToken;
   }
 
@@ -93,7 +98,9 @@ export class Session {
     this.#beats = beats;
     this.#loop = (async () => {
       while (!beats.signal.aborted && this.lost === null) {
-        const wait = Math.max(1000, (this.leaseExpiresAt - Date.now()) / 3);
+        // By the service's count of seconds left when it says one (clocks differ), else by its expiry time.
+        const left = this.leaseSeconds !== null ? this.leaseSeconds * 1000 : this.leaseExpiresAt - Date.now();
+        const wait = Math.max(1000, left / 3);
         await sleep(wait, beats.signal);
         if (beats.signal.aborted) break;
         await this.heartbeat();
@@ -157,6 +164,7 @@ export class Session {
       return true;
     }
     this.leaseExpiresAt = Date.parse(answer.body.leaseExpiresAt);
+    this.leaseSeconds = typeof answer.body.leaseSeconds === "number" ? answer.body.leaseSeconds : null;
     if (answer.body.credentials?.token) this.token = answer.body.credentials.token;
     this.say("heartbeat", `lease until ${answer.body.leaseExpiresAt}`, { progress }, "debug");
     await this.deliver(answer.body.decisions ?? []);
