@@ -71,6 +71,8 @@ export class Session {
   readonly delivered = new Set<string>();
   /** Older servers refuse the dirty and ahead fields of progress: after one 400 they are left out. */
   #plainProgress = false;
+  /** Whether the session holds a token the service brokered (else a heartbeat asks for one). */
+  #brokered = false;
   #beats: AbortController | null = null;
   #loop: Promise<void> | null = null;
 
@@ -82,6 +84,7 @@ export class Session {
     this.leaseExpiresAt = Date.parse(init.leaseExpiresAt);
     this.leaseSeconds = init.leaseSeconds ?? null;
     this.token = init.credentials?.token ?? ctx.settings.gitToken;
+    this.#brokered = Boolean(init.credentials?.token);
   }
 
   get superseded(): boolean {
@@ -136,6 +139,8 @@ export class Session {
         leaseEpoch: this.init.leaseEpoch,
         progress,
         ...(usage ? { usage } : {}),
+        // A run holding no brokered token (re-attached after a restart, or its claim's mint failed) asks for one.
+        ...(this.#brokered ? {} : { renewCredentials: true }),
       });
       if (
         answer.status === 400 &&
@@ -165,7 +170,10 @@ export class Session {
     }
     this.leaseExpiresAt = Date.parse(answer.body.leaseExpiresAt);
     this.leaseSeconds = typeof answer.body.leaseSeconds === "number" ? answer.body.leaseSeconds : null;
-    if (answer.body.credentials?.token) this.token = answer.body.credentials.token;
+    if (answer.body.credentials?.token) {
+      this.token = answer.body.credentials.token;
+      this.#brokered = true;
+    }
     this.say("heartbeat", `lease until ${answer.body.leaseExpiresAt}`, { progress }, "debug");
     await this.deliver(answer.body.decisions ?? []);
     return true;

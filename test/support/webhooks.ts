@@ -155,7 +155,10 @@ export async function sendWebhook(url: string, d: WebhookDelivery): Promise<Resp
   const body = typeof d.payload === "string" ? d.payload : JSON.stringify(d.payload);
   const headers = webhookHeaders(d.event, body, d.secret, d.deliveryId);
   if (d.signature !== undefined) headers["x-hub-signature-256"] = d.signature;
-  return fetch(url, { method: "POST", headers, body });
+  // One connection per delivery, as GitHub's deliveries come. A kept-alive socket can be closed by the server's
+  // idle timer just as the next delivery is written to it, and on a loaded machine that race showed up as
+  // ECONNRESET before any answer: a client's fault, not the App's.
+  return fetch(url, { method: "POST", headers: { ...headers, connection: "close" }, body });
 }
 
 /**

@@ -53,12 +53,24 @@ export interface LoopRig extends Rig {
   fileAt(branch: string, path: string): string | null;
 }
 
-export async function startLoop(opts: { provider?: Provider; files?: Record<string, string> } = {}): Promise<LoopRig> {
+export async function startLoop(
+  opts: {
+    provider?: Provider;
+    files?: Record<string, string>;
+    /** The repository's .github/orchestra.yml, committed with the first files (git-backed files are git's). */
+    config?: string;
+  } = {},
+): Promise<LoopRig> {
   const fake = await startFakeGitHub();
   fake.state.addInstallation(INSTALLATION, "acme");
   fake.state.addRepo(REPO, {
     installationId: INSTALLATION,
-    git: { files: opts.files ?? { "README.md": "# app\n", "src/app.txt": "version 1\n" } },
+    git: {
+      files: {
+        ...(opts.files ?? { "README.md": "# app\n", "src/app.txt": "version 1\n" }),
+        ...(opts.config ? { ".github/orchestra.yml": opts.config } : {}),
+      },
+    },
   });
   fake.state.setPermission(REPO, "alice", "write");
   fake.state.setPermission(REPO, "eve", "read");
@@ -70,6 +82,7 @@ export async function startLoop(opts: { provider?: Provider; files?: Record<stri
   const git = await GitClient.start(fake);
   const workerClient = await rig.worker("loop-worker");
 
+  const running = new Set<ChildProcess>();
   const start = (args: string[], env: Record<string, string> = {}): WorkerRun => {
     const proc = spawn(
       process.execPath,
@@ -92,6 +105,8 @@ export async function startLoop(opts: { provider?: Provider; files?: Record<stri
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    running.add(proc);
+    proc.on("exit", () => running.delete(proc));
     let out = "";
     let err = "";
     proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -129,6 +144,10 @@ export async function startLoop(opts: { provider?: Provider; files?: Record<stri
       return sha && repo.git ? (repo.git.files(sha).get(path) ?? null) : null;
     },
     async stop() {
+      // A worker a failed test left running is stopped first: it would write into the directory removed below.
+      await Promise.all(
+        [...running].map((p) => new Promise<void>((resolve) => (p.once("exit", () => resolve()), p.kill("SIGKILL")))),
+      );
       await rig.stop();
       await fake.close();
       await git.dispose();
