@@ -51,6 +51,8 @@ export interface BaselineTimes {
   commitMs: number;
   pushMs: number;
   totalMs: number;
+  /** of the push, the fake GitHub's own work after receive-pack (see run.ts); set by the caller */
+  fakePushMs?: number;
 }
 
 /**
@@ -125,6 +127,8 @@ export interface WorkerTimes {
   /** spawn to process exit */
   wallMs: number;
   outcome: string | null;
+  /** of the push, the fake GitHub's own work after receive-pack (see run.ts); set by the caller */
+  fakePushMs?: number;
 }
 
 export class WorkerRunFailed extends Error {}

@@ -10,6 +10,7 @@
 // `--once` per run, each claiming an issue queued for it; runs alternate which
 // side goes first. See bench/README.md.
 import os from "node:os";
+import { performance } from "node:perf_hooks";
 import { existsSync, mkdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { writeFile, chmod } from "node:fs/promises";
@@ -117,6 +118,19 @@ async function main(): Promise<number> {
   await chmod(agentScript, 0o755);
   const worker = await rig.worker("bench-worker");
   const url = `${fake.url}/${REPO}.git`;
+  // Time the fake spends on a push after git's receive-pack (reading it into its model, the push webhook to the
+  // App): real git-backed hosting has a cost there too, but this one is the fake's, and both sides pay it.
+  let fakePushMs = 0;
+  const received = fake.state.git.received.bind(fake.state.git);
+  fake.state.git.received = async (...args) => {
+    const t0 = performance.now();
+    try {
+      return await received(...args);
+    } finally {
+      fakePushMs += performance.now() - t0;
+    }
+  };
+  const fakeSince = (since: number) => fakePushMs - since;
   const pairs: RunPair[] = [];
   let failed: string | null = null;
   try {
@@ -125,12 +139,15 @@ async function main(): Promise<number> {
       const first = run % 2 === 1 ? "worker" : "baseline";
       const doBaseline = async () => {
         const token = fake.state.issueToken(INSTALLATION).token;
+        const before = fakePushMs;
         const b = await baselineRun({ home, url, token, run, path });
+        const fakeMs = fakeSince(before);
         await quiet(rig);
-        return b;
+        return { ...b, fakePushMs: fakeMs };
       };
       const doWorker = async () => {
         await queueIssue(rig, run);
+        const before = fakePushMs;
         const w = await workerRun({
           bin: BIN,
           url: rig.app.url,
@@ -139,8 +156,9 @@ async function main(): Promise<number> {
           token: worker.token,
           agent: `sh ${agentScript} ${path} '${changeLine(run)}'`,
         });
+        const fakeMs = fakeSince(before);
         await quiet(rig);
-        return w;
+        return { ...w, fakePushMs: fakeMs };
       };
       let pair: RunPair;
       if (first === "worker") {
