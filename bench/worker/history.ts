@@ -1,7 +1,7 @@
 // The repository the worker benchmark runs on: a fake GitHub repository whose
 // bare git repository gets a long history written straight into it with
 // `git fast-import` (seconds, where 5,000 pushes would take many minutes),
-// repacked as a host keeps it (one pack, reachability bitmaps), then read back
+// repacked as a host keeps it (one pack, fresh deltas, reachability bitmaps), then read back
 // into the fake's model so that its REST answers agree with git.
 //
 // The tree is source-like: `--files` files of text lines spread over folders of
@@ -154,8 +154,11 @@ export async function buildHistory(fake: FakeGitHub, repoName: string, spec: His
     }
     await write("done\n");
   });
-  // How a host keeps a repository: one pack with bitmaps, so a clone does not count objects one by one.
-  await runGit(git.dir, ["repack", "-a", "-d", "-b", "--quiet"], env);
+  // How a host keeps a repository: one pack with bitmaps, so a clone does not count objects one by one, and its
+  // deltas computed again (-f): fast-import stores each new version of a file as a delta against the one before,
+  // so checking out the tip would resolve a chain of up to 50 deltas per file (it made `git worktree add` take
+  // three times as long). A repack stores the newest versions whole, as every gc'd repository has them.
+  await runGit(git.dir, ["repack", "-a", "-d", "-f", "-b", "--quiet"], env);
   syncFromGit(fake.state, repo, git);
 
   const count = Number((await runGit(git.dir, ["rev-list", "--count", ref], env)).trim());
