@@ -152,6 +152,8 @@ export async function workerRun(o: {
     HOME: o.cwd,
     NODE_ENV: "production",
     ORCHESTRA_WORKER_TOKEN: o.token,
+    // BENCH_GIT_TRACE=<file>: git's own timing of every command the worker runs (GIT_TRACE2_PERF)
+    ...(process.env["BENCH_GIT_TRACE"] ? { GIT_TRACE2_PERF: process.env["BENCH_GIT_TRACE"] } : {}),
     ...GIT_ENV,
   };
   const spawnedAt = Date.now();
