@@ -53,6 +53,8 @@ export interface BaselineTimes {
   totalMs: number;
   /** of the push, the fake GitHub's own work after receive-pack (see run.ts); set by the caller */
   fakePushMs?: number;
+  /** this process's CPU (the App and the fake GitHub) meanwhile; set by the caller */
+  rigCpuMs?: number;
 }
 
 /**
@@ -129,6 +131,8 @@ export interface WorkerTimes {
   outcome: string | null;
   /** of the push, the fake GitHub's own work after receive-pack (see run.ts); set by the caller */
   fakePushMs?: number;
+  /** this process's CPU (the App and the fake GitHub) meanwhile; set by the caller */
+  rigCpuMs?: number;
 }
 
 export class WorkerRunFailed extends Error {}

@@ -111,6 +111,8 @@ export function table(s: Summary, runs: number): string {
     `the fake GitHub's own work per push after receive-pack (its model, the push webhook to the App), in both: ` +
       `baseline ${ms(b.fakePushMs ?? 0)} ms, worker warm ${ms(s.warm.fakePushMs ?? 0)} ms; without it, git overhead / ` +
       `baseline: cold ${x(s.gitRatioWithoutFake.cold)}, warm ${x(s.gitRatioWithoutFake.warm)}`,
+    `this process's CPU (the App and the fake GitHub, on the same CPUs as git) during one: baseline ` +
+      `${ms(b.rigCpuMs ?? 0)} ms, worker cold ${ms(s.cold.rigCpuMs ?? 0)} ms, warm ${ms(s.warm.rigCpuMs ?? 0)} ms`,
     `target: warm git overhead ≤ ${s.target}× a fresh clone per run: ${s.met ? "PASS" : "FAIL"} (${x(s.gitRatio.warm)})`,
   ].join("\n");
 }

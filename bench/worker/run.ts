@@ -131,6 +131,11 @@ async function main(): Promise<number> {
     }
   };
   const fakeSince = (since: number) => fakePushMs - since;
+  // This process's CPU (the App and the fake GitHub) while one side runs: it shares the machine's CPUs with git.
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const d = process.cpuUsage(since);
+    return (d.user + d.system) / 1000;
+  };
   const pairs: RunPair[] = [];
   let failed: string | null = null;
   try {
@@ -140,14 +145,17 @@ async function main(): Promise<number> {
       const doBaseline = async () => {
         const token = fake.state.issueToken(INSTALLATION).token;
         const before = fakePushMs;
+        const cpu = process.cpuUsage();
         const b = await baselineRun({ home, url, token, run, path });
+        const rigCpuMs = cpuMs(cpu);
         const fakeMs = fakeSince(before);
         await quiet(rig);
-        return { ...b, fakePushMs: fakeMs };
+        return { ...b, fakePushMs: fakeMs, rigCpuMs };
       };
       const doWorker = async () => {
         await queueIssue(rig, run);
         const before = fakePushMs;
+        const cpu = process.cpuUsage();
         const w = await workerRun({
           bin: BIN,
           url: rig.app.url,
@@ -156,9 +164,10 @@ async function main(): Promise<number> {
           token: worker.token,
           agent: `sh ${agentScript} ${path} '${changeLine(run)}'`,
         });
+        const rigCpuMs = cpuMs(cpu);
         const fakeMs = fakeSince(before);
         await quiet(rig);
-        return { ...w, fakePushMs: fakeMs };
+        return { ...w, fakePushMs: fakeMs, rigCpuMs };
       };
       let pair: RunPair;
       if (first === "worker") {
