@@ -22,6 +22,7 @@ const ENDS_LEASE: ReadonlySet<EventKind> = new Set<EventKind>([
   "lease-expired",
   "lease-stalled",
   "worker-revoked",
+  "run-released",
   "run-exited",
   "pr-opened",
   "pr-merged",
