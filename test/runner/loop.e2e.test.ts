@@ -112,6 +112,8 @@ describe.each(providers)("the worker's loop on %s", (provider) => {
     };
     expect(detail.task.state).toBe("queued");
     expect(detail.runs.every((r) => r.class === null)).toBe(true);
+    // The label follows through the outbox, after the release's answer.
+    await rig.settle();
     expect(rig.labels(4)).toEqual(["agent:queued"]);
     // The next claim is attempt 1 again.
     const next = await rig.workerClient.claim();
