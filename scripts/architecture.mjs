@@ -68,7 +68,10 @@ const ROOMS = {
   api: ["http", "the operator and worker API under /api/v1"],
   dashboard: ["http", "the operator dashboard"],
   runner: ["worker", "`orchestra worker`: claims, mirrors and worktrees, the agent under its clocks, facts, push, PR"],
-  "app.ts": ["wiring", "builds every room and registers routes and webhooks"],
+  app: [
+    "wiring",
+    "builds every room (rooms.ts) on the Probot server (github.ts) and registers routes and webhooks (routes.ts)",
+  ],
   "main.ts": ["wiring", "the service entry: settings, database, Probot server"],
   cli: ["wiring", "the `orchestra` command line"],
 };

@@ -9,7 +9,7 @@ import { ConfigError, parseEnv, type Env } from "./config/env.js";
 import { DEFAULT_SQLITE_PATH, openDatabase, type Database } from "./store/db.js";
 import { maskUrl, scrub, secretsOf } from "./redact/redact.js";
 import { migrate } from "./store/migrate.js";
-import { createOrchestra } from "./app.js";
+import { createOrchestra } from "./app/index.js";
 import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 
 /** EX_CONFIG from sysexits.h: the configuration is wrong, retrying will not help. */

@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { parseEnv } from "../../src/config/env.js";
 import { openDatabase } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
-import { createOrchestra } from "../../src/app.js";
+import { createOrchestra } from "../../src/app/index.js";
 import { createLogger } from "../../src/log.js";
 import { ingestLimits } from "../../src/ingest/limits.js";
 import { TEST_EFFECTS, TestOctokit } from "./orchestra.js";

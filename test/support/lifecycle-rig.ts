@@ -9,7 +9,7 @@ import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import type { SweepReport } from "../../src/sweeps/sweeper.js";
 import type { ExecutorOptions } from "../../src/effects/executor.js";
 import type { Provider } from "../../src/store/db.js";
-import type { OrchestraOptions } from "../../src/app.js";
+import type { OrchestraOptions } from "../../src/app/index.js";
 import { RigClock } from "./clock.js";
 import { testDatabase, type TestDb } from "./databases.js";
 import { eventually, startOrchestra, type Running } from "./orchestra.js";

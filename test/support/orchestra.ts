@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { ProbotOctokit } from "probot";
-import { createOrchestra, type Orchestra, type OrchestraOptions } from "../../src/app.js";
+import { createOrchestra, type Orchestra, type OrchestraOptions } from "../../src/app/index.js";
 import { parseEnv } from "../../src/config/env.js";
 import { openDatabase, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";

@@ -1,0 +1,201 @@
+/**
+ * Assembles Orchestra on Probot's server: durable ingest and the inbox
+ * processor, the state machine's one write path, the effects outbox and its
+ * executor, the capability rooms (rooms.ts), the API and health routes
+ * (routes.ts). Nothing here decides anything; it connects the rooms.
+ */
+import type { Logger } from "pino";
+import type { ProbotOctokit, Server } from "probot";
+import type { Credentials, Env } from "../config/env.js";
+import type { Database } from "../store/db.js";
+import { Inbox } from "../inbox/store.js";
+import { inboxQueries } from "../inbox/queries.js";
+import { Processor, type ProcessorOptions } from "../inbox/processor.js";
+import type { RetryPolicy } from "../retry/schedule.js";
+import type { BodyTiming } from "../ingest/body.js";
+import { takeOverRequests } from "../ingest/front.js";
+import { logEachDelivery } from "../inbox/log.js";
+import { EventRouter } from "../events/router.js";
+import { Router } from "../http/router.js";
+import { TokenThrottle } from "../http/throttle.js";
+import type { GitHubFor } from "../github/port.js";
+import type { Clock, Tasks, TasksDeps } from "../apply/tasks.js";
+import type { Outbox } from "../effects/outbox.js";
+import { unmanagedInstallation } from "../effects/installations.js";
+import type { Executor, ExecutorOptions } from "../effects/executor.js";
+import type { ExitsDeps } from "../exits/exit.js";
+import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
+import { Counters } from "../ignored/counters.js";
+import { ignoredQueries } from "../ignored/queries.js";
+import type { MissedDeliveries } from "../reconcile/deliveries.js";
+import { metricsRoom } from "../metrics/routes.js";
+import { gitHubAccess } from "./github.js";
+import { buildRooms } from "./rooms.js";
+import { registerRoutes } from "./routes.js";
+
+export { ProductionOctokit } from "./github.js";
+
+export interface OrchestraOptions {
+  env: Env & { credentials: Credentials };
+  database: Database;
+  log: Logger;
+  /** Octokit class; tests pass one with retries off. */
+  Octokit?: typeof ProbotOctokit;
+  processor?: ProcessorOptions;
+  /** The retry schedule of deliveries and effects; the window defaults to env.retryWindowHours. */
+  retry?: Partial<RetryPolicy>;
+  /** How often the sweep loop runs drift repair (default 5 minutes). */
+  reconcileEveryMs?: number;
+  /** Lease expiry, classification and dispatch sweep interval (default 5 s). */
+  sweepMs?: number;
+  /** Missed-deliveries sweep interval (default 60 s): each reads GitHub's delivery log. */
+  deliveriesEveryMs?: number;
+  /** The executor; `spacingMs` is the minimum time between two writes of one installation (default 1000). */
+  effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
+  clock?: Clock;
+  /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
+  ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
+  /** Points where tests put a concurrent event exactly (never set in service). */
+  hooks?: Pick<TasksDeps, "afterTaskRead"> & Pick<ExitsDeps, "beforeTransition">;
+}
+
+export interface Orchestra {
+  server: Server;
+  inbox: Inbox;
+  processor: Processor;
+  events: EventRouter;
+  tasks: Tasks;
+  outbox: Outbox;
+  executor: Executor;
+  sweeper: Sweeper;
+  /** Missed webhook deliveries: redelivery, and the installations still waiting for one. */
+  deliveries: MissedDeliveries;
+  githubFor: GitHubFor;
+  start(): Promise<{ port: number }>;
+  /** Waits for a sweep under way (the one at start-up included). */
+  sweepSettled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
+  const { env, database, log } = o;
+  const db = database.db;
+  const clock: Clock = o.clock ?? { now: () => new Date() };
+  const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
+  const inbox = new Inbox(inboxQueries(db), database, retry);
+  const events = new EventRouter();
+  const api = new Router({ throttle: new TokenThrottle(clock) });
+  const { metrics, callHours, stale } = metricsRoom({
+    api,
+    database,
+    clock,
+    token: env.metricsToken,
+    sweepMs: o.sweepMs ?? 5_000,
+    log,
+  });
+  const github = gitHubAccess({ env, log, metrics, ...(o.Octokit ? { Octokit: o.Octokit } : {}) });
+  const { server, githubFor } = github;
+  const counters = new Counters({ database, queries: ignoredQueries(db), clock });
+  const onIgnored = (why: "unhandled" | "unmanaged") =>
+    counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
+  const rooms = buildRooms({
+    env,
+    database,
+    log,
+    clock,
+    retry,
+    github,
+    metrics,
+    ...pick(o, ["reconcileEveryMs", "sweepMs", "deliveriesEveryMs", "effects", "hooks"]),
+  });
+  const processor = new Processor(
+    inbox,
+    logEachDelivery(
+      events.dispatcher({
+        githubFor,
+        log,
+        unmanaged: (id) => unmanagedInstallation(rooms.effectRows, id),
+        onIgnored,
+      }),
+      log,
+    ),
+    log,
+    { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor },
+  );
+  const { ingest, apiHandler } = registerRoutes({
+    env,
+    database,
+    log,
+    clock,
+    events,
+    api,
+    rooms,
+    inbox,
+    counters,
+    metrics,
+    callHours,
+    stale,
+    isSelf: github.isSelf,
+    pokeInbox: () => processor.poke(),
+    ...(o.ingest ? { ingest: o.ingest } : {}),
+  });
+  await server.load((app, { addHandler }) => {
+    github.bind(app);
+    // Also behind Probot's chain, should a request ever reach it first.
+    addHandler(ingest);
+    addHandler(apiHandler);
+  });
+  const { tasks, outbox, executor, sweeper, deliveries } = rooms;
+
+  let sweeping: { stop(): Promise<void>; settled(): Promise<void> } | undefined;
+  return {
+    server,
+    inbox,
+    processor,
+    events,
+    tasks,
+    outbox,
+    executor,
+    sweeper,
+    deliveries,
+    githubFor,
+    async start() {
+      if (database.provider === "sqlite") {
+        // One process owns the embedded file: claims still marked in flight
+        // belong to a previous process that died; run them again now.
+        const released = await inbox.releaseAll();
+        if (released > 0) log.warn({ released }, "inbox: re-queued deliveries left in flight by a previous process");
+        const effects = await outbox.releaseAll();
+        if (effects > 0)
+          log.warn(
+            { effects },
+            "effects: re-queued effects left in flight by a previous process; " +
+              "each is checked on GitHub before it is sent again",
+          );
+      }
+      const http = await server.start();
+      takeOverRequests(http, [ingest, apiHandler], log);
+      processor.start();
+      if (o.effects?.start !== false) executor.start();
+      sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
+      const address = http.address();
+      return { port: typeof address === "object" && address ? address.port : env.port };
+    },
+    async sweepSettled() {
+      await sweeping?.settled();
+    },
+    async stop() {
+      await server.stop();
+      await sweeping?.stop();
+      await processor.stop();
+      await executor.stop();
+    },
+  };
+}
+
+/** The options that are set, so an unset one keeps its room's default. */
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+  return out;
+}

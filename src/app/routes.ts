@@ -1,0 +1,119 @@
+/**
+ * Registers what answers requests: the one webhook room on the event router,
+ * the health, API and dashboard routes, and the durable webhook ingest.
+ * Nothing here decides anything; it connects the rooms to HTTP.
+ */
+import type { Logger } from "pino";
+import type { Credentials, Env } from "../config/env.js";
+import type { Database } from "../store/db.js";
+import type { Clock } from "../apply/tasks.js";
+import type { EventRouter } from "../events/router.js";
+import type { Router } from "../http/router.js";
+import type { Inbox } from "../inbox/store.js";
+import type { Counters } from "../ignored/counters.js";
+import type { BodyTiming } from "../ingest/body.js";
+import type { Metrics } from "../metrics/registry.js";
+import type { metricsRoom } from "../metrics/routes.js";
+import type { Rooms } from "./rooms.js";
+import { countingIgnored } from "../ignored/counters.js";
+import { webhookHandler } from "../ingest/webhook.js";
+import { healthRoutes } from "../health/routes.js";
+import { webhookRoom } from "../webhooks/room.js";
+import { webhookQueries } from "../webhooks/queries.js";
+import { checksQueries } from "../checks/queries.js";
+import { registerApi } from "../api/index.js";
+import { dashboardRoutes } from "../dashboard/routes.js";
+import { dashboardQueries } from "../dashboard/queries.js";
+import { viewsQueries } from "../views/queries.js";
+import { webOf } from "../dashboard/html.js";
+
+type MetricsRoom = ReturnType<typeof metricsRoom>;
+
+export function registerRoutes(o: {
+  env: Env & { credentials: Credentials };
+  database: Database;
+  log: Logger;
+  clock: Clock;
+  events: EventRouter;
+  api: Router;
+  rooms: Rooms;
+  inbox: Inbox;
+  counters: Counters;
+  metrics: Metrics;
+  callHours: MetricsRoom["callHours"];
+  stale: MetricsRoom["stale"];
+  isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
+  pokeInbox: () => void;
+  ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
+}) {
+  const { env, database, log, clock, events, api, rooms: r, inbox, counters, metrics } = o;
+  const { credentials } = env;
+  const db = database.db;
+  webhookRoom(events, {
+    queries: webhookQueries(db),
+    checks: checksQueries(db),
+    effects: r.effectRows,
+    tasks: r.tasks,
+    dispatcher: r.dispatcher,
+    configs: r.configs,
+    permissions: r.permissions,
+    isSelf: o.isSelf,
+    blockers: r.blockers,
+    audit: r.audit,
+    counters,
+    questions: r.questions,
+    reconciler: r.reconcile.reconciler,
+    fleet: r.fleet,
+    installations: r.installations,
+    outbox: r.outbox,
+    gates: r.gates,
+    clock,
+    log,
+  });
+  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale });
+  const apiDeps = {
+    queries: r.apiRows,
+    database,
+    views: viewsQueries(db),
+    adminToken: credentials.adminToken,
+    workers: r.workers,
+    tokens: r.workerTokens,
+    idempotency: r.idempotency,
+    claims: metrics.timedClaims(r.claims),
+    leases: r.leases,
+    exits: r.exits,
+    credentials: r.broker,
+    releases: r.releases,
+    pauses: r.pauses,
+    inbox,
+    outbox: r.outbox,
+    ledger: r.ledger,
+    gates: r.gates,
+    audit: r.audit,
+    streaks: r.reconcile.streaks,
+    branches: r.reconcile.branches,
+    counters,
+    tasks: r.tasks,
+    humanQueries: r.humanRows,
+    clock,
+    callHours: o.callHours,
+    rateLimits: () => metrics.rateLimits,
+    web: webOf(env.baseUrl),
+    deliveriesWaiting: r.deliveriesWaiting,
+    pokeInbox: o.pokeInbox,
+    pokeEffects: () => r.executor.poke(),
+  };
+  registerApi(api, apiDeps);
+  dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });
+
+  const ingest = webhookHandler({
+    secret: credentials.webhookSecret,
+    record: metrics.countingRecord(countingIgnored((d) => inbox.record(d), counters, log)),
+    handles: (event, action) => events.handlersFor(event, action).length > 0,
+    onStored: o.pokeInbox,
+    log,
+    maxUnverifiedBytes: o.ingest?.maxUnverifiedBytes,
+    ...(o.ingest?.bodyTiming ? { bodyTiming: o.ingest.bodyTiming } : {}),
+  });
+  return { ingest, apiHandler: api.handler(log) };
+}
