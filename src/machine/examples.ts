@@ -195,9 +195,42 @@ export function exampleTask(state: Exclude<State, "none">, over: Partial<TaskVie
   };
 }
 
+/** A context in a state: the example task (and, when claimed, a live run), with what a table row needs changed. */
+export function contextIn(
+  state: State,
+  over: {
+    task?: Partial<TaskView>;
+    run?: (Partial<RunView> & { state?: RunState }) | null;
+    runs?: RunView[];
+    config?: Context["config"];
+    now?: Date;
+    fleetDebounceMs?: number;
+  } = {},
+): Context {
+  const task = state === "none" ? null : exampleTask(state, over.task);
+  const run =
+    over.run === null
+      ? null
+      : over.run
+        ? { ...exampleRun(over.run.state ?? "live"), ...over.run }
+        : state === "claimed"
+          ? exampleRun("live")
+          : null;
+  return {
+    subject: { installationId: 1, repo: "acme/app", issue: 12 },
+    task,
+    run,
+    runs: over.runs ?? (run ? [run] : []),
+    config: over.config ?? DEFAULT_CONFIG,
+    hasReceipt: false,
+    dryRun: false,
+    ...(over.fleetDebounceMs ? { fleetDebounceMs: over.fleetDebounceMs } : {}),
+    now: over.now ?? NOW,
+  };
+}
+
 /** The example context for an event in a state. */
 export function exampleContext(state: State, kind: EventKind): Context {
-  const task = state === "none" ? null : exampleTask(state);
   const ended = ENDED_RUN_EVENTS.has(kind);
   let run =
     state === "claimed"
@@ -205,17 +238,11 @@ export function exampleContext(state: State, kind: EventKind): Context {
       : null;
   // A stall is about a run whose heartbeats last reported progress two hours ago.
   if (run && kind === "lease-stalled") run = { ...run, progressAt: new Date(NOW.getTime() - 2 * 3600_000) };
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
+  return contextIn(state, {
     run,
-    runs: run ? [run] : [],
     // The fleet issue's own event is shown in a repository that opted in (every other example runs with the defaults).
     config: kind === "fleet-refresh" ? { ...DEFAULT_CONFIG, fleetIssue: true } : DEFAULT_CONFIG,
-    hasReceipt: false,
-    dryRun: false,
-    now: NOW,
-  };
+  });
 }
 
 export function exampleDecision(state: State, kind: EventKind): Decision {

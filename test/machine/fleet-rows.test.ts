@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG, parseRepoConfig, type RepoConfig } from "../../src/conf
 import type { Context, TaskPatch, TaskView } from "../../src/machine/decision.js";
 import type { EffectSpec } from "../../src/machine/effects.js";
 import type { TaskEvent } from "../../src/machine/events.js";
-import { EXAMPLE_EVENTS, exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
+import { EXAMPLE_EVENTS, contextIn, exampleTask, NOW } from "../../src/machine/examples.js";
 import { DEFAULT_FLEET_DEBOUNCE_MS } from "../../src/config/defaults.js";
 import { FLEET_SETTLE_MS, fleetEffect, fleetShows, fleetWindow } from "../../src/machine/fleet.js";
 import type { State, TaskState } from "../../src/machine/model.js";
@@ -25,21 +25,8 @@ function config(doc: unknown): RepoConfig {
 
 const FLEET = config({ fleetIssue: true });
 
-function ctx(state: State, over: { config?: RepoConfig; now?: Date; fleetDebounceMs?: number } = {}): Context {
-  const task = state === "none" ? null : exampleTask(state);
-  const run = state === "claimed" ? exampleRun("live") : null;
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
-    run,
-    runs: run ? [run] : [],
-    config: over.config ?? FLEET,
-    hasReceipt: false,
-    dryRun: false,
-    ...(over.fleetDebounceMs ? { fleetDebounceMs: over.fleetDebounceMs } : {}),
-    now: over.now ?? NOW,
-  };
-}
+const ctx = (state: State, over: { config?: RepoConfig; now?: Date; fleetDebounceMs?: number } = {}): Context =>
+  contextIn(state, { config: FLEET, ...over });
 
 const fleetOf = (effects: EffectSpec[]) => effects.filter((e) => e.kind === "fleet-issue");
 

@@ -3,27 +3,13 @@
  * (or answer) with 👀 and 🚀; every illegal one is refused with 😕 and a reply
  * that says why and what would work.
  */
-import { DEFAULT_CONFIG } from "../../src/config/repo.js";
 import type { Context, Decision } from "../../src/machine/decision.js";
 import type { CommandName, TaskEvent } from "../../src/machine/events.js";
-import { exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
+import { contextIn } from "../../src/machine/examples.js";
 import { STATES, type State } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
 
-function ctx(state: State): Context {
-  const task = state === "none" ? null : exampleTask(state);
-  const run = state === "claimed" ? exampleRun("live") : null;
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
-    run,
-    runs: run ? [run] : [],
-    config: DEFAULT_CONFIG,
-    hasReceipt: false,
-    dryRun: false,
-    now: NOW,
-  };
-}
+const ctx = (state: State): Context => contextIn(state);
 
 const cmd = (command: CommandName, extra: Partial<Extract<TaskEvent, { kind: "command" }>> = {}): TaskEvent => ({
   kind: "command",

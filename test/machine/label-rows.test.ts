@@ -4,28 +4,14 @@
  * disagree with the task is undone (the label put back or taken off), with a
  * reply whose key allows one per person, issue and UTC day.
  */
-import { DEFAULT_CONFIG } from "../../src/config/repo.js";
 import type { Context, Decision } from "../../src/machine/decision.js";
 import type { TaskEvent } from "../../src/machine/events.js";
-import { exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
+import { contextIn, NOW } from "../../src/machine/examples.js";
 import { STATES, type State } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
 import { untrustedReplyKey, utcDay } from "../../src/machine/rows/labels.js";
 
-function ctx(state: State, now = NOW): Context {
-  const task = state === "none" ? null : exampleTask(state);
-  const run = state === "claimed" ? exampleRun("live") : null;
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
-    run,
-    runs: run ? [run] : [],
-    config: DEFAULT_CONFIG,
-    hasReceipt: false,
-    dryRun: false,
-    now,
-  };
-}
+const ctx = (state: State, now = NOW): Context => contextIn(state, { now });
 
 const untrusted = (label: string, change: "added" | "removed", deliveryId = "d1"): TaskEvent => ({
   kind: "label-untrusted",

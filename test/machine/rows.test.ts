@@ -2,11 +2,11 @@
  * What the rows decide, case by case: fences, recoveries, budgets, usage and
  * backoffs, as tables over plain contexts (no database, no GitHub).
  */
-import { DEFAULT_CONFIG, parseRepoConfig, type RepoConfig } from "../../src/config/repo.js";
-import type { Applied, Context, Decision, RunView, TaskView } from "../../src/machine/decision.js";
+import { parseRepoConfig, type RepoConfig } from "../../src/config/repo.js";
+import type { Applied, Context, Decision } from "../../src/machine/decision.js";
 import type { TaskEvent } from "../../src/machine/events.js";
-import { exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
-import type { RunState, State } from "../../src/machine/model.js";
+import { contextIn, exampleRun, NOW } from "../../src/machine/examples.js";
+import type { State } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
 import type { Verdict } from "../../src/outcomes/classify.js";
 
@@ -16,32 +16,7 @@ function config(doc: unknown = {}): RepoConfig {
   return r.config;
 }
 
-function ctx(
-  state: State,
-  over: {
-    task?: Partial<TaskView>;
-    run?: Partial<RunView> & { state?: RunState };
-    runs?: RunView[];
-    config?: RepoConfig;
-  } = {},
-): Context {
-  const task = state === "none" ? null : exampleTask(state, over.task);
-  const run = over.run
-    ? { ...exampleRun(over.run.state ?? "live"), ...over.run }
-    : state === "claimed"
-      ? exampleRun("live")
-      : null;
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
-    run,
-    runs: over.runs ?? (run ? [run] : []),
-    config: over.config ?? DEFAULT_CONFIG,
-    hasReceipt: false,
-    dryRun: false,
-    now: NOW,
-  };
-}
+const ctx = (state: State, over: Parameters<typeof contextIn>[1] = {}): Context => contextIn(state, over);
 
 function applied(d: Decision): Applied {
   if (d.outcome !== "applied") throw new Error(`expected a transition, got ${d.outcome}: ${JSON.stringify(d)}`);

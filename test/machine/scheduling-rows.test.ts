@@ -3,11 +3,11 @@
  * infrastructure deaths, claims refused by a gate, blockers — tables over
  * plain contexts (no database, no GitHub).
  */
-import { DEFAULT_CONFIG, parseRepoConfig, type RepoConfig } from "../../src/config/repo.js";
-import type { Context, Decision, RunView, TaskView } from "../../src/machine/decision.js";
+import { parseRepoConfig, type RepoConfig } from "../../src/config/repo.js";
+import type { Context, Decision } from "../../src/machine/decision.js";
 import type { TaskEvent } from "../../src/machine/events.js";
-import { exampleRun, exampleTask, NOW } from "../../src/machine/examples.js";
-import type { RunState, State } from "../../src/machine/model.js";
+import { contextIn, exampleRun, NOW } from "../../src/machine/examples.js";
+import type { State } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
 
 function config(doc: unknown = {}): RepoConfig {
@@ -19,32 +19,7 @@ function config(doc: unknown = {}): RepoConfig {
 const ago = (ms: number) => new Date(NOW.getTime() - ms);
 const MIN = 60_000;
 
-function ctx(
-  state: State,
-  over: {
-    task?: Partial<TaskView>;
-    run?: Partial<RunView> & { state?: RunState };
-    runs?: RunView[];
-    config?: RepoConfig;
-  } = {},
-): Context {
-  const task = state === "none" ? null : exampleTask(state, over.task);
-  const run = over.run
-    ? { ...exampleRun(over.run.state ?? "live"), ...over.run }
-    : state === "claimed"
-      ? exampleRun("live")
-      : null;
-  return {
-    subject: { installationId: 1, repo: "acme/app", issue: 12 },
-    task,
-    run,
-    runs: over.runs ?? (run ? [run] : []),
-    config: over.config ?? DEFAULT_CONFIG,
-    hasReceipt: false,
-    dryRun: false,
-    now: NOW,
-  };
-}
+const ctx = (state: State, over: Parameters<typeof contextIn>[1] = {}): Context => contextIn(state, over);
 
 const outcome = (d: Decision) =>
   d.outcome === "applied" ? `→${d.to}` : d.outcome === "refused" ? `✗${d.reason}` : "·";
