@@ -49,32 +49,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(n);
     return n;
   }
-  async function pushConfig(yaml: string): Promise<void> {
-    rig.config(yaml);
-    const commit = {
-      id: "c".repeat(40),
-      tree_id: "d".repeat(40),
-      distinct: true,
-      message: "config",
-      timestamp: new Date().toISOString(),
-      url: "https://example.test",
-      author: { name: "a", email: "a@example.test" },
-      committer: { name: "a", email: "a@example.test" },
-      added: [],
-      removed: [],
-      modified: [".github/orchestra.yml"],
-    };
-    await rig.deliverPayload(
-      "push",
-      fakeWebhookPayload(
-        rig.fake,
-        "push",
-        undefined,
-        { repo: REPO, sender: "alice" },
-        { commits: [commit], head_commit: commit },
-      ),
-    );
-  }
 
   test("ten state changes in one window: one issue, created once; each later batch one edit; a batch showing nothing new, none", async () => {
     rig = await startRig({ provider, env: ENV });
@@ -328,7 +302,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(calls(from, "issues/create")).toBe(0);
 
     // Turned on: the push that changes the configuration shows the issue without waiting for a task to change.
-    await pushConfig("fleetIssue: true\n");
+    await rig.pushConfig("fleetIssue: true\n");
     await afterWindow();
     expect(fleetIssues()).toHaveLength(1);
     const shown = fleetIssues()[0]!;
@@ -336,7 +310,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     // A change recorded while on, then turned off before it is due: dropped, not performed.
     await queueNext();
     expect(await fleetEffects("pending")).toHaveLength(1);
-    await pushConfig("fleetIssue: false\n");
+    await rig.pushConfig("fleetIssue: false\n");
     const off = rig.fake.requests.length;
     await afterWindow();
     expect((await fleetEffects()).at(-1)).toMatchObject({
@@ -393,7 +367,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(fleetIssues()).toEqual([]);
 
     // Paused: claims stop, the view does not.
-    await pushConfig("fleetIssue: true\npaused: true\n");
+    await rig.pushConfig("fleetIssue: true\npaused: true\n");
     await queueNext();
     await afterWindow();
     const [issue] = fleetIssues();

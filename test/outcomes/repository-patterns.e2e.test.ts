@@ -68,33 +68,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     );
   }
 
-  /** A push that changes .github/orchestra.yml: the App reads it again next time. */
-  async function pushConfig(): Promise<void> {
-    const commit = {
-      id: "c".repeat(40),
-      tree_id: "d".repeat(40),
-      distinct: true,
-      message: "config",
-      timestamp: rig.clock.now().toISOString(),
-      url: "https://example.test",
-      author: { name: "a", email: "a@example.test" },
-      committer: { name: "a", email: "a@example.test" },
-      added: [],
-      removed: [],
-      modified: [".github/orchestra.yml"],
-    };
-    await rig.deliverPayload(
-      "push",
-      fakeWebhookPayload(
-        rig.fake,
-        "push",
-        undefined,
-        { repo: REPO, sender: "alice" },
-        { commits: [commit], head_commit: commit },
-      ),
-    );
-  }
-
   const reruns = () => rig.fake.state.reruns.filter((r) => r.kind === "failed-jobs");
 
   test("a lookaround in infraPatterns makes the configuration invalid, naming the pattern and why", async () => {
@@ -113,11 +86,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect((await w.claim()).status).toBe(204);
     // Read again after a push to it (the sweep), the problem is stated on the repository's tasks too.
     rig.config("");
-    await pushConfig();
+    await rig.pushConfig();
     await rig.queue(2);
     expect((await rig.task(2)).task.waitingFor).toBeUndefined();
     rig.config('infraPatterns:\n  - "(?<!test )timeout"\n');
-    await pushConfig();
+    await rig.pushConfig();
     await rig.sweep();
     expect((await rig.task(2)).task.waitingFor).toEqual({
       gate: "config-invalid",

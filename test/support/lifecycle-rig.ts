@@ -75,6 +75,8 @@ export interface Rig {
   queue(number: number, sender?: string): Promise<void>;
   worker(name?: string, repos?: string[]): Promise<WorkerClient>;
   config(yaml: string): void;
+  /** A push that changes .github/orchestra.yml (to `yaml` when given): the App reads it again next time. */
+  pushConfig(yaml?: string): Promise<void>;
   labels(issue: number): string[];
   task(issue: number): Promise<any>;
   /** Runs one sweep and waits until the effects it recorded are performed. */
@@ -237,6 +239,32 @@ export async function startRig(
     // Set before the first delivery: the App caches a repository's config for a minute.
     config(yaml) {
       fake.state.setFile(REPO, ".github/orchestra.yml", yaml);
+    },
+    async pushConfig(yaml) {
+      if (yaml !== undefined) fake.state.setFile(REPO, ".github/orchestra.yml", yaml);
+      const commit = {
+        id: "c".repeat(40),
+        tree_id: "d".repeat(40),
+        distinct: true,
+        message: "config",
+        timestamp: clock.now().toISOString(),
+        url: "https://example.test",
+        author: { name: "a", email: "a@example.test" },
+        committer: { name: "a", email: "a@example.test" },
+        added: [],
+        removed: [],
+        modified: [".github/orchestra.yml"],
+      };
+      await deliverPayload(
+        "push",
+        fakeWebhookPayload(
+          fake,
+          "push",
+          undefined,
+          { repo: REPO, sender: "alice" },
+          { commits: [commit], head_commit: commit },
+        ),
+      );
     },
     labels: (issue) => fake.state.labelsOf(REPO, issue).filter((l) => l.startsWith("agent:")),
     async task(issue) {

@@ -45,32 +45,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const res = await rig.app.admin(`/api/v1/tasks?repo=${encodeURIComponent(repo)}`);
     return ((await res.json()) as { tasks: never[] }).tasks;
   }
-  /** A push that changes .github/orchestra.yml: the App reads it again next time. */
-  async function pushConfig(): Promise<void> {
-    const commit = {
-      id: "c".repeat(40),
-      tree_id: "d".repeat(40),
-      distinct: true,
-      message: "config",
-      timestamp: new Date().toISOString(),
-      url: "https://example.test",
-      author: { name: "a", email: "a@example.test" },
-      committer: { name: "a", email: "a@example.test" },
-      added: [],
-      removed: [],
-      modified: [".github/orchestra.yml"],
-    };
-    await rig.deliverPayload(
-      "push",
-      fakeWebhookPayload(
-        rig.fake,
-        "push",
-        undefined,
-        { repo: REPO, sender: "alice" },
-        { commits: [commit], head_commit: commit },
-      ),
-    );
-  }
   const gateOf = async (issue: number, repo = REPO) => (await tasks(repo)).find((t) => t.issue === issue)?.waitingFor;
 
   test("a repository at its limit does not hide another repository's task", async () => {
@@ -188,11 +162,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
     // A configuration that turns invalid is recorded when it is read again (a push to it, then the sweep).
     rig.config("paused: false\n");
-    await pushConfig();
+    await rig.pushConfig();
     await rig.queue(7);
     expect(await gateOf(7)).toBeUndefined();
     rig.config("limits:\n  maxAttempts: many\n");
-    await pushConfig();
+    await rig.pushConfig();
     await rig.sweep();
     expect(await gateOf(7)).toMatchObject({
       gate: "config-invalid",
