@@ -6,7 +6,7 @@
  * answering — because repository patterns run in RE2. Signed webhooks into the
  * real App, the fake GitHub behind it.
  */
-import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
+import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 
@@ -21,22 +21,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.assertNoViolations();
     await rig.stop();
   });
-
-  /** A task whose agent opened its PR: in review. */
-  async function inReview(w: WorkerClient, issue: number): Promise<{ pr: number; head: string }> {
-    await rig.queue(issue);
-    const run = (await w.claim()).body.run;
-    const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, {
-      head: run.branch,
-      title: `Issue ${issue}`,
-      body: `Closes #${issue}`,
-      user: "agent-bot",
-    });
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, headSha: head });
-    expect(exit.body.outcome).toBe("review");
-    return { pr: pr.number, head };
-  }
 
   /** An Actions run on `sha` with one failed job whose check output is `summary`; delivers its check_run.completed. */
   async function failedJob(sha: string, summary: string): Promise<void> {
@@ -103,7 +87,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     rig.config('infraPatterns:\n  - "(a+)+$"\n');
     const w = await rig.worker();
-    const { head } = await inReview(w, 1);
+    const { head } = await rig.inReview(w, 1);
     await failedJob(head, "a".repeat(50_000));
     expect(reruns()).toHaveLength(1);
     expect((await rig.task(1)).task.state).toBe("review");

@@ -75,6 +75,10 @@ export interface Rig {
   queue(number: number, sender?: string): Promise<void>;
   worker(name?: string, repos?: string[]): Promise<WorkerClient>;
   config(yaml: string): void;
+  /** Queues `issue`; `w` claims it, pushes one commit on the run's branch and opens its PR (no webhook delivered). */
+  openPull(w: WorkerClient, issue: number): Promise<{ run: any; head: string; pr: number }>;
+  /** `openPull`, then the exit: the task is in review (or the call throws). */
+  inReview(w: WorkerClient, issue: number): Promise<{ pr: number; head: string; branch: string }>;
   /** A push that changes .github/orchestra.yml (to `yaml` when given): the App reads it again next time. */
   pushConfig(yaml?: string): Promise<void>;
   labels(issue: number): string[];
@@ -214,6 +218,33 @@ export async function startRig(
     };
   }
 
+  async function queue(number: number, sender = "alice") {
+    fake.state.addIssue(REPO, {
+      number,
+      title: `Issue ${number}`,
+      body: `Do thing ${number}`,
+      labels: ["agent:queued"],
+      user: sender,
+    });
+    await deliverPayload(
+      "issues",
+      fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: number, label: "agent:queued", sender }),
+    );
+  }
+
+  async function openPull(w: WorkerClient, issue: number) {
+    await queue(issue);
+    const run = (await w.claim()).body.run;
+    const head = fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
+    const pr = fake.state.addPull(REPO, {
+      head: run.branch,
+      title: `Issue ${issue}`,
+      body: `Closes #${issue}`,
+      user: "agent-bot",
+    });
+    return { run, head, pr: pr.number };
+  }
+
   return {
     fake,
     db,
@@ -222,23 +253,20 @@ export async function startRig(
     deliver: (event, action, refs, overrides = {}, deliveryId) =>
       deliverPayload(event, payloadFor(fake, event, action, refs, overrides), deliveryId),
     deliverPayload,
-    async queue(number, sender = "alice") {
-      fake.state.addIssue(REPO, {
-        number,
-        title: `Issue ${number}`,
-        body: `Do thing ${number}`,
-        labels: ["agent:queued"],
-        user: sender,
-      });
-      await deliverPayload(
-        "issues",
-        fakeWebhookPayload(fake, "issues", "labeled", { repo: REPO, issue: number, label: "agent:queued", sender }),
-      );
-    },
+    queue,
+
     worker,
     // Set before the first delivery: the App caches a repository's config for a minute.
     config(yaml) {
       fake.state.setFile(REPO, ".github/orchestra.yml", yaml);
+    },
+    openPull,
+    async inReview(w, issue) {
+      const { run, head, pr } = await openPull(w, issue);
+      const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, headSha: head });
+      if (exit.body?.outcome !== "review")
+        throw new Error(`issue ${issue}: exit answered ${JSON.stringify(exit.body)}`);
+      return { pr, head, branch: run.branch };
     },
     async pushConfig(yaml) {
       if (yaml !== undefined) fake.state.setFile(REPO, ".github/orchestra.yml", yaml);

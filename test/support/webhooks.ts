@@ -5,6 +5,7 @@
  */
 import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import { createRequire } from "node:module";
 import type { FakeGitHub } from "../fake-github/index.js";
 
@@ -155,10 +156,37 @@ export async function sendWebhook(url: string, d: WebhookDelivery): Promise<Resp
   const body = typeof d.payload === "string" ? d.payload : JSON.stringify(d.payload);
   const headers = webhookHeaders(d.event, body, d.secret, d.deliveryId);
   if (d.signature !== undefined) headers["x-hub-signature-256"] = d.signature;
-  // One connection per delivery, as GitHub's deliveries come. A kept-alive socket can be closed by the server's
-  // idle timer just as the next delivery is written to it, and on a loaded machine that race showed up as
-  // ECONNRESET before any answer: a client's fault, not the App's.
-  return fetch(url, { method: "POST", headers: { ...headers, connection: "close" }, body });
+  return postOnNewConnection(url, headers, body);
+}
+
+/**
+ * One connection per delivery, as GitHub's deliveries come: never a socket
+ * from fetch's shared pool. A pooled socket that another call (a worker's,
+ * an admin's) kept alive can be closed by the server's idle timer while this
+ * process is busy, and the delivery written to it then meets ECONNRESET
+ * before any answer: the client's fault, not the App's.
+ */
+function postOnNewConnection(url: string, headers: Record<string, string>, body: string): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "POST", agent: false, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const answer = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") answer.set(k, v);
+          const status = res.statusCode ?? 0;
+          const text = Buffer.concat(chunks);
+          resolve(new Response([204, 304].includes(status) ? null : text, { status, headers: answer }));
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /**

@@ -18,22 +18,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  /** A task whose agent opened its PR: in review. */
-  async function inReview(issue: number): Promise<{ pr: number; head: string; branch: string }> {
-    await rig.queue(issue);
-    const run = (await w.claim()).body.run;
-    const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, {
-      head: run.branch,
-      title: `Issue ${issue}`,
-      body: `Closes #${issue}`,
-      user: "agent-bot",
-    });
-    const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0, headSha: head });
-    expect(exit.body.outcome).toBe("review");
-    return { pr: pr.number, head, branch: run.branch };
-  }
-
   /** An Actions workflow run on `sha` whose jobs finished as given; delivers check_run.completed for each failing job. */
   async function ciRun(
     sha: string,
@@ -90,7 +74,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a cancelled job and a runner-lost failure each rerun the failed jobs once; a third infrastructure failure on the same sha escalates once", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { pr, head } = await inReview(1);
+    const { pr, head } = await rig.inReview(w, 1);
     const first = await ciRun(head, [{ name: "build", conclusion: "cancelled" }]);
     expect(reruns()).toEqual([expect.objectContaining({ id: first.id })]);
     // The same failure reported again (a suite or workflow completion) reruns nothing more.
@@ -127,7 +111,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a genuine test failure is never rerun: it queues fix-checks with the check's summary and log tail; a mixed failure is checks-failed too", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { pr, head, branch } = await inReview(2);
+    const { pr, head, branch } = await rig.inReview(w, 2);
     await ciRun(head, [
       {
         name: "unit",
@@ -155,7 +139,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a rerun is skipped when the sha is no longer the head", async () => {
     rig = await startRig({ provider, effects: { start: false } });
     w = await rig.worker();
-    const { pr, head, branch } = await inReview(3);
+    const { pr, head, branch } = await rig.inReview(w, 3);
     // The executor is held: the rerun is recorded, then the branch moves before it is performed.
     await ciRun(head, [{ name: "build", conclusion: "cancelled" }]).catch(() => {});
     rig.fake.state.addCommits(REPO, branch, 1);
@@ -193,7 +177,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a failing run of a fork's pull request on the task's head sha steers nothing; the PR's own failure still does, alone", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { pr, head, branch } = await inReview(6);
+    const { pr, head, branch } = await rig.inReview(w, 6);
     // Mallory opens a pull request from her fork whose branch is at the task's head sha; her workflow runs fail.
     const fork = rig.fake.state.addFork(REPO, "mallory").fullName;
     rig.fake.state.addBranch(fork, "feature", { from: branch });
@@ -244,7 +228,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a 50-job matrix failing on the runner costs two reads and one rerun; its other 49 jobs, its workflow run and a repeated delivery read nothing", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { head } = await inReview(7);
+    const { head } = await rig.inReview(w, 7);
     const from = rig.fake.requests.length;
     const jobs = Array.from({ length: 50 }, (_, i) => ({ name: `test (${i})`, conclusion: "cancelled" as const }));
     const run = await ciRun(head, jobs);
@@ -293,7 +277,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a 50-job matrix of test failures with 2 MB logs: fix-checks carries five log tails, each read as its last bytes", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { pr, head } = await inReview(8);
+    const { pr, head } = await rig.inReview(w, 8);
     const log = (i: number) =>
       `${Array.from({ length: 20_000 }, (_, n) => `2026-01-01T00:00:00.0000000Z test (${i}) line ${n} ${"x".repeat(60)}`).join("\n")}\nFAIL shard ${i}`;
     expect(log(0).length).toBeGreaterThan(2_000_000);
@@ -341,7 +325,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("the Orchestra check run exists once per head sha and tells the run history", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { head } = await inReview(4);
+    const { head } = await rig.inReview(w, 4);
     const ours = () => [...rig.fake.state.repo(REPO).checkRuns.values()].filter((c) => c.name === "Orchestra");
     expect(ours()).toHaveLength(1);
     expect(ours()[0]).toMatchObject({ headSha: head, status: "completed", conclusion: "neutral" });
@@ -361,7 +345,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("an untrusted review changes nothing; a trusted changes-requested review queues changes-requested and the resubmission reuses the PR", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { pr, head, branch } = await inReview(5);
+    const { pr, head, branch } = await rig.inReview(w, 5);
     const deliverReview = async (user: string, state: "CHANGES_REQUESTED" | "APPROVED", body: string) => {
       const review = rig.fake.state.addReview(REPO, pr, {
         user,
@@ -454,9 +438,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig = await startRig({ provider });
     w = await rig.worker();
     // Issue and PR numbers share one sequence: every task leaves room for its PR.
-    const ready = await inReview(10);
-    const pending = await inReview(20);
-    const conflicting = await inReview(30);
+    const ready = await rig.inReview(w, 10);
+    const pending = await rig.inReview(w, 20);
+    const conflicting = await rig.inReview(w, 30);
     rig.fake.state.addCheckRun(REPO, { headSha: ready.head, name: "ci", conclusion: "success" });
     rig.fake.state.addCheckRun(REPO, { headSha: pending.head, name: "ci", status: "in_progress", conclusion: null });
     rig.fake.state.addCheckRun(REPO, { headSha: conflicting.head, name: "ci", conclusion: "success" });
@@ -497,7 +481,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
     w = await rig.worker();
     for (let i = 100; i < 200; i += 2) {
-      const t = await inReview(i);
+      const t = await rig.inReview(w, i);
       rig.fake.state.addCheckRun(REPO, { headSha: t.head, name: "ci", conclusion: "success" });
     }
     const from = rig.fake.requests.length;
@@ -517,7 +501,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   test("a forced push to a task branch that drops commits escalates once; one that drops nothing changes nothing", async () => {
     rig = await startRig({ provider });
     w = await rig.worker();
-    const { branch, head } = await inReview(60);
+    const { branch, head } = await rig.inReview(w, 60);
     const repo = rig.fake.state.repo(REPO);
     const forcedPush = async (before: string, after: string) => {
       rig.fake.state.moveBranch(repo, branch, after);

@@ -43,21 +43,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** A claimed run whose agent pushed and opened its PR (no webhook delivered yet). */
   async function pushedAndOpened(w: WorkerClient, issue: number) {
-    await rig.queue(issue);
-    const run = (await w.claim()).body.run;
-    const head = rig.fake.state.addBranch(REPO, run.branch, { aheadBy: 1 });
-    const pr = rig.fake.state.addPull(REPO, {
-      head: run.branch,
-      title: `Issue ${issue}`,
-      body: `Closes #${issue}`,
-      user: "agent-bot",
-    });
-    return {
-      run,
-      head,
-      pr: pr.number,
-      opened: async () => void (await rig.deliver("pull_request", "opened", { pull: pr.number })),
-    };
+    const { run, head, pr } = await rig.openPull(w, issue);
+    return { run, head, pr, opened: async () => void (await rig.deliver("pull_request", "opened", { pull: pr })) };
   }
 
   const report = (run: { leaseEpoch: string }, head: string) => ({
