@@ -62,7 +62,8 @@ export function issueLink(ctx: PageContext, repo: string, issue: number): Html {
 }
 
 export function pullLink(ctx: PageContext, repo: string, pr: number | null): Html {
-  return pr === null ? html`<span class="muted">—</span>` : html`<a href="${ctx.web}/${repo}/pull/${pr}">PR #${pr}</a>`;
+  if (pr === null) return html`<span class="muted">—</span>`;
+  return html`<a href="${ctx.web}/${repo}/pull/${pr}">PR #${pr}</a>`;
 }
 
 export function taskLink(t: { id: string; title: string }): Html {

@@ -94,7 +94,8 @@ ${healthSection(ctx, d.health)}
       const worker = l.workerId
         ? html`${l.workerName ?? "(removed)"} <span class="muted">${l.workerId.slice(0, 8)}</span>`
         : "dispatched";
-      const run = html`<td><code>${l.runId ?? ""}</code></td><td>${l.step ?? html`<span class="muted">—</span>`}</td>`;
+      const step = l.step ?? html`<span class="muted">—</span>`;
+      const run = html`<td><code>${l.runId ?? ""}</code></td><td>${step}</td>`;
       const left = l.secondsLeft > 0 ? duration(l.secondsLeft) : html`<b>expired</b> ${duration(-l.secondsLeft)} ago`;
       return html`<tr><td>${issueLink(ctx, l.repo, l.issue)}</td><td>${taskLink(l)}</td><td>${worker}</td>${run}
       <td>${left}</td></tr>`;

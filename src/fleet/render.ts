@@ -52,6 +52,9 @@ export function cell(text: string, max = 120): string {
 }
 
 const issueCell = (r: Row) => `#${r.issue} ${cell(r.title, 80)}`;
+/** A failed task's class in code, with its recovery when one was named. */
+const classCell = (t: { klass: string | null; recovery: string | null }) =>
+  t.klass ? `\`${t.klass}\`${t.recovery ? ` (${t.recovery})` : ""}` : "—";
 
 /** A lease's time left as of `at`. */
 export function timeLeft(expiresAt: Date, at: Date): string {
@@ -80,7 +83,8 @@ function table<T>(
   if (more > 0)
     lines.push(
       "",
-      `…and ${more} more (\`GET /api/v1/tasks\` in Orchestra's operator API, or \`orchestra tasks\`, lists them all).`,
+      `…and ${more} more (\`GET /api/v1/tasks\` in Orchestra's operator API, ` +
+        "or `orchestra tasks`, lists them all).",
     );
   return lines;
 }
@@ -143,7 +147,7 @@ function sections(s: FleetSnapshot, at: Date): string[] {
       s.failed,
       ["issue", "attempts", "last failure"],
       ["---", "---:", "---"],
-      (t) => [issueCell(t), String(t.attempt), t.klass ? `\`${t.klass}\`${t.recovery ? ` (${t.recovery})` : ""}` : "—"],
+      (t) => [issueCell(t), String(t.attempt), classCell(t)],
       "Nothing has failed.",
     ),
   ];

@@ -192,7 +192,10 @@ export function requireAdmin(req: IncomingMessage, adminToken: string): void {
     throw new BadToken("token is not the admin token", ADMIN_HINT);
 }
 
-/** `?state=…&limit=…` of a list route: the state one of `states`, the limit 1–1000 (default 100). 400 otherwise. */
+/**
+ * `?state=…&limit=…` of a list route: the state one of `states`, the limit
+ * 1–1000 (default 100). 400 otherwise.
+ */
 export function listQuery(
   query: URLSearchParams,
   states: ReadonlySet<string>,
