@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { CONFIG_FILE, DEFAULTS, workerSettings, type WorkerFlags } from "../runner/config.js";
+import { runDispatched } from "../runner/dispatched.js";
 import { runWorker, WORKER_EXIT } from "../runner/worker.js";
 
 export const WORKER_HELP = `
@@ -23,6 +24,9 @@ exit codes:
   4  --once: the run was released before the agent started (preflight, clone, worktree)
   5  --once: the lease was lost (superseded, stalled, revoked): the exit was not accepted
   130, 143  stopped by SIGINT or SIGTERM, after handing the running work off
+--dispatched (the job's conclusion is the run's exit): 0 the agent finished and its work is pushed, or it changed
+  nothing; 1 it failed, was stopped (work pushed as a handoff) or the push failed; 2 not a dispatch from Orchestra;
+  4 preflight failed before the agent started
 
 Reference: docs/worker.md`;
 
@@ -45,6 +49,10 @@ export function workerCommand(cli: Command): void {
     .option("--grace-seconds <n>", `between SIGTERM and SIGKILL (default ${DEFAULTS.graceSeconds})`)
     .option("--poll-seconds <n>", `between claims while nothing is claimable (default ${DEFAULTS.pollSeconds})`)
     .option("--once", "one claim, then exit (CI runners): the exit code says how it went")
+    .option(
+      "--dispatched",
+      "inside a GitHub Actions job Orchestra dispatched: the run from the job's inputs, no service (implies --once)",
+    )
     .option("--json", "one JSON object per line for each event")
     .option("--verbose", "heartbeats and retries too")
     .option("--github-url <url>", `clone URLs for servers that send none (default ${DEFAULTS.githubUrl})`)
@@ -74,9 +82,9 @@ export function workerCommand(cli: Command): void {
         );
         process.exit(WORKER_EXIT.usage);
       }
-      process.exitCode = await runWorker(parsed.settings, {
-        out: (t) => process.stdout.write(t),
-        err: (t) => process.stderr.write(t),
-      });
+      const io = { out: (t: string) => process.stdout.write(t), err: (t: string) => process.stderr.write(t) };
+      process.exitCode = parsed.settings.dispatched
+        ? await runDispatched(parsed.settings, io)
+        : await runWorker(parsed.settings, io);
     });
 }

@@ -30,6 +30,9 @@ export interface ClientOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What a run needs of the service: the worker API client, or a dispatched run's local stand-in (dispatched.ts). */
+export type ServiceClient = Pick<WorkerClient, "get" | "post">;
+
 export class WorkerClient {
   readonly #o: Required<Omit<ClientOptions, "onRetry">> & Pick<ClientOptions, "onRetry">;
 

@@ -26,6 +26,8 @@ export interface WorkerSettings {
   githubApiUrl: string;
   /** For repositories with `credentials: none`: the worker's own token for git and the PR, when the claim has none. */
   gitToken: string | null;
+  /** One run from a workflow_dispatch's inputs inside a GitHub Actions job (dispatch mode); implies once. */
+  dispatched: boolean;
 }
 
 /** What the command line gives (commander's values: strings and switches). */
@@ -47,6 +49,7 @@ export interface WorkerFlags {
   githubUrl?: string;
   githubApiUrl?: string;
   gitTokenFile?: string;
+  dispatched?: boolean;
 }
 
 export const CONFIG_FILE = "orchestra-worker.yml";
@@ -156,9 +159,11 @@ export function workerSettings(
       return token;
     };
 
+    const dispatched = flags.dispatched === true;
     const tokenFile = flags.tokenFile ?? f.tokenFile;
-    const token = tokenFile ? secret(tokenFile, "token file") : env["ORCHESTRA_WORKER_TOKEN"]?.trim();
-    if (!token)
+    const token = tokenFile ? secret(tokenFile, "token file") : (env["ORCHESTRA_WORKER_TOKEN"]?.trim() ?? "");
+    // A dispatched run talks to GitHub only: Orchestra follows it through the workflow run's events.
+    if (!token && !dispatched)
       throw new Error(
         "no worker token: set ORCHESTRA_WORKER_TOKEN or --token-file (register a worker with POST /api/v1/workers)",
       );
@@ -166,12 +171,28 @@ export function workerSettings(
     if (!agent?.trim())
       throw new Error('no agent command: pass --agent "<shell command>" or set agent: in ' + CONFIG_FILE);
     const gitTokenFile = flags.gitTokenFile ?? f.gitTokenFile;
-    const gitToken = gitTokenFile ? secret(gitTokenFile, "git token file") : env["ORCHESTRA_GIT_TOKEN"]?.trim() || null;
+    const gitToken =
+      (gitTokenFile ? secret(gitTokenFile, "git token file") : env["ORCHESTRA_GIT_TOKEN"]?.trim()) ||
+      (dispatched ? env["GITHUB_TOKEN"]?.trim() : undefined) ||
+      null;
+    if (dispatched && !gitToken)
+      throw new Error(
+        "--dispatched needs the job's token: give the step `env: GITHUB_TOKEN: ${{ github.token }}` " +
+          "(or ORCHESTRA_GIT_TOKEN / --git-token-file for a token of your own)",
+      );
+    // In an Actions job the runner says where GitHub is and where scratch space is.
+    const actions = (name: string) => (dispatched ? env[name]?.trim() || undefined : undefined);
+    const runnerTemp = actions("RUNNER_TEMP");
 
     const settings: WorkerSettings = {
       url: httpUrl(pick(flags.url, env["ORCHESTRA_URL"], f.url, DEFAULTS.url), "--url"),
       token,
-      workdir: pick(flags.workdir, env["ORCHESTRA_WORKDIR"], f.workdir, DEFAULTS.workdir),
+      workdir: pick(
+        flags.workdir,
+        env["ORCHESTRA_WORKDIR"],
+        f.workdir,
+        runnerTemp ? `${runnerTemp}/orchestra-work` : DEFAULTS.workdir,
+      ),
       concurrency: pick(
         numberOf(flags.concurrency, "--concurrency", { int: true, max: 64 }),
         undefined,
@@ -185,12 +206,19 @@ export function workerSettings(
       graceSeconds:
         numberOf(flags.graceSeconds, "--grace-seconds", { zero: true }) ?? f.graceSeconds ?? DEFAULTS.graceSeconds,
       pollSeconds: numberOf(flags.pollSeconds, "--poll-seconds") ?? f.pollSeconds ?? DEFAULTS.pollSeconds,
-      once: flags.once === true,
+      once: flags.once === true || dispatched,
       json: flags.json ?? f.json ?? false,
       verbose: flags.verbose ?? f.verbose ?? false,
-      githubUrl: httpUrl(flags.githubUrl ?? f.githubUrl ?? DEFAULTS.githubUrl, "--github-url"),
-      githubApiUrl: httpUrl(flags.githubApiUrl ?? f.githubApiUrl ?? DEFAULTS.githubApiUrl, "--github-api-url"),
+      githubUrl: httpUrl(
+        flags.githubUrl ?? actions("GITHUB_SERVER_URL") ?? f.githubUrl ?? DEFAULTS.githubUrl,
+        "--github-url",
+      ),
+      githubApiUrl: httpUrl(
+        flags.githubApiUrl ?? actions("GITHUB_API_URL") ?? f.githubApiUrl ?? DEFAULTS.githubApiUrl,
+        "--github-api-url",
+      ),
       gitToken,
+      dispatched,
     };
     return { ok: true, settings };
   } catch (err) {

@@ -19,7 +19,7 @@ import { removeWorktree } from "./workspace.js";
 import { runTests } from "./tests.js";
 
 export type RunEnd =
-  | { kind: "exited"; answer: ExitAnswer }
+  | { kind: "exited"; answer: ExitAnswer; body: ExitBody; pushed: boolean }
   | { kind: "released"; reason: string }
   | { kind: "question"; decisionId: string | null }
   | { kind: "lost"; reason: string }
@@ -149,9 +149,11 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
     const what =
       a.outcome === "review"
         ? `review #${a.prNumber ?? prNumber ?? "?"}`
-        : `classified ${a.class ?? "?"}${a.recovery ? ` (${a.recovery})` : ""}`;
+        : a.outcome === "dispatched"
+          ? "the job's conclusion reports it"
+          : `classified ${a.class ?? "?"}${a.recovery ? ` (${a.recovery})` : ""}`;
     s.say("exit", `→ ${what}`, { outcome: a.outcome, class: a.class, recovery: a.recovery, prNumber: a.prNumber });
-    return { kind: "exited", answer: a };
+    return { kind: "exited", answer: a, body, pushed };
   }
   const why = `${answer.status} ${reasonOf(answer.body) ?? ""} ${errorOf(answer.body) ?? ""}`.replace(/\s+/g, " ");
   s.say("exit", `refused: ${why.trim()}`, { status: answer.status }, "error");

@@ -76,7 +76,8 @@ export interface Progress {
 }
 
 export interface ExitAnswer {
-  outcome: "review" | "classified";
+  /** dispatched: no service answered; the job's conclusion reports the run (dispatched.ts). */
+  outcome: "review" | "classified" | "dispatched";
   prNumber?: number;
   class?: string;
   recovery?: string;

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { WorkerClient } from "./client.js";
+import type { ServiceClient } from "./client.js";
 import { errorOf, reasonOf, ServiceUnavailable } from "./client.js";
 import { ORCHESTRA_DIR } from "./facts.js";
 import { worktreeFacts } from "./git.js";
@@ -19,7 +19,7 @@ import type { WorkerSettings } from "./config.js";
 
 export interface WorkerContext {
   settings: WorkerSettings;
-  client: WorkerClient;
+  client: ServiceClient;
   report: Reporter;
   /** Why the whole worker is stopping (a signal), or null. */
   stopping(): string | null;

@@ -161,6 +161,7 @@ describe("workerSettings", () => {
         githubUrl: "https://github.com",
         githubApiUrl: "https://api.github.com",
         gitToken: null,
+        dispatched: false,
       },
     });
   });

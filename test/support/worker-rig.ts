@@ -43,8 +43,11 @@ export interface LoopRig extends Rig {
   workerClient: WorkerClient;
   /** Writes a stand-in agent: a shell script run in the run's worktree. Answers the `--agent` command. */
   agent(name: string, script: string): string;
-  /** Starts `orchestra worker` with these options (the service URL, token and work directory are given). */
-  start(args: string[], env?: Record<string, string>): WorkerRun;
+  /**
+   * Starts `orchestra worker` with these options (the service URL, token and work directory are given; with
+   * `service: false` neither URL nor token, as in an Actions job).
+   */
+  start(args: string[], env?: Record<string, string>, opts?: { service?: boolean }): WorkerRun;
   /** Runs `orchestra worker --once` to its end. */
   once(args: string[], env?: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }>;
   /** The sha of a branch on the fake GitHub (real git), or null. */
@@ -83,14 +86,14 @@ export async function startLoop(
   const workerClient = await rig.worker("loop-worker");
 
   const running = new Set<ChildProcess>();
-  const start = (args: string[], env: Record<string, string> = {}): WorkerRun => {
+  const start = (args: string[], env: Record<string, string> = {}, o: { service?: boolean } = {}): WorkerRun => {
+    const service = o.service ?? true;
     const proc = spawn(
       process.execPath,
       [
         bin,
         "worker",
-        "--url",
-        rig.app.url,
+        ...(service ? ["--url", rig.app.url] : []),
         "--workdir",
         workdir,
         "--grace-seconds",
@@ -101,7 +104,12 @@ export async function startLoop(
       ],
       {
         cwd: root,
-        env: childEnv({ ORCHESTRA_WORKER_TOKEN: workerClient.token, HOME: root, ...GIT_ENV, ...env }),
+        env: childEnv({
+          ...(service ? { ORCHESTRA_WORKER_TOKEN: workerClient.token } : {}),
+          HOME: root,
+          ...GIT_ENV,
+          ...env,
+        }),
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
