@@ -76,7 +76,11 @@ export type TaskEvent =
       change: "added" | "removed";
       deliveryId: string;
     }
-  | { kind: "issue-closed"; actor: string; completed: boolean }
+  /**
+   * `labels`: the labels the close event's payload shows on the issue (absent when a sweep raises it), positive
+   * evidence for taking off stale agent:* labels at once; `deliveryId` keys those removals.
+   */
+  | { kind: "issue-closed"; actor: string; completed: boolean; labels?: string[]; deliveryId?: string }
   | { kind: "config-invalid"; problems: string[] }
   // --- runs and leases
   | { kind: "claim"; mode: "worker" | "dispatch"; runId: string; leaseEpoch: string; workerId: string | null }

@@ -196,7 +196,13 @@ export class IssueHandlers {
     const subject = { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number };
     await this.deps.tasks.raise(
       { subject },
-      { kind: "issue-closed", actor: p.sender?.login ?? "someone", completed: p.issue.state_reason === "completed" },
+      {
+        kind: "issue-closed",
+        actor: p.sender?.login ?? "someone",
+        completed: p.issue.state_reason === "completed",
+        labels: (p.issue.labels ?? []).flatMap((l) => (typeof l === "string" ? [l] : l.name ? [l.name] : [])),
+        deliveryId: ctx.deliveryId,
+      },
     );
     // Tasks this issue was blocking may be claimable now.
     await this.deps.blockers.onIssueStateChanged(subject.repo, subject.issue, await ctx.github());

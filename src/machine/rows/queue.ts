@@ -8,6 +8,7 @@ import { branchFor, priorityOf } from "../../config/repo.js";
 import { texts } from "../../texts/comments.js";
 import type { Context } from "../decision.js";
 import type { EventOf } from "../events.js";
+import { stateLabelsOf } from "../model.js";
 import { effect, everyState, ignore, labelsOf, move, NO_LEASE, taskOf, unchanged, type EventRows } from "./build.js";
 import { untrustedReply } from "./labels.js";
 
@@ -126,9 +127,24 @@ const close = (ctx: Context, e: EventOf<"issue-closed">) => {
   });
 };
 
-export const issueClosed: EventRows<"issue-closed"> = everyState(ignore("not a task"), close, {
-  done: ignore("already done"),
-  cancelled: ignore("already cancelled"),
+/**
+ * A closed issue keeps no agent:* label it shows beyond the one its task still owns (none for no task, a done or
+ * cancelled one): the close event's own payload is the evidence, so they go at once, not at the next reconcile.
+ */
+function staleLabels(ctx: Context, e: EventOf<"issue-closed">, why: string) {
+  const owned = ctx.task?.label ?? null;
+  const state = stateLabelsOf(labelsOf(ctx)).map((l) => l.toLowerCase());
+  const stale = (e.labels ?? []).filter((l) => state.includes(l.toLowerCase()) && l !== owned);
+  const key = (label: string) => `closed-label:${ctx.subject.repo}#${ctx.subject.issue}:${label}:${e.deliveryId ?? ""}`;
+  return unchanged(
+    stale.length ? `${why}; stale ${stale.join(", ")} taken off the closed issue` : why,
+    stale.map((label) => effect("remove-label", key(label), { issue: ctx.subject.issue, label })),
+  );
+}
+
+export const issueClosed: EventRows<"issue-closed"> = everyState((ctx, e) => staleLabels(ctx, e, "not a task"), close, {
+  done: (ctx, e) => staleLabels(ctx, e, "already done"),
+  cancelled: (ctx, e) => staleLabels(ctx, e, "already cancelled"),
 });
 
 /** One comment per distinct set of problems; the repository is paused until the file is fixed. */
