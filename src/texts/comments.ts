@@ -51,14 +51,16 @@ export const texts = {
     return (
       `Agents made ${attempts} attempts at this issue without producing a pull request, ` +
       `so it is marked \`${labels.failed}\`.\n\n${lines.join("\n")}\n\n` +
-      `To try again, remove \`${labels.failed}\` and add \`${labels.queued}\`.`
+      "To try again with a fresh attempt budget, comment `orchestra retry`; " +
+      "`orchestra resume` continues on the branch instead (`orchestra help` lists the commands)."
     );
   },
 
-  prClosed(prNumber: number, labels: Labels): string {
+  prClosed(prNumber: number): string {
     return (
       `Pull request #${prNumber} was closed without merging, so this task is now blocked. ` +
-      `To have an agent try again, remove \`${labels.blocked}\` and add \`${labels.queued}\`.`
+      "To have an agent try again, comment `orchestra retry` (from the default branch) or `orchestra resume` " +
+      "(on this task's branch)."
     );
   },
 
@@ -106,7 +108,8 @@ export const texts = {
   question(attempt: number, question: string, labels: Labels): string {
     return (
       `The agent working on this issue (attempt ${attempt}) has a question and stopped:\n\n${quote(question)}\n\n` +
-      `Answer in a comment, then remove \`${labels.blocked}\` and add \`${labels.queued}\` to let an agent continue.`
+      `The task is \`${labels.blocked}\` until then. Answer in a comment: a trusted person's answer resumes the ` +
+      "task on its branch, with the answer handed to the agent."
     );
   },
 
@@ -114,19 +117,20 @@ export const texts = {
     return (
       `Nobody answered this question from the agent within 7 days, so it expired:\n\n${quote(question)}\n\n` +
       `The task stays \`${labels.blocked}\`. ` +
-      `Answer in a comment and add \`${labels.queued}\` to let an agent continue, or close the issue.`
+      "To let an agent continue, put what it needs to know in a comment and then comment `orchestra resume`; " +
+      "or close the issue."
     );
   },
 
   blockedHalfDone(attempts: number, branch: string, why: string, labels: Labels): string {
     return (
       `Agents made ${attempts} attempts at this issue. The branch \`${branch}\` has unfinished work (${why}), ` +
-      `so it is kept and the task is \`${labels.blocked}\`. Finish it by hand, or remove \`${labels.blocked}\` ` +
-      `and add \`${labels.queued}\` to let an agent resume it with a fresh attempt budget.`
+      `so it is kept and the task is \`${labels.blocked}\`. Finish it by hand, or comment \`orchestra resume\` ` +
+      "to let an agent resume it with a fresh attempt budget."
     );
   },
 
-  escalation(runId: string, attempt: number, klass: string, evidence: Record<string, unknown>, labels: Labels): string {
+  escalation(runId: string, attempt: number, klass: string, evidence: Record<string, unknown>): string {
     const calls = Array.isArray(evidence["lastToolCalls"]) ? (evidence["lastToolCalls"] as string[]) : [];
     return [
       `Orchestra needs a human for this issue. Run ${runId} (attempt ${attempt}) ` +
@@ -140,8 +144,8 @@ export const texts = {
       "```",
       "</details>",
       "",
-      `What you can do: fix what stopped the agent (or answer it in a comment), then remove ` +
-        `\`${labels.blocked}\` and add \`${labels.queued}\` to queue the issue again; or close the issue.`,
+      "What you can do: fix what stopped the agent (or answer it in a comment), then comment `orchestra retry` " +
+        `to queue the issue again (\`orchestra resume\` to continue on its branch); or close the issue.`,
     ].join("\n");
   },
 
@@ -150,7 +154,7 @@ export const texts = {
       `This task has used $${spentUsd.toFixed(2)} of model spend over ${runs} run(s), reaching its budget ` +
       `of $${budgetUsd.toFixed(2)} (\`limits.maxCostUsd\`), so Orchestra stopped re-queueing it and marked ` +
       `it \`${labels.blocked}\`. Look at the runs in Orchestra's task view; to continue anyway, ` +
-      `raise the budget in \`.github/orchestra.yml\` or remove \`${labels.blocked}\` and add \`${labels.queued}\`.`
+      "raise the budget in `.github/orchestra.yml` and comment `orchestra resume`."
     );
   },
 

@@ -105,16 +105,10 @@ describe("every comment Orchestra posts fits GitHub's limit with its marker", ()
   const bodies: Array<[string, string]> = [
     [
       "escalation with huge evidence",
-      texts.escalation(
-        "run-1",
-        2,
-        "turn-cap-spinning",
-        {
-          why: "the worker hit its turn cap",
-          lastToolCalls: Array.from({ length: 50 }, (_, i) => `call-${i}-${"y".repeat(2000)}`),
-        },
-        DEFAULT_LABELS,
-      ),
+      texts.escalation("run-1", 2, "turn-cap-spinning", {
+        why: "the worker hit its turn cap",
+        lastToolCalls: Array.from({ length: 50 }, (_, i) => `call-${i}-${"y".repeat(2000)}`),
+      }),
     ],
     ["question", texts.question(1, huge, DEFAULT_LABELS)],
     ["expired question", texts.questionExpired(huge, DEFAULT_LABELS)],

@@ -164,7 +164,7 @@ function escalate(ctx: Context, task: TaskView, run: RunView, v: Verdict): Appli
   return block(ctx, task, run, recorded(ctx, v), `${v.class}: escalated to a human`, [
     effect("comment", `escalation:${run.id}:${v.class}`, {
       issue: task.issue,
-      body: texts.escalation(run.id, run.attempt, v.class, v.evidence, labelsOf(ctx)),
+      body: texts.escalation(run.id, run.attempt, v.class, v.evidence),
     }),
   ]);
 }

@@ -14,7 +14,6 @@ import {
   effect,
   everyState,
   ignore,
-  labelsOf,
   move,
   NO_LEASE,
   taskOf,
@@ -113,7 +112,7 @@ export const prClosed: EventRows<"pr-closed"> = everyState(
         effects: [
           effect("comment", `pr-closed:${task.id}:${e.pr.number}`, {
             issue: task.issue,
-            body: texts.prClosed(e.pr.number, labelsOf(ctx)),
+            body: texts.prClosed(e.pr.number),
           }),
         ],
       });
@@ -131,7 +130,7 @@ function continueOrBlock(ctx: Context, task: TaskView, continuation: Continuatio
       effects: [
         effect("comment", `escalation:${task.id}:${continuation.kind}:${task.attempt}`, {
           issue: task.issue,
-          body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence, labelsOf(ctx)),
+          body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence),
         }),
       ],
     });
@@ -193,7 +192,7 @@ function escalateRewrite(ctx: Context, e: EventOf<"branch-rewritten">, block: bo
   };
   const comment = effect("comment", `rewritten:${task.id}:${e.after}`, {
     issue: task.issue,
-    body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence, labelsOf(ctx)),
+    body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence),
   });
   if (!block) return unchanged(evidence.why, [comment]);
   return move(ctx, "blocked", { summary: `${evidence.why}: escalated`, task: { ...NO_LEASE }, effects: [comment] });
@@ -252,7 +251,7 @@ export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a t
           effects: [
             effect("comment", `escalation:pr${e.pr.number}:${e.pr.headSha}:${v.class}`, {
               issue: task.issue,
-              body: texts.escalation(task.runId ?? "(none)", task.attempt, v.class, v.evidence, labelsOf(ctx)),
+              body: texts.escalation(task.runId ?? "(none)", task.attempt, v.class, v.evidence),
             }),
           ],
         });
