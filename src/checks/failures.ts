@@ -106,13 +106,22 @@ export class CheckFailures {
       if (seen?.failureKey === failureKey) continue;
       const cfg = await this.deps.configs.get(installationId, repo);
       const config = cfg.ok ? cfg.config : null;
+      const rerunsUsed = await rerunsUsedOn(effects, task.id, pr.number, headSha);
+      // A timeout after this commit was rerun: every attempt of the timed-out checks tells hang from runner.
+      const timedOut =
+        rerunsUsed > 0 && failing.some((c) => c.conclusion === "timed_out")
+          ? (await github.checkRunsForRef(r, headSha, { all: true }))
+              .filter((c) => c.conclusion === "timed_out" && c.pullRequests.includes(pr.number))
+              .map((c) => ({ name: c.name, checkRunId: c.id }))
+          : undefined;
       const verdict = classify({
         trigger: "check-failed",
         run: { exitCode: null },
         pr: { number: pr.number, state: "open", headSha },
         branch: null,
         checks: checks.map(toFact),
-        rerunsUsed: await rerunsUsedOn(effects, task.id, pr.number, headSha),
+        rerunsUsed,
+        ...(timedOut ? { timedOut } : {}),
         rerunBudget: config?.limits.rerunBudget ?? 2,
         ...(config && config.infraPatterns.length > 0 ? { infraPatterns: config.infraPatterns } : {}),
       });

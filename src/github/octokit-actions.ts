@@ -26,10 +26,11 @@ type ActionsMethods = Pick<
 export function actionsMethods(octokit: Octokit, read: () => CallOptions, write: () => CallOptions): ActionsMethods {
   const rest = octokit.rest;
   return {
-    async checkRunsForRef(r, ref) {
+    async checkRunsForRef(r, ref, opts) {
       // Every page: a red check on page two must not read as green.
+      const filter = opts?.all ? "all" : "latest";
       const runs = await call("list check runs", () =>
-        octokit.paginate(rest.checks.listForRef, { ...r, ref, per_page: 100, ...read() }),
+        octokit.paginate(rest.checks.listForRef, { ...r, ref, filter, per_page: 100, ...read() }),
       );
       return runs.map(toCheckRun);
     },

@@ -239,8 +239,8 @@ export interface GitHub {
    */
   openPullsInto(r: RepoRef, base: string): Promise<PullMergeability[]>;
 
-  /** Every check run on the ref (all pages). */
-  checkRunsForRef(r: RepoRef, ref: string): Promise<CheckRunInfo[]>;
+  /** The latest check run of each name on the ref (all pages); with `all`, every attempt of each (reruns too). */
+  checkRunsForRef(r: RepoRef, ref: string, opts?: { all?: boolean }): Promise<CheckRunInfo[]>;
   /**
    * The last `lines` lines of an Actions job's log (a check run's id is its
    * job's id), read from at most the log's last LOG_TAIL_MAX_BYTES bytes (a

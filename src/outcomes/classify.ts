@@ -238,6 +238,31 @@ function classifyChecks(f: Facts, base: Record<string, unknown>): Verdict {
   // that RE2 cannot compile.
   const extra = repositoryPatterns(f.infraPatterns ?? []);
   const reasons = failed.map((c) => ({ name: c.name, conclusion: c.conclusion, infra: infraReason(c, extra) }));
+  // A check that times out again when rerun on the same commit is the change's own hang, not the runner's.
+  const timeouts = (f.timedOut ?? []).filter((t) =>
+    failed.some((c) => c.conclusion === "timed_out" && c.name === t.name),
+  );
+  const again = [...new Set(timeouts.map((t) => t.name))].filter(
+    (n) => timeouts.filter((t) => t.name === n).length > 1,
+  );
+  if (again.length > 0)
+    return {
+      class: "checks-failed",
+      recovery: "continue-fix-checks",
+      evidence: {
+        ...base,
+        failed: reasons,
+        timeouts: timeouts.filter((t) => again.includes(t.name)),
+        why:
+          `${again.join(", ")} timed out again when rerun on the same commit (check runs ` +
+          `${timeouts
+            .filter((t) => again.includes(t.name))
+            .map((t) => t.checkRunId)
+            .sort((x, y) => x - y)
+            .join(", ")}): ` +
+          "the change hangs, not the runner",
+      },
+    };
   // A rerun cannot fix a real failure: infra only when every failure is one.
   if (reasons.every((r) => r.infra !== null)) {
     const used = f.rerunsUsed ?? 0;

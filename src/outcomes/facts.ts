@@ -84,6 +84,8 @@ export const factsSchema = z
     /** The base branch's head, read when the last heartbeat named a head sha and GitHub shows nothing ahead. */
     baseSha: z.string().optional(),
     rerunsUsed: z.number().int().min(0).optional(),
+    /** Every timed-out run on the head, reruns included (read when a timeout follows a rerun of the commit). */
+    timedOut: z.array(z.object({ name: z.string(), checkRunId: z.number().int() }).strict()).optional(),
     rerunBudget: z.number().int().min(0).optional(),
     infraPatterns: z.array(repositoryPattern).optional(),
   })

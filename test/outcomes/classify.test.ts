@@ -19,6 +19,7 @@ interface Shape {
   checks?: CheckFact[];
   rerunsUsed?: number;
   rerunBudget?: number;
+  timedOut?: Facts["timedOut"];
 }
 
 /** A facts document with quiet defaults: exit 0, no PR, no branch, no checks. */
@@ -31,6 +32,7 @@ function facts(s: Shape = {}): Facts {
     checks: s.checks ?? [],
     ...(s.rerunsUsed !== undefined ? { rerunsUsed: s.rerunsUsed } : {}),
     ...(s.rerunBudget !== undefined ? { rerunBudget: s.rerunBudget } : {}),
+    ...(s.timedOut !== undefined ? { timedOut: s.timedOut } : {}),
   };
 }
 
@@ -571,6 +573,56 @@ const rows: Row[] = [
     cls: "infra",
     recovery: "escalate",
     evidence: { rerunsUsed: 2, rerunBudget: 2, ...why(/persist after 2 rerun/) },
+  },
+  {
+    name: "timed out again when rerun on the same commit: the change hangs, fix-checks with both timeouts",
+    facts: facts({
+      trigger: "check-failed",
+      pr: pr("open"),
+      checks: [check("e2e", "timed_out"), check("lint", "success")],
+      rerunsUsed: 1,
+      timedOut: [
+        { name: "e2e", checkRunId: 11 },
+        { name: "e2e", checkRunId: 12 },
+      ],
+    }),
+    cls: "checks-failed",
+    recovery: "continue-fix-checks",
+    evidence: {
+      timeouts: [
+        { name: "e2e", checkRunId: 11 },
+        { name: "e2e", checkRunId: 12 },
+      ],
+      ...why(/^e2e timed out again when rerun on the same commit/),
+    },
+  },
+  {
+    name: "a first timeout after a rerun of another failure is still infrastructure",
+    facts: facts({
+      trigger: "check-failed",
+      pr: pr("open"),
+      checks: [check("e2e", "timed_out")],
+      rerunsUsed: 1,
+      timedOut: [{ name: "e2e", checkRunId: 12 }],
+    }),
+    cls: "infra",
+    recovery: "rerun-failed-jobs",
+  },
+  {
+    name: "another check's two timeouts (it passes now) do not make this one a hang",
+    facts: facts({
+      trigger: "check-failed",
+      pr: pr("open"),
+      checks: [check("e2e", "timed_out"), check("lint", "success")],
+      rerunsUsed: 1,
+      timedOut: [
+        { name: "lint", checkRunId: 3 },
+        { name: "lint", checkRunId: 4 },
+        { name: "e2e", checkRunId: 5 },
+      ],
+    }),
+    cls: "infra",
+    recovery: "rerun-failed-jobs",
   },
   {
     name: "infra, default budget (2) spent",

@@ -939,7 +939,7 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
           }));
       }),
 
-    checkRunsForRef: (r, ref) =>
+    checkRunsForRef: (r, ref, _opts?: { all?: boolean }) =>
       call("checkRunsForRef", [r, ref], () => {
         const rec = repo("checkRunsForRef", r);
         const sha = resolve(rec, ref);

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
+import { deliverCiRun, type CiJob } from "../support/ci-runs.js";
 import { providers } from "../support/databases.js";
 import { LOG_TAIL_MAX_BYTES } from "../../src/github/mappers.js";
 
@@ -18,56 +19,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.stop();
   });
 
-  /** An Actions workflow run on `sha` whose jobs finished as given; delivers check_run.completed for each failing job. */
-  async function ciRun(
-    sha: string,
-    jobs: Array<{
-      name: string;
-      conclusion: "success" | "failure" | "cancelled" | "timed_out";
-      summary?: string;
-      log?: string;
-    }>,
-  ) {
-    const repo = rig.fake.state.repo(REPO);
-    const wf =
-      [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
-      rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
-    const failing = jobs.some((j) => j.conclusion !== "success");
-    // A pull_request run is on the PR's head branch, which is how GitHub matches its checks to the PR.
-    const headBranch = [...repo.pulls.values()].find((p) => p.headSha === sha && !p.headRepo)?.headRef ?? null;
-    const run = rig.fake.state.addWorkflowRun(REPO, {
-      workflowId: wf.id,
-      headBranch,
-      headSha: sha,
-      event: "pull_request",
-      status: "completed",
-      conclusion: failing ? "failure" : "success",
-      jobs: jobs.map((j) => ({
-        name: j.name,
-        conclusion: j.conclusion,
-        output: { title: j.name, summary: j.summary ?? "" },
-      })),
-    });
-    for (const job of rig.fake.state.jobsOf(repo, run)) {
-      const spec = jobs.find((j) => j.name === job.name)!;
-      if (spec.log) rig.fake.state.setJobLog(REPO, job.id, spec.log);
-    }
-    for (const job of rig.fake.state.jobsOf(repo, run)) {
-      const check = repo.checkRuns.get(job.id)!;
-      if (check.conclusion === "success") continue;
-      await rig.deliverPayload(
-        "check_run",
-        fakeWebhookPayload(
-          rig.fake,
-          "check_run",
-          "completed",
-          { repo: REPO, sender: "alice" },
-          { check_run: rig.fake.json.checkRun(repo, check) },
-        ),
-      );
-    }
-    return run;
-  }
+  const ciRun = (sha: string, jobs: CiJob[]) => deliverCiRun(rig, sha, jobs);
 
   const reruns = () => rig.fake.state.reruns.filter((r) => r.kind === "failed-jobs");
 

@@ -239,7 +239,10 @@ export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a t
             kind: "fix-checks",
             prNumber: e.pr.number,
             headSha: e.pr.headSha,
-            reason: `checks failed on pull request #${e.pr.number}: ${names}`,
+            // A hang (timed out again on the same commit) says so: the agent looks for the hang, not a flake.
+            reason: v.evidence["timeouts"]
+              ? `checks failed on pull request #${e.pr.number}: ${textOf(v.evidence["why"])}`
+              : `checks failed on pull request #${e.pr.number}: ${names}`,
             checks: e.failing,
           },
           `checks failed on pull request #${e.pr.number} (${names})`,
