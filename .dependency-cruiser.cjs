@@ -11,7 +11,7 @@
 /** Rooms whose modules decide or render and never touch the outside world. */
 const PURE = [
   "^src/machine/",
-  "^src/outcomes/(classify|facts|infra-catalogue|infra-patterns|repository-patterns)\\.ts$",
+  "^src/outcomes/((classify|facts|infra-patterns|repository-patterns)\\.ts$|infra-catalogue/)",
   "^src/texts/",
   "^src/retry/",
   "^src/redact/",

@@ -7,23 +7,27 @@
  * 1. A pattern recognises the tool that failed, not a word. Lines are matched
  *    one at a time, after the runner's decorations are removed (normalizeLine),
  *    against patterns that begin with the tool's own prefix (see
- *    infra-catalogue.ts). "connection reset" or "no space left on device"
+ *    infra-catalogue/). "connection reset" or "no space left on device"
  *    inside an assertion message, a test name or a diff is not at the start of
  *    a line written by npm, git, curl or the runner, so it does not match.
  *
  * 2. A test runner's failure report is a genuine failure. When the output
  *    carries one (TEST_FAILURE_MARKERS: jest/vitest FAIL, ●, ✕, mocha
  *    "N failing", pytest FAILED, go "--- FAIL:", cargo "test result: FAILED",
- *    an AssertionError, jest's expect(received)), only `runner` families count:
+ *    JUnit under Gradle or Maven, dotnet test, RSpec, Minitest, PHPUnit, an
+ *    AssertionError, jest's expect(received)), only `runner` families count:
  *    the runner's shutdown, lost runner, provisioning, job time limit or
  *    cancellation, the OOM kill, the runner's own disk-full error, a failed
  *    action download. Those say the machine under the tests went away, so the
  *    test results themselves cannot be trusted, and a rerun on a healthy
  *    machine is what tells whether the failure is real: if it is, the rerun
- *    fails without the runner's line and is classified checks-failed. `tool`
- *    families and the repository's own patterns are ignored next to a test
- *    failure: a test that spawned npm or curl and printed its error may well be
- *    testing exactly that, and a rerun must never stand in for a fix.
+ *    fails without the runner's line and is classified checks-failed. They
+ *    count only as the runner or the kernel wrote them, at the start of a
+ *    line: indented, they are quoted inside the report (a test asserting on
+ *    the kernel's OOM line, shown in jest's diff). `tool` families and the
+ *    repository's own patterns are ignored next to a test failure: a test
+ *    that spawned npm or curl and printed its error may well be testing
+ *    exactly that, and a rerun must never stand in for a fix.
  *
  * A test's own timeout (jest "Exceeded timeout of 5000 ms for a test", mocha
  * "Timeout of 2000ms exceeded") matches nothing: it is the code under test
@@ -31,7 +35,7 @@
  * SIGTERM alone does not say who sent it; the runner's shutdown or
  * cancellation line, when there is one, does.
  */
-import { INFRA_FAMILIES, type InfraFamily } from "./infra-catalogue.js";
+import { INFRA_FAMILIES, type InfraFamily } from "./infra-catalogue/index.js";
 import type { LinePattern } from "./repository-patterns.js";
 
 export { INFRA_FAMILIES, type InfraFamily };
@@ -55,11 +59,24 @@ export const TEST_FAILURE_MARKERS: readonly RegExp[] = [
   /^=+ .*\b\d+ failed\b.* =+$/m, // pytest final line
   /^[ \t]*--- FAIL: \S/m, // go test
   /^test result: FAILED\b/m, // cargo test
+  /^error: test failed, to rerun pass\b/m, // cargo test when a test binary died (src/ops/cargo_test.rs)
+  /^[ \t]*\S+ > .+ FAILED$/m, // Gradle's test logging: "com.example.FooTest > bar() FAILED"
+  /\bThere were failing tests\. See the report at: /, // Gradle's Test task
+  /^(?:\[ERROR\] )?Tests run: \d+, Failures: (?:[1-9]\d*, Errors: \d+|\d+, Errors: [1-9]\d*)/m, // Maven Surefire
+  /<<< (?:FAILURE|ERROR)!$/m, // Maven Surefire, the failed test's line
+  /^Failed!\s+- Failed:\s+[1-9]/m, // dotnet test (VSTest) summary
+  /^\d+ examples?, [1-9]\d* failures?\b/m, // RSpec
+  /^\d+ runs, \d+ assertions, (?:[1-9]\d* failures, \d+ errors|\d+ failures, [1-9]\d* errors)/m, // Minitest
+  /^(?:FAILURES|ERRORS)!$/m, // PHPUnit
   /\bAssertionError\b/, // node:assert, chai, pytest
   /\bexpect\(received\)/, // jest matchers
 ];
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+/** The Actions runner's timestamp and the one space after it: what it puts before every line it logs. */
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z /;
+const TIMESTAMPS = new RegExp(TIMESTAMP.source, "gm");
 
 /** What the Actions runner and its annotations put in front of a tool's line. */
 const DECORATION = new RegExp(
@@ -74,15 +91,20 @@ export function normalizeLine(raw: string): string {
   return line.trimEnd();
 }
 
-/** Whether the output reports failing tests (rule 2 above). */
+/** Whether the output reports failing tests (rule 2 above), in a job log with the runner's timestamps too. */
 export function hasTestFailure(text: string): boolean {
-  const clean = text.replace(ANSI, "");
+  const clean = text.replace(ANSI, "").replace(TIMESTAMPS, "");
   return TEST_FAILURE_MARKERS.some((m) => m.test(clean));
 }
 
 function test(p: RegExp | LinePattern, s: string): boolean {
   if (p instanceof RegExp) p.lastIndex = 0; // a caller's /g or /y pattern must not carry state between lines
   return p.test(s);
+}
+
+/** Indented: a line quoted inside a test runner's report, not one the runner or the kernel wrote (rule 2). */
+function quoted(raw: string): boolean {
+  return /^[ \t]/.test(raw.replace(ANSI, "").replace(TIMESTAMP, ""));
 }
 
 function evidence(raw: string): string {
@@ -105,7 +127,7 @@ export function infraMatch(text: string, extra: readonly LinePattern[] = []): In
   const repository = genuine ? [] : extra;
   for (const raw of text.split(/\r\n|\r|\n/)) {
     const line = normalizeLine(raw);
-    if (line === "") continue;
+    if (line === "" || (genuine && quoted(raw))) continue;
     const family = families.find((f) => f.patterns.some((p) => test(p, line)));
     if (family) return { family: family.family, line: evidence(raw) };
     const own = repository.find((p) => test(p, line) || test(p, raw.trim()));

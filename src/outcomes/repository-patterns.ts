@@ -9,7 +9,7 @@
  * `(?<!`); a configuration naming such a pattern is invalid, with a line that
  * says which pattern and why (repositoryPatternProblem).
  *
- * The built-in catalogue (infra-catalogue.ts) is ours and stays native RegExp.
+ * The built-in catalogue (infra-catalogue/) is ours and stays native RegExp.
  */
 import re2 from "re2-wasm";
 import { z } from "zod";

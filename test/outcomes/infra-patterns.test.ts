@@ -1,8 +1,9 @@
 /**
  * The infrastructure catalogue against the lines tools really print (each
- * family's samples, cited in src/outcomes/infra-catalogue.ts), and against
- * genuine failures that merely quote the same words: those must never be
- * rerun instead of fixed.
+ * family's samples, cited in src/outcomes/infra-catalogue/), and against
+ * genuine failures that merely quote the same words (each family's
+ * counterparts, and the negatives below): those must never be rerun instead
+ * of fixed. Whole test-run logs: infra-logs.test.ts.
  */
 import { classify, infraReason } from "../../src/outcomes/classify.js";
 import type { CheckFact, Facts } from "../../src/outcomes/facts.js";
@@ -10,20 +11,39 @@ import { factsProblems } from "../support/facts.js";
 import { INFRA_FAMILIES, hasTestFailure, infraMatch, normalizeLine } from "../../src/outcomes/infra-patterns.js";
 
 const samples = INFRA_FAMILIES.flatMap((f) => f.samples.map((sample) => ({ family: f.family, sample })));
+const counterparts = INFRA_FAMILIES.flatMap((f) => f.counterparts.map((text) => ({ family: f.family, text })));
+const PATTERNS = INFRA_FAMILIES.flatMap((f) => f.patterns);
 
 describe("the catalogue", () => {
-  test("families are unique, documented, and each has patterns and samples", () => {
+  test("families are unique, documented, and each has patterns, samples and counterparts", () => {
     expect(new Set(INFRA_FAMILIES.map((f) => f.family)).size).toBe(INFRA_FAMILIES.length);
     for (const f of INFRA_FAMILIES) {
       expect(f.description).not.toBe("");
       expect(f.patterns.length).toBeGreaterThan(0);
       expect(f.samples.length).toBeGreaterThan(0);
+      expect({ family: f.family, hasCounterparts: f.counterparts.length > 0 }).toMatchObject({ hasCounterparts: true });
     }
   });
 
+  // The evidence is the line, cut at 500 characters (Maven's run longer).
   test.each(samples)("$family: $sample", ({ family, sample }) => {
-    expect(infraMatch(sample)).toEqual({ family, line: sample.trim() });
+    const line = sample.trim();
+    expect(infraMatch(sample)).toEqual({ family, line: line.length > 500 ? `${line.slice(0, 499)}…` : line });
   });
+
+  test.each(counterparts)("$family counterpart → nothing: $text", ({ text }) => {
+    expect(infraMatch(text)).toBeNull();
+  });
+
+  // A counterpart carrying a test runner's failure report rests on rule 2 (infra-patterns.ts); the others
+  // may not match a single pattern on any of their lines.
+  test.each(counterparts.filter((c) => !hasTestFailure(c.text)))(
+    "$family counterpart, line by line: $text",
+    ({ text }) => {
+      const lines = text.split("\n").map(normalizeLine);
+      expect(lines.filter((line) => PATTERNS.some((p) => p.test(line)))).toEqual([]);
+    },
+  );
 
   test("every pattern is exercised by one of its family's samples", () => {
     for (const f of INFRA_FAMILIES) {
