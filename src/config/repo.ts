@@ -18,6 +18,7 @@ const LIMITS = {
   rerunBudget: 2,
   infraRequeues: 3,
   maxCostUsd: null,
+  maxRunSeconds: 21600,
 };
 const BREAKER = { failures: 5, windowSeconds: 600, coolDownSeconds: 600 };
 
@@ -72,6 +73,11 @@ export const repoConfigSchema = z
          * task escalates instead of re-queueing; null: no budget.
          */
         maxCostUsd: z.number().min(0).nullable().default(null),
+        /**
+         * A worker's run's wall-clock cap: past it the lease stops renewing (409 over-time) and ends at its expiry,
+         * time for the worker to push its work as a handoff and report.
+         */
+        maxRunSeconds: z.number().int().min(60).max(604800).default(21600),
       })
       .strict()
       .default(LIMITS),

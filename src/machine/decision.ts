@@ -243,6 +243,10 @@ export type RefusalReason =
   | "illegal"
   /** The lease stopped renewing: its heartbeats showed no progress for limits.stallSeconds. */
   | "stalled"
+  /** The lease stops renewing: the run is past limits.maxRunSeconds. */
+  | "over-time"
+  /** The lease stops renewing: the task's model spend reached limits.maxCostUsd. */
+  | "over-budget"
   /** Claims: the repository (or the service) is paused. */
   | "paused"
   /** Claims: open issues block this one. */

@@ -60,6 +60,7 @@ describe("parseRepoConfig", () => {
         rerunBudget: 2,
         infraRequeues: 3,
         maxCostUsd: null,
+        maxRunSeconds: 21600,
       },
       breaker: { failures: 5, windowSeconds: 600, coolDownSeconds: 600 },
       branchPrefix: "agent/",

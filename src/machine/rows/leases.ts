@@ -5,7 +5,7 @@
  * without an exit keeps the task claimed (the interlock holds) and waits
  * `limits.graceSeconds` for a late exit before its run is classified.
  */
-import type { Context } from "../decision.js";
+import type { Context, Refused, RunView, TaskView } from "../decision.js";
 import {
   checkLease,
   everyState,
@@ -29,6 +29,34 @@ export function afterGrace(ctx: Context): Date {
 const stallMs = (ctx: Context) => (ctx.config?.limits.stallSeconds ?? 1800) * 1000;
 
 /**
+ * The run's caps, checked at every heartbeat: its wall-clock time (limits.maxRunSeconds) and the task's model
+ * spend with this heartbeat's usage (limits.maxCostUsd). Past either the lease is not renewed: it ends at its
+ * expiry, which leaves the worker its time to push its work as a handoff and report the exit.
+ */
+function overLimit(ctx: Context, lease: { task: TaskView; run: RunView }, addedCostUsd: number): Refused | null {
+  const { task, run } = lease;
+  const limits = ctx.config?.limits;
+  const until = task.leaseExpiresAt ? ` it ends at ${task.leaseExpiresAt.toISOString()}` : " it ends";
+  const maxRun = limits?.maxRunSeconds ?? null;
+  const ranMs = ctx.now.getTime() - run.startedAt.getTime();
+  if (maxRun !== null && run.mode !== "dispatch" && ranMs >= maxRun * 1000)
+    return refused(
+      "over-time",
+      `over time: the run started ${Math.floor(ranMs / 1000)} s ago and limits.maxRunSeconds is ${maxRun}; ` +
+        `the lease is not renewed:${until}. Push the work as a handoff and report the exit`,
+    );
+  const budget = limits?.maxCostUsd ?? null;
+  const spent = task.costUsd + addedCostUsd;
+  if (budget !== null && spent >= budget)
+    return refused(
+      "over-budget",
+      `over budget: the task's model spend is $${spent.toFixed(2)} of limits.maxCostUsd $${budget.toFixed(2)}; ` +
+        `the lease is not renewed:${until}. Push the work as a handoff and report the exit`,
+    );
+  return null;
+}
+
+/**
  * A heartbeat renews the lease. Its progress (a digest of head sha,
  * worktree and step) counts only when it changed; a worker whose heartbeats
  * show no change for `limits.stallSeconds` is refused with `stalled`, and
@@ -46,6 +74,8 @@ export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e
     );
   }
   const usage = usageChange(run, e.usage);
+  const over = overLimit(ctx, lease, usage.task.usage?.costUsd ?? 0);
+  if (over) return over;
   const leaseExpiresAt = leaseUntil(ctx, run.mode);
   return move(ctx, "claimed", {
     summary: changed ? "lease renewed, progress reported" : "lease renewed",
