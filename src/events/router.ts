@@ -37,6 +37,7 @@ export interface Payloads {
   "issue_comment.edited": P<"issue_comment.edited">;
   "pull_request.opened": P<"pull_request.opened">;
   "pull_request.reopened": P<"pull_request.reopened">;
+  "pull_request.ready_for_review": P<"pull_request.ready_for_review">;
   "pull_request.closed": P<"pull_request.closed">;
   "pull_request.synchronize": P<"pull_request.synchronize">;
   "pull_request_review.submitted": P<"pull_request_review.submitted">;

@@ -108,7 +108,8 @@ export type TaskEvent =
   | { kind: "blockers-read"; blockers: string[] }
   | { kind: "breaker-opened"; klass: string; runs: string[]; until: Date }
   // --- after submission
-  | { kind: "pr-opened"; pr: PullFact; branch: string }
+  /** `draft`: opened as a draft, which does not end a live run (its exit, or ready_for_review, does). */
+  | { kind: "pr-opened"; pr: PullFact; branch: string; draft?: boolean }
   | { kind: "pr-merged"; merge: MergeFact }
   | { kind: "pr-closed"; pr: PullFact }
   | {

@@ -109,7 +109,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "blockers-read":
     "the issues GitHub lists as blocking it were read (queue, dependency events, a blocker closed, sweep)",
   "breaker-opened": "runs in the repository kept ending in the same class (this task's run tripped it)",
-  "pr-opened": "`pull_request.opened` / `reopened` from the task's branch",
+  "pr-opened":
+    "`pull_request.opened` / `reopened` / `ready_for_review` from the task's branch (a draft keeps a live run)",
   "pr-merged": "`pull_request.closed` merged",
   "pr-closed": "`pull_request.closed` without merging",
   "pr-synchronized": "`pull_request.synchronize`: the PR's head moved",

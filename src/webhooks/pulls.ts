@@ -25,13 +25,21 @@ export class PullHandlers {
     return queries.taskOnBranch(repo, pr.head.ref);
   }
 
-  async opened(ctx: EventContext<"pull_request.opened" | "pull_request.reopened">): Promise<void> {
+  /** Opened, reopened, or a draft marked ready for review (then it is no longer a draft). */
+  async opened(
+    ctx: EventContext<"pull_request.opened" | "pull_request.reopened" | "pull_request.ready_for_review">,
+  ): Promise<void> {
     const { pull_request: pr, repository } = ctx.payload;
     const task = await this.#taskOf(repository.full_name, pr, false);
     if (!task) return; // a PR Orchestra did not expect: ignored
     await this.deps.tasks.raise(
       { taskId: task.id },
-      { kind: "pr-opened", pr: { number: pr.number, headSha: pr.head.sha }, branch: pr.head.ref },
+      {
+        kind: "pr-opened",
+        pr: { number: pr.number, headSha: pr.head.sha },
+        branch: pr.head.ref,
+        ...(pr.draft === true ? { draft: true } : {}),
+      },
     );
   }
 

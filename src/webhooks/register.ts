@@ -54,7 +54,9 @@ export function registerWebhooks(
       : Promise.resolve(),
   );
   events.on("issue_dependencies", (ctx) => h.issues.dependencyChanged(ctx));
-  events.onEach(["pull_request.opened", "pull_request.reopened"], (ctx) => h.pulls.opened(ctx));
+  events.onEach(["pull_request.opened", "pull_request.reopened", "pull_request.ready_for_review"], (ctx) =>
+    h.pulls.opened(ctx),
+  );
   events.on("pull_request.synchronize", (ctx) => h.pulls.synchronized(ctx));
   events.on("pull_request_review.submitted", (ctx) => h.reviews.submitted(ctx));
   events.on("check_run.completed", (ctx) => h.submission.checkRun(ctx));

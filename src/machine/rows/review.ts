@@ -52,10 +52,22 @@ function notePr(ctx: Context, e: EventOf<"pr-opened">): Decision {
   });
 }
 
+/** A draft from a live run's branch is the agent's work in progress: linked, and the run goes on. */
+function draftOrReview(ctx: Context, e: EventOf<"pr-opened">): Decision {
+  const task = taskOf(ctx);
+  const live = ctx.run && ctx.run.id === task.runId && ctx.run.state === "live";
+  if (!e.draft || !live) return toReview(ctx, e);
+  if (task.prNumber === e.pr.number) return unchanged(`draft pull request #${e.pr.number} already linked`);
+  return move(ctx, "claimed", {
+    summary: `draft pull request #${e.pr.number} linked; the run goes on until it exits or the draft is ready`,
+    task: { prNumber: e.pr.number, headSha: e.pr.headSha },
+  });
+}
+
 export const prOpened: EventRows<"pr-opened"> = {
   none: ignore("a pull request Orchestra did not expect"),
   queued: toReview,
-  claimed: toReview,
+  claimed: draftOrReview,
   review: ignore("already in review"),
   done: notePr,
   blocked: notePr,
