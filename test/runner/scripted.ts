@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse, type Server } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bin, childEnv } from "../support/cli.js";
+import { eventually as waitFor } from "../support/orchestra.js";
 
 export interface Received {
   method: string;
@@ -257,13 +258,6 @@ export async function once(r: Rig, args: string[], env: Record<string, string> =
   return { code, stdout: w.stdout(), stderr: w.stderr() };
 }
 
-/** Polls until `check` answers something other than undefined. */
-export async function eventually<T>(check: () => T | undefined, ms = 20_000, what = "condition"): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Waits on a condition (the shared poll of test/support/orchestra.ts), 20 s by default here. */
+export const eventually = <T>(check: () => T | undefined, ms = 20_000, what = "condition"): Promise<T> =>
+  waitFor(check, ms, what);
