@@ -156,7 +156,7 @@ export function buildRooms(o: RoomOptions) {
     onClassified: (installationId, repo) => breaker.check(installationId, repo),
   });
   const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, clock, log });
-  const humanRows = humanQueries(db);
+  const humanRows = humanQueries(database);
   const audit = new Audit({ queries: humanRows, clock });
   const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({

@@ -35,6 +35,7 @@ import {
 } from "./rows/human.js";
 import { fleetRefresh } from "./rows/fleet.js";
 import { withRevocation } from "./credentials.js";
+import { withQuestionsClosed } from "./waiting.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
@@ -137,5 +138,5 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
 export function decide(ctx: Context, e: TaskEvent): Decision {
   const rows = TABLE[e.kind] as unknown as EventRows<EventKind>;
   const row = rows[ctx.task?.state ?? "none"];
-  return withRevocation(ctx, row(ctx, e));
+  return withQuestionsClosed(ctx, withRevocation(ctx, row(ctx, e)));
 }
