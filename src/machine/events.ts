@@ -156,7 +156,17 @@ export type TaskEvent =
       /** help: the answer, generated from the command table. */
       help?: string;
     }
-  | { kind: "correction"; author: string; commentId: number; body: string; edited?: boolean }
+  | {
+      kind: "correction";
+      author: string;
+      commentId: number;
+      body: string;
+      edited?: boolean;
+      /** Where it was written: the task's issue (the default) or its pull request. */
+      on?: "issue" | "pull";
+      /** The task already holds a decision from this comment (it came again): nothing more happens. */
+      recorded?: boolean;
+    }
   | { kind: "decision-receipted"; decisionId: string; runId: string; commentId: number | null }
   | {
       kind: "decision-requested";
@@ -170,7 +180,18 @@ export type TaskEvent =
       awaits?: string;
       subject?: string;
     }
-  | { kind: "question-answered"; decisionId: string; author: string; answer: string }
+  | {
+      kind: "question-answered";
+      decisionId: string;
+      author: string;
+      answer: string;
+      /**
+       * The comment that answers, when it is a comment of its own (a sign-off's answer is its verify): the
+       * answer is keyed by it, and when no question waits any more it is taken as a correction instead.
+       */
+      commentId?: number;
+      on?: "issue" | "pull";
+    }
   | { kind: "condition-met"; decisionId: string; condition: string }
   | { kind: "question-expired"; decisionId: string; question: string }
   // --- reconciliation
