@@ -11,7 +11,7 @@ import { readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { errorOf, reasonOf } from "./client.js";
 import { ORCHESTRA_DIR, parseUsage } from "./facts.js";
-import { commitHandoff, git, worktreeFacts } from "./git.js";
+import { commitHandoff, git, worktreeState } from "./git.js";
 import { ensurePullRequest } from "./pulls.js";
 import type { ExitAnswer, ExitBody } from "./protocol.js";
 import type { Session } from "./session.js";
@@ -55,7 +55,7 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
   const { settings } = s.ctx;
   const base = `refs/remotes/origin/${s.defaultBranch}`;
   s.step = "facts";
-  const left = await worktreeFacts(wt, base);
+  const left = await worktreeState(wt, base);
   const handoff = end.stopped ?? (left.dirty ? "uncommitted-work" : null);
 
   let testsPassed: boolean | undefined;
@@ -65,11 +65,13 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
     testsPassed = await runTests(settings.test, wt, end.env ?? {}, settings.maxRunMinutes * 60_000, s.logFile);
     s.say("tests", testsPassed ? "passed" : "failed", { testsPassed });
   }
+  let committed = false;
   if (handoff && left.dirty) {
-    await commitHandoff(wt, handoff);
+    committed = await commitHandoff(wt, handoff);
     s.say("handoff", `uncommitted work committed (Orchestra-Handoff: ${handoff})`, { reason: handoff });
   }
-  const facts = await worktreeFacts(wt, base);
+  // Asked again only when the worker has run something in the worktree since: the test command, a commit.
+  const facts = committed || testsPassed !== undefined ? await worktreeState(wt, base) : left;
   const moved = facts.headSha !== s.startSha;
 
   if (s.superseded) {

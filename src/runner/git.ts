@@ -81,21 +81,35 @@ export async function revParse(cwd: string, ref: string): Promise<string | null>
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
-export interface WorktreeFacts {
+export interface WorktreeState {
   headSha: string;
   entries: StatusEntry[];
   dirty: boolean;
   ahead: number;
+}
+
+export interface WorktreeFacts extends WorktreeState {
   digest: string;
 }
 
-/** What git says of a worktree: its head, what differs from it (without .orchestra/), commits ahead of `base`. */
+/**
+ * What git says of a worktree: its head and what differs from it (without
+ * .orchestra/), from one `git status`, and its commits ahead of `base`.
+ */
+export async function worktreeState(cwd: string, base: string): Promise<WorktreeState> {
+  const status = parseStatus(
+    await gitOk(["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all"], { cwd }),
+  );
+  if (!status.head) throw new Error(`git status in ${cwd} names no head commit`);
+  const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..${status.head}`], { cwd })) ?? 0;
+  return { headSha: status.head, entries: status.entries, dirty: status.entries.length > 0, ahead };
+}
+
+/** The state, and a digest that also moves when a file already changed changes again (the diff's stat). */
 export async function worktreeFacts(cwd: string, base: string): Promise<WorktreeFacts> {
-  const headSha = (await gitOk(["rev-parse", "HEAD"], { cwd })).trim();
-  const entries = parseStatus(await gitOk(["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd }));
+  const state = await worktreeState(cwd, base);
   const stat = await git(["diff", "HEAD", "--stat"], { cwd });
-  const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..HEAD`], { cwd })) ?? 0;
-  return { headSha, entries, dirty: entries.length > 0, ahead, digest: worktreeDigest(headSha, entries, stat.stdout) };
+  return { ...state, digest: worktreeDigest(state.headSha, state.entries, stat.stdout) };
 }
 
 export const HANDOFF_TRAILER = "Orchestra-Handoff";
