@@ -43,7 +43,8 @@ async function push(s: Session): Promise<string | null> {
   const args = ["push", "--quiet", "--porcelain"];
   // A rebase rewrites the branch: replaced only if it is still what Orchestra named, never blindly.
   if (c?.kind === "rebase") args.push(`--force-with-lease=refs/heads/${s.init.branch}:${c.headSha ?? s.startSha}`);
-  args.push("origin", `HEAD:refs/heads/${s.init.branch}`);
+  // To the claim's URL, not the remote's: the token goes nowhere else, whatever the mirror's config says.
+  args.push(s.init.cloneUrl, `HEAD:refs/heads/${s.init.branch}`);
   const r = await git(args, { cwd: wt, token: s.token });
   if (r.code === 0) return null;
   const said = (r.stderr + r.stdout).trim().split("\n").slice(-4).join(" / ");

@@ -128,7 +128,7 @@ async function runSession(s: Session, claim: ClaimAnswer): Promise<RunEnd> {
     return release(s, `preflight: the agent's program ${program} is not found on PATH; install it or fix --agent`);
   try {
     s.step = "mirror";
-    const mirror = await ensureMirror(settings.workdir, s.init.repo, s.init.cloneUrl, s.token);
+    const mirror = await ensureMirror(settings.workdir, s.init.repo, s.init.cloneUrl, s.token, s.init.branch);
     s.mirror = mirror.path;
     s.defaultBranch = mirror.defaultBranch;
     s.say("mirror", `fetched ${s.init.repo} (default branch ${mirror.defaultBranch})`);
