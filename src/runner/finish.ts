@@ -146,7 +146,8 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
   s.step = "exit";
   const answer = await s.ctx.client.post<ExitAnswer>(`/api/v1/runs/${encodeURIComponent(s.init.runId)}/exit`, body);
   const keep = !pushed;
-  if (!keep) await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch);
+  if (!keep)
+    await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch, s.ctx.settings.concurrency);
   if (answer.status === 200) {
     const a = answer.body;
     const what =
@@ -181,6 +182,7 @@ async function relayQuestion(s: Session, file: string, pushed: boolean): Promise
     return { kind: "lost", reason: reasonOf(answer.body) ?? "conflict" };
   }
   s.say("question", "relayed: the task waits for a human's answer", { decision: answer.body.decisionId });
-  if (pushed) await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch);
+  if (pushed)
+    await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch, s.ctx.settings.concurrency);
   return { kind: "question", decisionId: answer.body.decisionId ?? null };
 }

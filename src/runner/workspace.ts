@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { ORCHESTRA_DIR } from "./facts.js";
 import { commitsOf, git, GitFailed, gitOk } from "./git.js";
+import { discard, park, reuseSpare } from "./spares.js";
 
 export interface Mirror {
   path: string;
@@ -163,11 +164,13 @@ async function newWorktree(workdir: string, mirror: Mirror, runId: string, branc
         "(an empty repository?); push a first commit to it",
     );
   await mkdir(dirname(path), { recursive: true });
-  await gitOk(["worktree", "prune"], { cwd: mirror.path });
-  // --force: a branch left checked out by a worktree of an earlier, dead run of this task.
-  await gitOk(["worktree", "add", "--quiet", "--force", "--no-track", "-B", branch, path, start], {
-    cwd: mirror.path,
-  });
+  if (!(await reuseSpare(workdir, mirror.path, path, branch, start))) {
+    await gitOk(["worktree", "prune"], { cwd: mirror.path });
+    // --force: a branch left checked out by a worktree of an earlier, dead run of this task.
+    await gitOk(["worktree", "add", "--quiet", "--force", "--no-track", "-B", branch, path, start], {
+      cwd: mirror.path,
+    });
+  }
   if (remote) await gitOk(["branch", "--quiet", `--set-upstream-to=origin/${branch}`], { cwd: path });
   // Commits need an author: the machine's own when it has one, else the worker's.
   if ((await git(["config", "user.email"], { cwd: path })).stdout.trim() === "") {
@@ -178,16 +181,24 @@ async function newWorktree(workdir: string, mirror: Mirror, runId: string, branc
   return { path, startSha: start, existing: remote !== null };
 }
 
-/** The run's worktree, its local branch and its record, gone: only once its work is pushed or was nothing. */
-export function removeWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
-  return serially(mirror, () => dropWorktree(workdir, mirror, runId, branch));
+/**
+ * The run's worktree, its local branch and its record, gone: only once its
+ * work is pushed or was nothing. The worktree itself is kept as a spare for
+ * the repository's next run while fewer than `spares` are kept.
+ */
+export function removeWorktree(
+  workdir: string,
+  mirror: string,
+  runId: string,
+  branch: string,
+  spares: number,
+): Promise<void> {
+  return serially(mirror, () => dropWorktree(workdir, mirror, runId, branch, spares));
 }
 
-async function dropWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
+async function dropWorktree(workdir: string, mirror: string, runId: string, branch: string, spares: number) {
   const path = worktreePath(workdir, runId);
-  await git(["worktree", "remove", "--force", path], { cwd: mirror });
-  await rm(path, { recursive: true, force: true });
-  await git(["worktree", "prune"], { cwd: mirror });
+  if (!(await park(workdir, mirror, path, spares))) await discard(mirror, path);
   await git(["branch", "-D", "--quiet", branch], { cwd: mirror });
   await rm(recordPath(workdir, runId), { force: true });
 }
