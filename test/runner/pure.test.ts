@@ -133,20 +133,40 @@ describe("workerSettings", () => {
 });
 
 describe("git facts", () => {
+  const oid = "805ee6b74455021d12fc1c84cbca8164ed977a9e";
+  const blob = "78981922613b2afb6025042ff6bd878ac1994e85";
+  const branch = `# branch.oid ${oid}\0# branch.head agent/issue-12\0`;
   test.each([
-    ["", []],
-    [" M src/a.ts\0", [{ code: " M", path: "src/a.ts" }]],
-    ["?? new file.txt\0?? .orchestra/task.md\0", [{ code: "??", path: "new file.txt" }]],
+    ["", null, []],
+    [branch, oid, []],
+    ["# branch.oid (initial)\0# branch.head main\0? a.ts\0", null, [{ code: "??", path: "a.ts" }]],
+    [`${branch}1 .M N... 100644 100644 100644 ${blob} ${blob} src/a.ts\0`, oid, [{ code: " M", path: "src/a.ts" }]],
     [
-      "R  b.ts\0a.ts\0 D c.ts\0",
+      `${branch}1 A. N... 000000 100644 100644 ${"0".repeat(40)} ${blob} with space.ts\0`,
+      oid,
+      [{ code: "A ", path: "with space.ts" }],
+    ],
+    [
+      `${branch}? new file.txt\0? .orchestra/task.md\0? .orchestra/decisions/d1.md\0`,
+      oid,
+      [{ code: "??", path: "new file.txt" }],
+    ],
+    [
+      `${branch}2 R. N... 100644 100644 100644 ${blob} ${blob} R100 b.ts\0a.ts\0` +
+        `1 .D N... 100644 100644 000000 ${blob} ${blob} c.ts\0`,
+      oid,
       [
         { code: "R ", path: "b.ts" },
         { code: " D", path: "c.ts" },
       ],
     ],
-    ["?? .orchestra/\0", []],
-    ["?? .orchestrated.txt\0", [{ code: "??", path: ".orchestrated.txt" }]],
-  ])("status %j", (z, entries) => expect(parseStatus(z)).toEqual(entries));
+    [
+      `${branch}u UU N... 100644 100644 100644 100644 ${blob} ${blob} ${blob} both.ts\0`,
+      oid,
+      [{ code: "UU", path: "both.ts" }],
+    ],
+    [`${branch}? .orchestra/\0? .orchestrated.txt\0`, oid, [{ code: "??", path: ".orchestrated.txt" }]],
+  ])("status %j", (z, head, entries) => expect(parseStatus(z)).toEqual({ head, entries }));
 
   test("the digest moves with the head, the status and the diff's stat, and counts the paths", () => {
     const e = [{ code: " M", path: "a" }];
