@@ -86,7 +86,8 @@ export type TaskEvent =
   | { kind: "claim"; mode: "worker" | "dispatch"; runId: string; leaseEpoch: string; workerId: string | null }
   | { kind: "dispatched"; runId: string; workflowRunId: number | null }
   | { kind: "dispatch-refused"; runId: string; why: string }
-  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string }
+  /** `renew: false`: a heartbeat past a cap, recorded (usage, progress) without renewing the lease. */
+  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string; renew?: false }
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
   | { kind: "lease-stalled"; runId: string; leaseEpoch: string }
   | { kind: "worker-revoked"; runId: string; workerName: string }
