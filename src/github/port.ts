@@ -312,6 +312,12 @@ export interface GitHubErrorDetail {
   tokenFailure?: boolean;
   /** The request may have reached GitHub and taken effect although no answer came (5xx, timeout, reset). */
   mayHaveSent?: boolean;
+  /**
+   * GitHub answered a GraphQL query with errors (a field this host lacks, a
+   * query it does not accept): their messages. A defect or a version gap,
+   * never an outage.
+   */
+  graphqlErrors?: string[];
 }
 
 export class GitHubError extends Error {
@@ -319,6 +325,7 @@ export class GitHubError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly tokenFailure: boolean;
   readonly mayHaveSent: boolean;
+  readonly graphqlErrors: string[] | undefined;
   constructor(
     readonly operation: string,
     readonly status: number | undefined,
@@ -331,6 +338,7 @@ export class GitHubError extends Error {
     this.retryAfterMs = detail.retryAfterMs;
     this.tokenFailure = detail.tokenFailure ?? false;
     this.mayHaveSent = detail.mayHaveSent ?? false;
+    this.graphqlErrors = detail.graphqlErrors;
   }
 }
 
