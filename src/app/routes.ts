@@ -70,7 +70,8 @@ export function registerRoutes(o: {
     clock,
     log,
   });
-  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale });
+  const host = () => r.features.report();
+  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale, host });
   const apiDeps = {
     queries: r.apiRows,
     database,
@@ -102,6 +103,7 @@ export function registerRoutes(o: {
     deliveriesWaiting: r.deliveriesWaiting,
     pokeInbox: o.pokeInbox,
     pokeEffects: () => r.executor.poke(),
+    host,
   };
   registerApi(api, apiDeps);
   dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });

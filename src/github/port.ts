@@ -7,6 +7,10 @@
  * branch".
  */
 
+import type { HostVersion } from "./hosts.js";
+
+export type { HostVersion } from "./hosts.js";
+
 export interface RepoRef {
   owner: string;
   repo: string;
@@ -191,9 +195,13 @@ export interface GitHub {
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
   /**
    * Every issue the issue is blocked by, open or closed (all
-   * pages). Throws on a missing issue, like every other failure.
+   * pages). Throws on a missing issue, like every other failure, and on a
+   * host without issue dependencies (a 404 for an issue that exists; see
+   * features.ts, which tells the two apart).
    */
   blockedBy(r: RepoRef, issue: number): Promise<BlockerInfo[]>;
+  /** The host's release (GET /meta): GHES's `installed_version`, null on api.github.com and GHEC. */
+  hostVersion(): Promise<HostVersion>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
   /** Pull requests whose head is `branch` in this repository. */
