@@ -272,6 +272,12 @@ export class Executor {
     const { outbox, installations, log } = this.deps;
     const now = this.deps.clock.now();
     const message = errText(err);
+    if (!this.#running) {
+      // Stopping: its GitHub calls were abandoned, which says nothing about the effect. It waits, pending.
+      await outbox.release(e, this.owner, counts.writeFailed, now);
+      log.info({ effect: e.id, kind: e.kind }, "effects: stopping; the effect in flight stays pending");
+      return "stop";
+    }
     if (err instanceof GitHubError && err.tokenFailure) {
       const until = await installations.tokenFailed(e.installationId, message);
       await outbox.retryAt(
