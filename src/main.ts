@@ -15,6 +15,8 @@ import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 /** EX_CONFIG from sysexits.h: the configuration is wrong, retrying will not help. */
 const EXIT_CONFIG = 78;
 const EXIT_DATABASE = 69;
+/** SIGTERM to exit, at most: within the 10 s orchestrators commonly allow before they kill. */
+const STOP_BACKSTOP_MS = 8_000;
 
 /** Every start-up failure goes out through here: URLs' passwords masked, secret settings never echoed. */
 function fail(code: number, lines: string[]): never {
@@ -71,12 +73,24 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "stopping: finishing deliveries in flight");
+    log.info({ signal }, "stopping: refusing deliveries, abandoning GitHub calls in flight; their work stays pending");
+    // A backstop only: stopping abandons GitHub's calls at once, so it takes as long as the database's last writes.
+    setTimeout(() => {
+      log.error(
+        { afterMs: STOP_BACKSTOP_MS },
+        "stopping took too long; exiting with work in flight (its claims expire, or are released at the next start)",
+      );
+      process.exit(1);
+    }, STOP_BACKSTOP_MS).unref();
+    const started = Date.now();
     void orchestra
       .stop()
       .then(() => database.close())
       .then(
-        () => process.exit(0),
+        () => {
+          log.info({ ms: Date.now() - started }, "stopped");
+          process.exit(0);
+        },
         (err: unknown) => {
           log.error({ err: String(err) }, "error while stopping");
           process.exit(1);

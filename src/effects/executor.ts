@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import { GitHubError, type GitHubFor } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
 import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
-import { DEFAULT_RETRY, retryDecision } from "../retry/schedule.js";
+import { DEFAULT_RETRY, retryDecision, type Failure } from "../retry/schedule.js";
 import { windowFromOf } from "../store/error-ring.js";
 import { describeEffect } from "../machine/effects.js";
 import type { Tasks } from "../apply/tasks.js";
@@ -63,6 +63,16 @@ export interface ExecutorDeps {
   fleet?: PerformContext["fleet"];
   /** Performs revoke-credentials effects (credentials/broker.ts). */
   credentials?: PerformContext["credentials"];
+}
+
+/**
+ * Attempts a deterministic failure gets before its effect is parked: the
+ * performer's own number (3 unless it says), but one for a GraphQL query
+ * GitHub refused — refused the same way every time, so it is parked at once
+ * with GitHub's messages rather than asked again.
+ */
+export function attemptsBeforeParking(failure: Failure, performer: Pick<Performer<never>, "deterministicAttempts">) {
+  return failure.class === "graphql" ? 1 : (performer.deterministicAttempts ?? 3);
 }
 
 export class Executor {
@@ -262,6 +272,12 @@ export class Executor {
     const { outbox, installations, log } = this.deps;
     const now = this.deps.clock.now();
     const message = errText(err);
+    if (!this.#running) {
+      // Stopping: its GitHub calls were abandoned, which says nothing about the effect. It waits, pending.
+      await outbox.release(e, this.owner, counts.writeFailed, now);
+      log.info({ effect: e.id, kind: e.kind }, "effects: stopping; the effect in flight stays pending");
+      return "stop";
+    }
     if (err instanceof GitHubError && err.tokenFailure) {
       const until = await installations.tokenFailed(e.installationId, message);
       await outbox.retryAt(
@@ -283,7 +299,7 @@ export class Executor {
     const firstFailedAt = e.attempts <= 1 ? null : windowFromOf(e.errors);
     const policy = {
       ...this.#o.backoff,
-      maxAttempts: performer.deterministicAttempts ?? 3,
+      maxAttempts: attemptsBeforeParking(failure, performer),
       windowMs: this.#o.windowMs,
     };
     const decision = retryDecision({ failure, attempts: e.attempts, firstFailedAt, now, policy });

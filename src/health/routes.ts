@@ -13,12 +13,17 @@
  * A replica whose sweep loop has not succeeded for a long while
  * (metrics/staleness.ts) still serves: it answers 200 with status
  * "degraded" and names the stale sweep.
+ *
+ * The admin detail also says which GitHub host this is and every feature it
+ * was found to lack, with the fallback Orchestra uses there (github/hosts.ts):
+ * a documented mode, not a reason to stop serving.
  */
 import type { Database } from "../store/db.js";
 import { hasAdminToken, type Router } from "../http/router.js";
 import { sendJson } from "../http/respond.js";
 import { READY_CACHE_MS, Readiness } from "./readiness.js";
 import type { StaleSweep } from "../metrics/staleness.js";
+import type { HostReport } from "../github/features.js";
 
 export function healthRoutes(
   router: Router,
@@ -29,6 +34,8 @@ export function healthRoutes(
     clock?: { now(): Date };
     readiness?: Readiness;
     stale?: () => StaleSweep[];
+    /** What is known of the GitHub host: its release and the features it lacks. */
+    host?: () => HostReport;
   },
 ): void {
   const clock = deps.clock ?? { now: () => new Date() };
@@ -72,10 +79,24 @@ export function healthRoutes(
               hint: "run orchestra migrate, or restart a replica: each applies pending migrations at start-up",
             }
           : {}),
+        ...(deps.host ? { github: githubDetail(deps.host()) } : {}),
         checkedAt: c.checkedAt,
         ageMs,
         cacheMs: READY_CACHE_MS,
       },
     });
   });
+}
+
+/** The host and its fallbacks, as the operator reads them. */
+function githubDetail(r: HostReport) {
+  return {
+    host: r.host,
+    fallbacks: r.gaps.map((g) => ({
+      feature: g.feature,
+      fallback: g.fallback,
+      evidence: g.evidence,
+      since: g.since,
+    })),
+  };
 }

@@ -106,7 +106,8 @@ export type TaskEvent =
   | { kind: "branch-kept"; runId: string; why: string }
   | { kind: "sweep-failed"; why: string; retryAt: Date }
   // --- scheduling
-  | { kind: "blockers-read"; blockers: string[] }
+  /** `unsupported`: why none were read (a host without issue dependencies); the task is not held for them. */
+  | { kind: "blockers-read"; blockers: string[]; unsupported?: string }
   | { kind: "breaker-opened"; klass: string; runs: string[]; until: Date }
   // --- after submission
   /** `draft`: opened as a draft, which does not end a live run (its exit, or ready_for_review, does). */
