@@ -72,7 +72,10 @@ const ROOMS = {
     "wiring",
     "builds every room (rooms.ts) on the Probot server (github.ts) and registers routes and webhooks (routes.ts)",
   ],
-  "main.ts": ["wiring", "the service entry: settings, database, Probot server"],
+  "main.ts": [
+    "wiring",
+    "the service entry: settings, database, Probot server; a start-up failure is one line and its exit code",
+  ],
   cli: ["wiring", "the `orchestra` command line"],
 };
 

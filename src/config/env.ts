@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "../redact/redact.js";
+import { databaseUrlProblem } from "./database-url.js";
 import {
   DEFAULT_FLEET_DEBOUNCE_MS,
   DEFAULT_RETENTION,
@@ -67,10 +68,9 @@ const schema = z.object({
   GHE_PROTOCOL: z.enum(["http", "https"], { message: "must be http or https" }).default("https"),
   DATABASE_URL: z
     .string()
-    .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(u), {
-      message:
-        "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for " +
-        "the embedded database under ./data/",
+    .superRefine((u, ctx) => {
+      const problem = databaseUrlProblem(u);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional(),
   ORCHESTRA_ADMIN_TOKEN: z
