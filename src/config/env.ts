@@ -4,6 +4,7 @@
  * value stops start-up with one line per setting that names it and says what
  * a valid value looks like.
  */
+import { createPrivateKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "../redact/redact.js";
@@ -23,12 +24,26 @@ function normalizeKey(key: string): string {
   return key.includes("\\n") ? key.replace(/\\n/g, "\n") : key;
 }
 
+function readable(key: string): boolean {
+  try {
+    createPrivateKey(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const pem = z
   .string()
   .transform(normalizeKey)
   .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
     message:
       "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
+    abort: true,
+  })
+  // A key cut short or pasted wrong passed the shape above, started, and failed every call to GitHub.
+  .refine(readable, {
+    message: "holds a PEM block that is not a readable private key (cut short, or pasted wrong?); download a new one",
   });
 
 /** A whole number of `unit` between `min` and `max`, defaulting to `fallback`; `why` explains the minimum. */

@@ -123,6 +123,13 @@ const cases: Case[] = [
     says: `PORT must be a TCP port number, e.g. 3000 (got "http")`,
   },
   {
+    name: "a private key pasted wrong (it used to start, and fail every call to GitHub)",
+    env: { PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nMIIQz7kWx9vJr4mBROKEN\n-----END RSA PRIVATE KEY-----" },
+    code: 78,
+    says: "PRIVATE_KEY holds a PEM block that is not a readable private key",
+    secret: "MIIQz7kWx9vJr4mBROKEN",
+  },
+  {
     name: "PORT in use by another process",
     arrange: occupied,
     code: 69,
