@@ -1,6 +1,6 @@
 /**
  * Entry point: read the configuration, open and migrate the database, start
- * the service (or Probot's setup page when the App is not registered yet).
+ * the service (or the setup page when the App is not registered yet).
  *
  * Every start-up failure a user can cause ends here as one line on stderr
  * that names the setting, with a documented exit code (README, Configuration):
@@ -10,7 +10,6 @@
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { createLogger } from "./log.js";
-import { run } from "probot";
 import { ConfigError, parseEnv, type Env } from "./config/env.js";
 import { processUser, type StartupProblem } from "./config/problem.js";
 import { openDatabase, type Database } from "./store/db.js";
@@ -19,6 +18,7 @@ import { scrub, secretsOf } from "./redact/redact.js";
 import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app/index.js";
 import { isListenError, listenProblem, probeListen } from "./app/listen.js";
+import { startSetup } from "./app/setup.js";
 import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 
 /** sysexits.h: EX_CONFIG, EX_UNAVAILABLE, EX_NOPERM. */
@@ -93,7 +93,9 @@ async function main(): Promise<void> {
     // /api/github/webhooks directly), and fetching it can stall the page.
     process.env["NO_SMEE_SETUP"] ??= "true";
     await checkListen(env);
-    await run(() => {}).catch(listenFailure(env));
+    const setup = await startSetup({ env, log }).catch(listenFailure(env));
+    log.info({ port: setup.port, setup: "/probot", health: "/health" }, "orchestra listening in setup mode");
+    onSignals(log, () => setup.stop());
     return;
   }
 

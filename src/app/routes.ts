@@ -70,7 +70,7 @@ export function registerRoutes(o: {
     clock,
     log,
   });
-  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale });
+  healthRoutes(api, { database, adminToken: credentials.adminToken, clock, stale: o.stale });
   const apiDeps = {
     queries: r.apiRows,
     database,
@@ -105,6 +105,10 @@ export function registerRoutes(o: {
   };
   registerApi(api, apiDeps);
   dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });
+  // Someone who opens the service's address finds the dashboard (its sign-in page until they have a session).
+  api.add("GET", "/", ({ res }) => {
+    res.writeHead(302, { location: "/dashboard" }).end();
+  });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
