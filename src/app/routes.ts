@@ -73,7 +73,7 @@ export function registerRoutes(o: {
     log,
   });
   const host = () => r.features.report();
-  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale, host });
+  healthRoutes(api, { database, adminToken: credentials.adminToken, clock, stale: o.stale, host });
   const apiDeps = {
     queries: r.apiRows,
     database,
@@ -109,6 +109,10 @@ export function registerRoutes(o: {
   };
   registerApi(api, apiDeps);
   dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });
+  // Someone who opens the service's address finds the dashboard (its sign-in page until they have a session).
+  api.add("GET", "/", ({ res }) => {
+    res.writeHead(302, { location: "/dashboard" }).end();
+  });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,

@@ -17,6 +17,11 @@
  * The admin detail also says which GitHub host this is and every feature it
  * was found to lack, with the fallback Orchestra uses there (github/hosts.ts):
  * a documented mode, not a reason to stop serving.
+ *
+ * In setup mode (no App credentials: Probot's setup page) the process is up
+ * and says so on `/health`, but it receives no webhooks: `/ready` answers
+ * 503 with why and what to do, so a deployment that lost its credentials is
+ * not taken for a working replica.
  */
 import type { Database } from "../store/db.js";
 import { hasAdminToken, type Router } from "../http/router.js";
@@ -29,7 +34,6 @@ export function healthRoutes(
   router: Router,
   deps: {
     database: Database;
-    mode: "app" | "setup";
     adminToken?: string;
     clock?: { now(): Date };
     readiness?: Readiness;
@@ -42,7 +46,7 @@ export function healthRoutes(
   const readiness = deps.readiness ?? Readiness.of(deps.database, clock);
 
   router.add("GET", "/health", ({ res }) => {
-    sendJson(res, 200, { status: "ok", mode: deps.mode });
+    sendJson(res, 200, { status: "ok", mode: "app" });
   });
 
   router.add("GET", "/ready", async ({ req, res }) => {
@@ -52,7 +56,7 @@ export function healthRoutes(
       ? {
           status: stale.length ? "degraded" : "ready",
           database: deps.database.provider,
-          mode: deps.mode,
+          mode: "app",
           ...(stale.length ? { stale: stale.map((s) => s.sweep) } : {}),
         }
       : { status: "not ready", reason: c.reason, database: deps.database.provider };
@@ -99,4 +103,18 @@ function githubDetail(r: HostReport) {
       since: g.since,
     })),
   };
+}
+
+/** What setup mode is and how to leave it: anyone who reaches the port may see it, as they may see the setup page. */
+export const SETUP_MODE =
+  "setup mode: no App credentials (APP_ID, PRIVATE_KEY), so no webhook is received; register the App on this " +
+  "server's setup page (/probot), add ORCHESTRA_ADMIN_TOKEN, and restart";
+
+export function setupHealthRoutes(router: Router): void {
+  router.add("GET", "/health", ({ res }) => {
+    sendJson(res, 200, { status: "ok", mode: "setup", setup: SETUP_MODE });
+  });
+  router.add("GET", "/ready", ({ res }) => {
+    sendJson(res, 503, { status: "not ready", reason: "setup mode", mode: "setup", setup: SETUP_MODE });
+  });
 }

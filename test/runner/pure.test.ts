@@ -102,7 +102,13 @@ describe("workerSettings", () => {
   });
 
   test.each<[string, WorkerFlags, Record<string, string>, string | null, RegExp]>([
-    ["no token", { agent: "a" }, {}, null, /no worker token: set ORCHESTRA_WORKER_TOKEN or --token-file/],
+    [
+      "no token",
+      { agent: "a" },
+      {},
+      null,
+      /^no worker token: set ORCHESTRA_WORKER_TOKEN or --token-file \(register a worker with: orchestra workers add <name>\)$/,
+    ],
     ["no agent", {}, env, null, /no agent command: pass --agent/],
     [
       "concurrency 0",
