@@ -90,7 +90,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await question("q-live", "claimed", at(7), "r-now");
     await question("q-earlier-run", "claimed", at(7), "r-before");
     const report = await migrate(database, () => {});
-    expect(report.applied).toEqual(["0017_questions_close"]);
+    expect(report.applied).toEqual(expect.arrayContaining(["0017_questions_close"]));
     const rows = await database.db.decision.findMany({
       orderBy: { id: "asc" },
       select: { id: true, answeredAt: true },
