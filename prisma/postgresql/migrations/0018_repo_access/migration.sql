@@ -1,3 +1,0 @@
--- AlterTable
-ALTER TABLE "Repo" ADD COLUMN     "breakerWhy" TEXT,
-ADD COLUMN     "access" TEXT;
