@@ -13,7 +13,7 @@ import { DISPATCH_INPUTS } from "../../src/runner/dispatched.js";
 import { providers } from "../support/databases.js";
 import { eventually } from "../support/orchestra.js";
 import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
-import { fakeWebhookPayload } from "../support/webhooks.js";
+import { deliverWorkflowRun } from "../support/ci-runs.js";
 import { startLoop, type LoopRig } from "../support/worker-rig.js";
 import type { WorkflowInput } from "../fake-github/state.js";
 
@@ -88,17 +88,7 @@ describe.each(providers)("a dispatched run on %s", (provider) => {
 
   async function completed(workflowRunId: number, conclusion: "success" | "failure") {
     rig.fake.state.completeWorkflowRun(REPO, workflowRunId, conclusion);
-    const repo = rig.fake.state.repo(REPO);
-    await rig.deliverPayload(
-      "workflow_run",
-      fakeWebhookPayload(
-        rig.fake,
-        "workflow_run",
-        "completed",
-        { repo: REPO, sender: "alice" },
-        { workflow_run: rig.fake.json.workflowRun(repo, repo.workflowRuns.get(workflowRunId)!) },
-      ),
-    );
+    await deliverWorkflowRun(rig, workflowRunId);
   }
 
   const state = async (issue: number) =>

@@ -54,3 +54,18 @@ export async function deliverCiRun(rig: Rig, sha: string, jobs: CiJob[]) {
   }
   return run;
 }
+
+/** A signed `workflow_run` delivery for one of the fake's workflow runs, as it stands now. */
+export async function deliverWorkflowRun(rig: Rig, workflowRunId: number, action = "completed") {
+  const repo = rig.fake.state.repo(REPO);
+  await rig.deliverPayload(
+    "workflow_run",
+    fakeWebhookPayload(
+      rig.fake,
+      "workflow_run",
+      "completed",
+      { repo: REPO, sender: "alice" },
+      { action, workflow_run: rig.fake.json.workflowRun(repo, repo.workflowRuns.get(workflowRunId)!) },
+    ),
+  );
+}

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
-import { deliverCiRun, type CiJob } from "../support/ci-runs.js";
+import { deliverCiRun, deliverWorkflowRun, type CiJob } from "../support/ci-runs.js";
 import { providers } from "../support/databases.js";
 import { LOG_TAIL_MAX_BYTES } from "../../src/github/mappers.js";
 
@@ -30,16 +30,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const first = await ciRun(head, [{ name: "build", conclusion: "cancelled" }]);
     expect(reruns()).toEqual([expect.objectContaining({ id: first.id })]);
     // The same failure reported again (a suite or workflow completion) reruns nothing more.
-    await rig.deliverPayload(
-      "workflow_run",
-      fakeWebhookPayload(
-        rig.fake,
-        "workflow_run",
-        "completed",
-        { repo: REPO, sender: "alice" },
-        { workflow_run: rig.fake.json.workflowRun(rig.fake.state.repo(REPO), first) },
-      ),
-    );
+    await deliverWorkflowRun(rig, first.id);
     expect(reruns()).toHaveLength(1);
     await ciRun(head, [
       {
