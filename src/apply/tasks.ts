@@ -204,14 +204,18 @@ export class Tasks {
   }
 
   /** Appends to a run's error ring: the diagnostic trail beside its state (not a transition). */
-  async recordRunError(runId: string, klass: string, message: string): Promise<void> {
+  async recordRunError(runId: string, klass: string, message: string, windowFrom?: Date): Promise<void> {
     const { db, clock } = this.deps;
+    const entry = {
+      at: clock.now().toISOString(),
+      class: klass,
+      message,
+      ...(windowFrom ? { windowFrom: windowFrom.toISOString() } : {}),
+    };
     for (let i = 0; i < ATTEMPTS; i++) {
       const run = await db.run.findUnique({ where: { id: runId }, select: { errors: true } });
       if (!run) return;
-      const errors = JSON.stringify(
-        pushError(parseRing(run.errors), { at: clock.now().toISOString(), class: klass, message }),
-      );
+      const errors = JSON.stringify(pushError(parseRing(run.errors), entry));
       const r = await db.run.updateMany({ where: { id: runId, errors: run.errors }, data: { errors } });
       if (r.count === 1) return;
     }

@@ -5,9 +5,11 @@
  * configuration, in the other mode (worker or dispatch), behind an open
  * breaker or waiting on its probe; tasks backing off, blocked by open issues,
  * or whose blockers have not been read — so a repository at its limit never
- * hides another's tasks. Within an installation: priority label, then oldest
- * queued. Between installations: the one with the fewest live leases goes
- * first, so one organisation's backlog never starves another's.
+ * hides another's tasks; so is a repository the App cannot reach for now
+ * (its installation suspended, the repository removed from it). Within an
+ * installation: priority label, then oldest queued. Between installations:
+ * the one with the fewest live leases goes first, so one organisation's
+ * backlog never starves another's.
  */
 import type { Database } from "../store/db.js";
 import type { Task } from "../store/generated/sqlite/client.js";
@@ -69,6 +71,7 @@ export async function candidates(
   const open = [
     `r."installationId" = ?`,
     `r."configProblems" IS NULL`,
+    `r."access" IS NULL`,
     `NOT r."paused"`,
     q.mode === "dispatch" ? `r."dispatch"` : `NOT r."dispatch"`,
     `(r."breakerUntil" IS NULL OR (r."breakerUntil" <= ? AND r."probeRunId" IS NULL))`,

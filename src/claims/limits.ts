@@ -49,11 +49,14 @@ export function gateSteps(
       },
     },
     {
-      sql: `SELECT "configProblems", "paused", "breakerClass", "breakerUntil", "probeRunId" FROM "Repo" WHERE "id" = ?`,
+      sql:
+        `SELECT "configProblems", "paused", "breakerClass", "breakerUntil", "probeRunId", "access" ` +
+        `FROM "Repo" WHERE "id" = ?`,
       args: [repo],
       check: (r) => {
         const row = r.rows[0];
         if (!row) return null; // not recorded yet: the configuration just read is the judge
+        if (row["access"] !== null) return `the App cannot reach ${repo} now (${textOf(row["access"])})`;
         if (row["configProblems"] !== null) return `${repo}'s .github/orchestra.yml is invalid`;
         if (row["paused"] === true || row["paused"] === 1)
           return `${repo} is paused (paused: true in .github/orchestra.yml)`;

@@ -218,6 +218,14 @@ export class Outbox {
     return this.queries.dropPendingEffects(where, why, now);
   }
 
+  /**
+   * A suspended installation or a repository removed from it: its pending effects wait (GitHub would refuse
+   * them now) until it comes back, instead of failing until they are parked; `held: false` lets them go.
+   */
+  async hold(where: { installationId: number } | { repo: string }, held: boolean, now: Date): Promise<number> {
+    return this.queries.holdEffects(where, held, now);
+  }
+
   /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
   async releaseAll(): Promise<number> {
     return this.queries.releaseRunningEffects();

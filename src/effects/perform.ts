@@ -206,6 +206,10 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
         pr: { number: pr.number, headSha: branch.sha },
       });
     },
+    // Parked (GitHub kept refusing it, or was down for the whole retry window): the task would stay claimed,
+    // holding a concurrent slot, with nothing left to finish its recovery. It is blocked instead.
+    onGiveUp: ({ effect }, _p, why) =>
+      effect.runId ? { kind: "recovery-stuck", runId: effect.runId, stage: "publish", why } : null,
   },
   "rerun-failed-jobs": {
     perform: ({ effect, github }, p) =>

@@ -25,6 +25,8 @@ export interface OutboxQueries {
   ): Promise<void>;
   /** The number of pending effects dropped. */
   dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
+  /** Pending effects held until their installation or repository comes back (held), or due now again; how many. */
+  holdEffects(where: { installationId: number } | { repo: string }, held: boolean, now: Date): Promise<number>;
   /** The number of running effects put back to pending, maybe-sent. */
   releaseRunningEffects(): Promise<number>;
   replayEffect(id: string, now: Date): Promise<boolean>;
@@ -75,6 +77,9 @@ const due = (now: Date) => ({
   ],
 });
 
+/** When held effects come due: never, until they are let go. */
+const HELD = new Date("9999-12-31T00:00:00.000Z");
+
 export function effectsQueries(db: Db): EffectsQueries {
   return {
     dueInstallations: (now, skip, take) =>
@@ -122,6 +127,13 @@ export function effectsQueries(db: Db): EffectsQueries {
       const r = await db.effect.updateMany({
         where: { ...where, state: "pending" },
         data: { state: "dropped", note: why, doneAt: now },
+      });
+      return r.count;
+    },
+    async holdEffects(where, held, now) {
+      const r = await db.effect.updateMany({
+        where: { ...where, state: "pending", ...(held ? {} : { nextAttemptAt: { gte: HELD } }) },
+        data: { nextAttemptAt: held ? HELD : now },
       });
       return r.count;
     },

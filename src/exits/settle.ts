@@ -7,8 +7,10 @@
  * before it is asked about again.
  */
 import type { Logger } from "pino";
-import { repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
-import { errorClass, errorText as errText } from "../github/errors.js";
+import { GitHubError, repoRef, type GitHub, type GitHubFor, type PullInfo } from "../github/port.js";
+import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
+import { DEFAULT_RETRY, retryDecision, type RetryPolicy } from "../retry/schedule.js";
+import { parseRing, windowFromOf } from "../store/error-ring.js";
 import { instrument, newCounts } from "../github/instrument.js";
 import { gatherFacts, type FactsGitHub } from "../outcomes/gather.js";
 import { classify, type Verdict } from "../outcomes/classify.js";
@@ -44,6 +46,8 @@ export class Settler {
       ledger: Ledger;
       clock: { now(): Date };
       log: Logger;
+      /** How long and how often facts are asked for before the task is blocked (retry/schedule.ts's defaults). */
+      retry?: Partial<Pick<RetryPolicy, "maxAttempts" | "windowMs">>;
       /** After a run's class is recorded (the breaker counts them). */
       onClassified?: (installationId: number, repo: string) => Promise<unknown>;
     },
@@ -70,13 +74,9 @@ export class Settler {
       verdict = classify(await gatherFacts(gh, repoRef(task.repo), run, trigger, opts.knownPulls));
       if (verdict.recovery === "settle") merge = await this.#mergeOf(gh, task.repo, verdict);
     } catch (err) {
-      const failures = run.classifyFailures + 1;
-      await tasks.recordRunError(run.id, errorClass(err, "facts"), `gathering facts: ${errText(err)}`);
-      await tasks.deferClassification(run.id, new Date(this.deps.clock.now().getTime() + classifyBackoffMs(failures)));
-      this.deps.log.warn(
-        { run: run.id, err: errText(err) },
-        "run not classified yet: GitHub could not be asked; a later sweep retries",
-      );
+      // A token GitHub will not mint is the installation's trouble, not the run's: the sweep holds the installation.
+      if (err instanceof GitHubError && err.tokenFailure) throw err;
+      await this.#notYet(task.id, run, err);
       return null;
     } finally {
       await this.deps.ledger.add(task.id, counts);
@@ -95,6 +95,41 @@ export class Settler {
         ),
       );
     return verdict;
+  }
+
+  /**
+   * Facts that could not be gathered are asked for again with a growing
+   * backoff, on the schedule deliveries and effects retry on: through a
+   * GitHub outage for the retry window, a failure that asking again does not
+   * fix (a missing base branch, a 403) a few times. Then the task is blocked
+   * with the failure instead of holding its slot, claimed, forever.
+   */
+  async #notYet(taskId: string, run: Run, err: unknown): Promise<void> {
+    const { tasks, clock, log } = this.deps;
+    const now = clock.now();
+    const attempts = run.classifyFailures + 1;
+    const decision = retryDecision({
+      failure: failureOf(err),
+      attempts,
+      firstFailedAt: attempts <= 1 ? null : windowFromOf(parseRing(run.errors)),
+      now,
+      policy: { ...DEFAULT_RETRY, ...this.deps.retry },
+    });
+    const message = `gathering facts: ${errText(err)}`;
+    if ("park" in decision) {
+      log.error({ run: run.id, err: errText(err) }, `run not classified after ${attempts} tries: task blocked`);
+      await tasks.raise(
+        { taskId },
+        { kind: "recovery-stuck", runId: run.id, stage: "facts", why: `${errText(err)} (${decision.why})` },
+      );
+      return;
+    }
+    await tasks.recordRunError(run.id, errorClass(err, "facts"), message, decision.firstFailedAt);
+    await tasks.deferClassification(run.id, new Date(now.getTime() + classifyBackoffMs(attempts)));
+    log.warn(
+      { run: run.id, err: errText(err) },
+      "run not classified yet: GitHub could not be asked; a later sweep retries",
+    );
   }
 
   async #mergeOf(gh: SettleGitHub, repo: string, v: Verdict): Promise<MergeFact> {

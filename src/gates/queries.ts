@@ -23,6 +23,15 @@ export interface GateQueries {
   /** Creates the repository's row or writes its gates. */
   recordGates(installationId: number, repo: string, cols: GateColumns, now: Date): Promise<void>;
   forgetRepo(repo: string): Promise<void>;
+  /**
+   * Marks repositories the App cannot reach ("suspended", "removed"), or reachable again (null): an
+   * installation's rows, or one repository's (created when it has none, so the mark holds its tasks).
+   */
+  setAccess(
+    where: { installationId: number; repo?: string },
+    access: "suspended" | "removed" | null,
+    now: Date,
+  ): Promise<void>;
   /** Repositories whose breaker waits on a probe run (at most 100). */
   probing(): Promise<Repo[]>;
   probeRun(runId: string): Promise<{ state: string; class: string | null } | null>;
@@ -50,6 +59,37 @@ export function gateQueries(db: Db): GateQueries {
     async forgetRepo(repo) {
       await db.repo.deleteMany({ where: { id: repo } });
     },
+    async setAccess(where, access, now) {
+      if (where.repo === undefined) {
+        // The installation's: a removed repository stays removed through a suspension and its end.
+        const from = access === null ? "suspended" : null;
+        await db.repo.updateMany({
+          where: { installationId: where.installationId, access: from },
+          data: { access, updatedAt: now },
+        });
+        return;
+      }
+      const repo = where.repo;
+      if (access === null) {
+        await db.repo.updateMany({ where: { id: repo }, data: { access, updatedAt: now } });
+        return;
+      }
+      await db.repo.upsert({
+        where: { id: repo },
+        // Gates not read yet: the next configuration read writes them.
+        create: {
+          id: repo,
+          installationId: where.installationId,
+          owner: repo.split("/")[0]!,
+          maxPerRepo: 0,
+          maxPerOrg: 0,
+          configAt: new Date(0),
+          access,
+          updatedAt: now,
+        },
+        update: { access, updatedAt: now },
+      });
+    },
     probing: () => db.repo.findMany({ where: { probeRunId: { not: null } }, take: 100 }),
     probeRun: (runId) => db.run.findUnique({ where: { id: runId }, select: { state: true, class: true } }),
     async probeAgain(repo, probeRunId, now) {
@@ -61,6 +101,7 @@ export function gateQueries(db: Db): GateQueries {
         where: { id: repo, probeRunId },
         data: {
           breakerClass: null,
+          breakerWhy: null,
           breakerRuns: null,
           breakerOpenedAt: null,
           breakerUntil: null,

@@ -34,7 +34,7 @@ export function gateColumns(cfg: ConfigResult): GateColumns {
 export class RepoGates {
   constructor(
     readonly deps: {
-      queries: Pick<GateQueries, "repo" | "recordGates" | "forgetRepo" | "pause" | "resume" | "pauses">;
+      queries: Pick<GateQueries, "repo" | "recordGates" | "forgetRepo" | "setAccess" | "pause" | "resume" | "pauses">;
       clock: { now(): Date };
     },
   ) {}
@@ -57,6 +57,17 @@ export class RepoGates {
   /** A repository removed from the installation or renamed away: its gates are read again if it comes back. */
   async forget(repo: string): Promise<void> {
     await this.deps.queries.forgetRepo(repo);
+  }
+
+  /**
+   * The App cannot reach an installation's repositories (suspended) or one repository (removed from it), or
+   * can again (null): nothing is claimed or dispatched there meanwhile (`waitingFor: access`).
+   */
+  async access(
+    where: { installationId: number; repo?: string },
+    access: "suspended" | "removed" | null,
+  ): Promise<void> {
+    await this.deps.queries.setAccess(where, access, this.deps.clock.now());
   }
 
   async get(repo: string): Promise<Repo | null> {

@@ -13,6 +13,7 @@ import type { GateQueries } from "./queries.js";
 export type Gate =
   | "deliveries"
   | "paused"
+  | "access"
   | "config-invalid"
   | "config-unread"
   | "breaker"
@@ -43,8 +44,10 @@ export interface GateFacts {
     | "breakerClass"
     | "breakerUntil"
     | "breakerRuns"
+    | "breakerWhy"
     | "probeRunId"
     | "owner"
+    | "access"
   > | null;
   /** The operator's pause that covers the repository, if any. */
   pause: Pick<Pause, "scope" | "reason" | "by"> | null;
@@ -83,6 +86,14 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
       gate: "config-unread",
       detail: `${task.repo}'s .github/orchestra.yml has not been read yet; the next sweep reads it`,
     };
+  if (r.access !== null)
+    return {
+      gate: "access",
+      detail:
+        r.access === "removed"
+          ? `${task.repo} was removed from the App's installation; its tasks resume when it is added back`
+          : "the App's installation is suspended; its tasks resume when it is unsuspended",
+    };
   if (r.configProblems !== null)
     return {
       gate: "config-invalid",
@@ -91,6 +102,14 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
   if (r.paused) return { gate: "paused", detail: `${task.repo} is paused (paused: true in .github/orchestra.yml)` };
   if (r.breakerUntil) {
     const runs = parseJson<string[]>(r.breakerRuns) ?? [];
+    if (r.breakerUntil > f.now && r.breakerWhy !== null)
+      return {
+        gate: "breaker",
+        detail:
+          `breaker open: GitHub refuses every dispatch here (${r.breakerWhy}); ` +
+          "one task is dispatched as a probe after the cool-down",
+        until: r.breakerUntil.toISOString(),
+      };
     if (r.breakerUntil > f.now) {
       return {
         gate: "breaker",

@@ -85,7 +85,18 @@ export type TaskEvent =
   // --- runs and leases
   | { kind: "claim"; mode: "worker" | "dispatch"; runId: string; leaseEpoch: string; workerId: string | null }
   | { kind: "dispatched"; runId: string; workflowRunId: number | null }
-  | { kind: "dispatch-refused"; runId: string; why: string }
+  /**
+   * `scope: "repository"`: GitHub refuses every dispatch there (no such workflow, no `workflow_dispatch` trigger,
+   * Actions disabled, no permission): the raiser opens the repository's breaker in the same transaction, and
+   * `breaker.opened` says whether this refusal opened it (then its one comment goes on this issue).
+   */
+  | {
+      kind: "dispatch-refused";
+      runId: string;
+      why: string;
+      scope?: "task" | "repository";
+      breaker?: { opened: boolean; until: Date };
+    }
   /** `renew: false`: a heartbeat past a cap, recorded (usage, progress) without renewing the lease. */
   | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string; renew?: false }
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
@@ -105,6 +116,11 @@ export type TaskEvent =
   | { kind: "publish-refused"; runId: string; why: string }
   | { kind: "branch-kept"; runId: string; why: string }
   | { kind: "sweep-failed"; why: string; retryAt: Date }
+  /**
+   * The recovery of a run that ended without a PR cannot finish: its facts could not be gathered, or its pull
+   * request could not be opened, after the bounded tries of the retry schedule. `why` is the last failure.
+   */
+  | { kind: "recovery-stuck"; runId: string; stage: "facts" | "publish"; why: string }
   // --- scheduling
   /** `unsupported`: why none were read (a host without issue dependencies); the task is not held for them. */
   | { kind: "blockers-read"; blockers: string[]; unsupported?: string }
@@ -200,8 +216,12 @@ export type TaskEvent =
   | { kind: "drift"; labels: string[] }
   /** A failed task whose sub-issues are all closed: superseded by them. */
   | { kind: "sub-issues-closed"; subIssues: string[] }
-  /** The App was uninstalled or suspended, or the repository removed from the installation. */
+  /** The App was uninstalled. */
   | { kind: "installation-removed"; why: string }
+  /** The App cannot reach the task's repository for now (installation suspended, repository removed from it). */
+  | { kind: "access-lost"; why: string }
+  /** It can again (unsuspended, the repository added back). */
+  | { kind: "access-restored"; why: string }
   // --- operator surfaces
   /**
    * The repository's fleet issue should catch up (reconcile, or the
@@ -234,6 +254,7 @@ export const EVENT_KINDS = [
   "publish-refused",
   "branch-kept",
   "sweep-failed",
+  "recovery-stuck",
   "blockers-read",
   "breaker-opened",
   "pr-opened",
@@ -255,6 +276,8 @@ export const EVENT_KINDS = [
   "drift",
   "sub-issues-closed",
   "installation-removed",
+  "access-lost",
+  "access-restored",
   "fleet-refresh",
 ] as const satisfies readonly EventKind[];
 

@@ -75,6 +75,12 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   "publish-refused": { kind: "publish-refused", runId: "r1", why: "failing: test (failure)" },
   "branch-kept": { kind: "branch-kept", runId: "r0", why: "the branch gained 1 commit" },
   "sweep-failed": { kind: "sweep-failed", why: "config could not be read", retryAt: later },
+  "recovery-stuck": {
+    kind: "recovery-stuck",
+    runId: "r1",
+    stage: "publish",
+    why: "create pull request: 422 Validation Failed (base: invalid)",
+  },
   "blockers-read": { kind: "blockers-read", blockers: ["acme/app#3"] },
   "breaker-opened": {
     kind: "breaker-opened",
@@ -130,11 +136,18 @@ export const EXAMPLE_EVENTS: { readonly [K in EventKind]: EventOf<K> } = {
   drift: { kind: "drift", labels: ["agent:queued", "agent:failed"] },
   "sub-issues-closed": { kind: "sub-issues-closed", subIssues: ["acme/app#13", "acme/app#14"] },
   "installation-removed": { kind: "installation-removed", why: "the App was uninstalled" },
+  "access-lost": { kind: "access-lost", why: "the App's installation is suspended" },
+  "access-restored": { kind: "access-restored", why: "the App's installation was unsuspended" },
   "fleet-refresh": { kind: "fleet-refresh", why: "reconcile" },
 };
 
 /** Events about a run that already ended: the example claimed task holds an ended run for them. */
-const ENDED_RUN_EVENTS: ReadonlySet<EventKind> = new Set(["run-classified", "pr-published", "publish-refused"]);
+const ENDED_RUN_EVENTS: ReadonlySet<EventKind> = new Set([
+  "run-classified",
+  "pr-published",
+  "publish-refused",
+  "recovery-stuck",
+]);
 
 export function exampleRun(state: RunState, klass: string | null = null): RunView {
   return {
@@ -234,7 +247,10 @@ export function exampleContext(state: State, kind: EventKind): Context {
   const ended = ENDED_RUN_EVENTS.has(kind);
   let run =
     state === "claimed"
-      ? exampleRun(ended ? "exited" : "live", kind === "publish-refused" ? "debris-publishable" : null)
+      ? exampleRun(
+          ended ? "exited" : "live",
+          kind === "publish-refused" || kind === "recovery-stuck" ? "debris-publishable" : null,
+        )
       : null;
   // A stall is about a run whose heartbeats last reported progress two hours ago.
   if (run && kind === "lease-stalled") run = { ...run, progressAt: new Date(NOW.getTime() - 2 * 3600_000) };

@@ -27,6 +27,7 @@ import {
 import { commandRows, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
 import { correction } from "./rows/corrections.js";
 import { fleetRefresh } from "./rows/fleet.js";
+import { accessLost, accessRestored, recoveryStuck } from "./rows/stuck.js";
 import { withRevocation } from "./credentials.js";
 import { withQuestionsClosed } from "./waiting.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
@@ -52,6 +53,7 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   "publish-refused": publishRefused,
   "branch-kept": branchKept,
   "sweep-failed": sweepFailed,
+  "recovery-stuck": recoveryStuck,
   "blockers-read": blockersRead,
   "breaker-opened": breakerOpened,
   "pr-opened": prOpened,
@@ -73,6 +75,8 @@ export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
   drift,
   "sub-issues-closed": subIssuesClosed,
   "installation-removed": installationRemoved,
+  "access-lost": accessLost,
+  "access-restored": accessRestored,
   "fleet-refresh": fleetRefresh,
 };
 
@@ -88,7 +92,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "config-invalid": "a label change in a repository whose `.github/orchestra.yml` is invalid",
   claim: "a worker's claim, or the dispatcher in dispatch mode",
   dispatched: "the executor: GitHub accepted the workflow dispatch",
-  "dispatch-refused": "the executor: GitHub refused the dispatch",
+  "dispatch-refused":
+    "the executor: GitHub refused the dispatch (for the whole repository: the breaker opens, one comment)",
   heartbeat: "a worker's heartbeat",
   "lease-expired": "the sweep: a lease passed its expiry",
   "lease-stalled": "a heartbeat whose progress stood still for `limits.stallSeconds`",
@@ -100,6 +105,9 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "publish-refused": "the executor found the head checks no longer green",
   "branch-kept": "the executor found commits on a branch it was to delete",
   "sweep-failed": "the sweep could not handle the task (backs it off)",
+  "recovery-stuck":
+    "the sweep or the executor: a run's facts could not be gathered, or its pull request opened, " +
+    "within the retry schedule (one comment)",
   "blockers-read":
     "the issues GitHub lists as blocking it were read (queue, dependency events, a blocker closed, sweep)",
   "breaker-opened": "runs in the repository kept ending in the same class (this task's run tripped it)",
@@ -123,7 +131,9 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "question-expired": "a question stayed unanswered for 7 days",
   drift: "reconciliation found GitHub's labels differ from the task",
   "sub-issues-closed": "reconciliation or `sub_issues`: every sub-issue of a failed parent is closed",
-  "installation-removed": "`installation.deleted`/`suspend`, or the repository removed from the installation",
+  "installation-removed": "`installation.deleted`: the App was uninstalled",
+  "access-lost": "`installation.suspend`, or `installation_repositories.removed` for the task's repository",
+  "access-restored": "`installation.unsuspend`, or `installation_repositories.added` for the task's repository",
   "fleet-refresh":
     "reconciliation of a repository with `fleetIssue: true`, a push that changes `.github/orchestra.yml`, " +
     "or the fleet issue deleted, transferred or reopened (raised for the repository, issue 0)",

@@ -82,7 +82,11 @@ export async function gatherFacts(
     base = pr?.baseRef ?? (await github.defaultBranch(r));
     const cmp = await github.compare(r, base, branchName);
     // compare answering 404 while the ref exists means the base is gone: no positive evidence of "nothing ahead".
-    if (!cmp) throw new Error(`compare ${base}...${branchName} found no base; not classifying on a guess`);
+    if (!cmp)
+      throw new Error(
+        `the base branch ${base} was not found (compare ${base}...${branchName} answered 404); ` +
+          "not classifying on a guess",
+      );
     branch = { name: branchName, aheadBy: cmp.aheadBy, headSha: ref.sha };
     if (cmp.aheadBy > 0) {
       checks = (await github.checkRunsForRef(r, ref.sha)).map((c) => ({

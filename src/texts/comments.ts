@@ -105,6 +105,35 @@ export const texts = {
     );
   },
 
+  /** GitHub refuses every dispatch in the repository: its breaker opened, one comment for all its tasks. */
+  dispatchBreaker(repo: string, message: string, workflow: string, ref: string, until: Date): string {
+    return (
+      `Orchestra stopped dispatching agents in ${repo}: ${message}.\n\n` +
+      `That refusal is about the repository, not this issue, so every queued task there waits ` +
+      `(\`waitingFor: breaker\` in the operator API) and none is charged an attempt or commented on. ` +
+      `Check that \`.github/workflows/${workflow.replace(/^\.github\/workflows\//, "")}\` exists on \`${ref}\` ` +
+      `with a \`workflow_dispatch\` trigger, that Actions are enabled in the repository, and that the App ` +
+      `may run them (\`actions: write\`). At ${until.toISOString()} one task is dispatched as a probe: ` +
+      `once GitHub accepts it, dispatching goes on; while it refuses, the wait doubles (at most 8×).`
+    );
+  },
+
+  /** A run's recovery could not finish: the task is blocked, with what failed and the command that resumes it. */
+  recoveryStuck(stage: "facts" | "publish", runId: string, branch: string, why: string, labels: Labels): string {
+    const what =
+      stage === "publish"
+        ? `Run ${runId} committed work on \`${branch}\` that Orchestra was to open as a pull request, ` +
+          `but GitHub kept refusing it`
+        : `Run ${runId} ended without a pull request, and Orchestra could not read what it left on GitHub ` +
+          `to classify it (the branch \`${branch}\`, its base, its checks)`;
+    return (
+      `${what}: ${why}.\n\nSo the task is \`${labels.blocked}\` instead of waiting on it forever, and it no ` +
+      `longer holds one of the repository's concurrent slots. Nothing was deleted: the branch is kept. ` +
+      "Once the cause is fixed (a missing base branch, the App's permissions), comment `orchestra resume` to " +
+      "let an agent continue on the branch, or `orchestra retry` to start over."
+    );
+  },
+
   question(attempt: number, question: string, labels: Labels): string {
     return (
       `The agent working on this issue (attempt ${attempt}) has a question and stopped:\n\n${quote(question)}\n\n` +

@@ -51,8 +51,8 @@ export interface WebhookRoomDeps {
   reconciler: Pick<Reconciler, "repo">;
   fleet: FleetIssues;
   installations: Pick<Installations, "gone" | "back">;
-  outbox: Pick<Outbox, "dropPending">;
-  gates: Pick<RepoGates, "forget">;
+  outbox: Pick<Outbox, "dropPending" | "hold">;
+  gates: Pick<RepoGates, "forget" | "access">;
   clock: { now(): Date };
   log: Logger;
 }

@@ -141,6 +141,9 @@ export class Checks {
     if (token.validUntilMs <= Date.now() || token.revokedAt) {
       throw new HttpError(401, errorBody(401, "Bad credentials", docs));
     }
+    // A suspended installation's tokens minted before it was suspended are refused as its new ones are.
+    if (state.installations.get(token.installationId)?.suspendedAt)
+      throw new HttpError(403, errorBody(403, "This installation has been suspended", docs));
     return {
       kind: "installation",
       installationId: token.installationId,

@@ -18,8 +18,10 @@ const REPO_ROW: NonNullable<GateFacts["repo"]> = {
   breakerClass: null,
   breakerUntil: null,
   breakerRuns: null,
+  breakerWhy: null,
   probeRunId: null,
   owner: "acme",
+  access: null,
 };
 const FACTS: GateFacts = { now: NOW, repo: REPO_ROW, pause: null, liveInRepo: 0, liveInOrg: 0, workerCovers: true };
 const TASK = {
@@ -58,6 +60,14 @@ describe("waitingFor: the first gate that holds a queued task", () => {
       { row: { breakerUntil: later, breakerClass: "phantom", breakerRuns: JSON.stringify(["r1"]) } },
       "breaker",
     ],
+    [
+      "the breaker open: GitHub refuses every dispatch",
+      {},
+      { row: { breakerUntil: later, breakerClass: "dispatch-refused", breakerWhy: "no workflow_dispatch trigger" } },
+      "breaker",
+    ],
+    ["the installation suspended", {}, { row: { access: "suspended" } }, "access"],
+    ["the repository removed from the installation", {}, { row: { access: "removed", paused: true } }, "access"],
     ["the breaker half-open, its probe running", {}, { row: { breakerUntil: earlier, probeRunId: "r9" } }, "breaker"],
     ["the breaker past its cool-down, no probe yet: claimable", {}, { row: { breakerUntil: earlier } }, null],
     ["blocked by open issues", { blockedBy: JSON.stringify(["acme/app#3"]) }, {}, "blocked-by"],
@@ -80,6 +90,14 @@ describe("waitingFor: the first gate that holds a queued task", () => {
     const w = waitingFor({ ...TASK, ...task }, f);
     expect(w?.gate ?? null).toBe(gate);
     if (w) expect(w.detail.length).toBeGreaterThan(10);
+  });
+  test("a dispatch breaker says what GitHub refuses, a removed repository what brings it back", () => {
+    const breaker = { ...REPO_ROW, breakerUntil: later, breakerClass: "dispatch-refused", breakerWhy: "no trigger" };
+    expect(waitingFor(TASK, { ...FACTS, repo: breaker })).toMatchObject({
+      detail: expect.stringContaining("GitHub refuses every dispatch here (no trigger)"),
+      until: later.toISOString(),
+    });
+    expect(waitingFor(TASK, { ...FACTS, repo: { ...REPO_ROW, access: "removed" } })?.detail).toContain("added back");
   });
   test("a timed gate says when it opens", () => {
     expect(waitingFor({ ...TASK, backoffUntil: later }, FACTS)?.until).toBe(later.toISOString());

@@ -29,6 +29,7 @@ const ENDS_LEASE: ReadonlySet<EventKind> = new Set<EventKind>([
   "dispatch-refused",
   "decision-requested",
   "installation-removed",
+  "access-lost",
 ]);
 
 describe("revoke-credentials", () => {

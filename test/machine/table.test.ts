@@ -41,6 +41,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "publish-refused": "· · queued · · · · ·",
   "branch-kept": "· queued · · · · · ·",
   "sweep-failed": "· queued · · · · · ·",
+  "recovery-stuck": "· · blocked · · · · ·",
   "blockers-read": "· queued claimed review · blocked failed ·",
   "breaker-opened": "· ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   "pr-opened": "· review review · done blocked failed cancelled",
@@ -62,6 +63,8 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   drift: "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   "sub-issues-closed": "· · · · · · done ·",
   "installation-removed": "· cancelled cancelled cancelled · cancelled cancelled ·",
+  "access-lost": "· queued queued review · blocked failed ·",
+  "access-restored": "· · · · · · · ·",
   "fleet-refresh": "·+ ·+ ·+ ·+ ·+ ·+ ·+ ·+",
 };
 

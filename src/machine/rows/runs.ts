@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { texts } from "../../texts/comments.js";
-import type { Context, RunPatch, TaskPatch } from "../decision.js";
+import type { Context, RunPatch, TaskPatch, TaskView } from "../decision.js";
 import type { EventOf, Usage } from "../events.js";
 import { dispatchBackoffMs } from "../model.js";
 import { effect, everyState, ignore, move, NO_LEASE, refused, taskOf, unchanged, type EventRows } from "./build.js";
@@ -162,6 +162,7 @@ export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(
       const found = dispatchedRun(ctx, e.runId);
       if (!found) return unchanged("the run already ended");
       const { task } = found;
+      if (e.scope === "repository") return repositoryRefused(ctx, e, task);
       const count = task.backoffCount + 1;
       const until = new Date(ctx.now.getTime() + dispatchBackoffMs(count));
       const dispatch = ctx.config?.dispatch;
@@ -173,16 +174,7 @@ export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(
         summary: `dispatch refused; backing off until ${until.toISOString()}, no attempt counted`,
         task: { ...NO_LEASE, attempt: task.attempt - 1, backoffCount: count, backoffUntil: until, diagnostic: e.why },
         fence: { runId: e.runId },
-        run: {
-          id: e.runId,
-          from: ["live"],
-          patch: {
-            state: "aborted",
-            endedAt: ctx.now,
-            endReason: "run never started",
-            error: { class: "preparation", message: e.why },
-          },
-        },
+        run: abortedRun(ctx, e),
         effects: [
           effect("comment", `dispatch-refused:${task.id}:${digest}`, {
             issue: task.issue,
@@ -193,6 +185,51 @@ export const dispatchRefused: EventRows<"dispatch-refused"> = everyState(
     },
   },
 );
+
+/** The run a refused dispatch ends: it never started. */
+const abortedRun = (ctx: Context, e: EventOf<"dispatch-refused">) => ({
+  id: e.runId,
+  from: ["live" as const],
+  patch: {
+    state: "aborted" as const,
+    endedAt: ctx.now,
+    endReason: "run never started",
+    error: { class: "preparation", message: e.why },
+  },
+});
+
+/**
+ * GitHub refuses every dispatch in the repository: its breaker (opened by the
+ * raiser in the same transaction) holds all of its queued tasks, so this one
+ * goes back with no attempt counted, no backoff of its own and no comment —
+ * unless this refusal opened the breaker, which says so once, here.
+ */
+function repositoryRefused(ctx: Context, e: EventOf<"dispatch-refused">, task: TaskView) {
+  const dispatch = ctx.config?.dispatch;
+  const opened = e.breaker?.opened ? e.breaker.until : null;
+  return move(ctx, "queued", {
+    summary:
+      `dispatch refused for the whole repository${opened ? `: breaker open until ${opened.toISOString()}` : ""}; ` +
+      "no attempt counted",
+    task: { ...NO_LEASE, attempt: task.attempt - 1, diagnostic: e.why },
+    fence: { runId: e.runId },
+    run: abortedRun(ctx, e),
+    effects: opened
+      ? [
+          effect("comment", `dispatch-breaker:${ctx.subject.repo}:${opened.toISOString()}`, {
+            issue: task.issue,
+            body: texts.dispatchBreaker(
+              ctx.subject.repo,
+              e.why,
+              dispatch?.workflow ?? "(workflow)",
+              dispatch?.ref ?? "(ref)",
+              opened,
+            ),
+          }),
+        ]
+      : [],
+  });
+}
 
 export const sweepFailed: EventRows<"sweep-failed"> = everyState(
   ignore("not a task"),

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Repo" ADD COLUMN "breakerWhy" TEXT;
+ALTER TABLE "Repo" ADD COLUMN "access" TEXT;
