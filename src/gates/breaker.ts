@@ -118,8 +118,9 @@ export class Breaker {
     const ids = trip.runs.map((r) => r.id);
     const open: Step = {
       sql:
-        `UPDATE "Repo" SET "breakerClass" = ?, "breakerWhy" = NULL, "breakerRuns" = ?, "breakerOpenedAt" = ?, "breakerUntil" = ?, ` +
-        `"breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? WHERE "id" = ? AND "breakerUntil" IS NULL`,
+        `UPDATE "Repo" SET "breakerClass" = ?, "breakerWhy" = NULL, "breakerRuns" = ?, "breakerOpenedAt" = ?, ` +
+        `"breakerUntil" = ?, "breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? ` +
+        `WHERE "id" = ? AND "breakerUntil" IS NULL`,
       args: [trip.klass, JSON.stringify(ids), now, until, trips, now, repo],
       check: (r) => (r.changes === 1 ? null : "the breaker is already open"),
     };

@@ -105,7 +105,9 @@ export function waitingFor(task: TaskGates, f: GateFacts): WaitingFor | null {
     if (r.breakerUntil > f.now && r.breakerWhy !== null)
       return {
         gate: "breaker",
-        detail: `breaker open: GitHub refuses every dispatch here (${r.breakerWhy}); one task is dispatched as a probe after the cool-down`,
+        detail:
+          `breaker open: GitHub refuses every dispatch here (${r.breakerWhy}); ` +
+          "one task is dispatched as a probe after the cool-down",
         until: r.breakerUntil.toISOString(),
       };
     if (r.breakerUntil > f.now) {
