@@ -37,7 +37,7 @@ export interface ExecutorOptions {
 
 export interface ExecutorDeps {
   /** The task and run an effect is performed on, and what its check run shows. */
-  queries: CheckRunQueries & Pick<EffectsQueries, "run">;
+  queries: CheckRunQueries & Pick<EffectsQueries, "run" | "repoAccess">;
   outbox: Outbox;
   installations: Installations;
   githubFor: GitHubFor;

@@ -22,6 +22,7 @@ import type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 import type { TaskEvent } from "../machine/events.js";
 import { PERFORMERS, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
+import { HELD } from "./queries.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
@@ -152,6 +153,19 @@ export class Executor {
     if (e.dryRun) {
       await outbox.finish(e, this.owner, "dry-run", { note: `would have: ${describeEffect(e.spec)}` }, now);
       log.info({ effect: e.id, task: e.taskId, kind: e.kind }, `dry run: would have ${describeEffect(e.spec)}`);
+      return "go";
+    }
+    // Recorded while (or just before) its repository was removed from the installation: it waits for it.
+    if ((await queries.repoAccess(e.repo)) === "removed") {
+      const message = "held: the repository was removed from the App's installation";
+      await outbox.retryAt(
+        e,
+        this.owner,
+        HELD,
+        { class: "access", message },
+        { countAttempt: false, maybeSent: false },
+        now,
+      );
       return "go";
     }
     const taskRow = e.taskId ? await queries.task(e.taskId) : null;
