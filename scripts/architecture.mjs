@@ -70,9 +70,13 @@ const ROOMS = {
   runner: ["worker", "`orchestra worker`: claims, mirrors and worktrees, the agent under its clocks, facts, push, PR"],
   app: [
     "wiring",
-    "builds every room (rooms.ts) on the Probot server (github.ts) and registers routes and webhooks (routes.ts)",
+    "builds every room (rooms.ts) on the Probot server (github.ts) and registers routes and webhooks (routes.ts); " +
+      "setup mode's server (setup.ts)",
   ],
-  "main.ts": ["wiring", "the service entry: settings, database, Probot server"],
+  "main.ts": [
+    "wiring",
+    "the service entry: settings, database, Probot server; a start-up failure is one line and its exit code",
+  ],
   cli: ["wiring", "the `orchestra` command line"],
 };
 

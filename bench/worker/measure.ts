@@ -110,17 +110,17 @@ export interface WorkerTimes {
   startMs: number;
   /** claimed → mirror: the mirror's clone (first run) or fetch */
   mirrorMs: number;
-  /** mirror → worktree: `git worktree add`, the task file, the run's record */
+  /** mirror → worktree: the spare switched to the run's branch (or `git worktree add`), the task file, the record */
   worktreeMs: number;
   /** worktree → agent started */
   agentStartMs: number;
   /** agent started → agent exited: the stand-in agent's own change and commit */
   agentMs: number;
-  /** agent exited → pushed: the facts from git (twice) and the push */
+  /** agent exited → pushed: the facts from git and the push */
   pushMs: number;
   /** pushed → pr: the pull request through the REST API */
   prMs: number;
-  /** pr → exit: the exit call and removing the worktree */
+  /** pr → exit: the exit call and parking (or removing) the worktree */
   exitMs: number;
   /** from exit to the process's end */
   shutdownMs: number;

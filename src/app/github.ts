@@ -10,6 +10,7 @@ import type { Credentials, Env } from "../config/env.js";
 import { appBotLogin, octokitGitHub } from "../github/octokit.js";
 import type { GitHubFor } from "../github/port.js";
 import type { Metrics } from "../metrics/registry.js";
+import { stoppable } from "../github/stop.js";
 
 /**
  * Probot's octokit without its throttling: writes are paced per installation
@@ -39,6 +40,8 @@ export interface GitHubAccess {
   isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
   /** Called once by the server's loader with Probot's app. */
   bind(probot: Probot): void;
+  /** Abandons every GitHub call in flight and refuses new ones: the service is stopping. */
+  stopCalls(): void;
 }
 
 export function gitHubAccess(o: {
@@ -49,13 +52,16 @@ export function gitHubAccess(o: {
 }): GitHubAccess {
   const { env, log, metrics } = o;
   const { credentials } = env;
+  // Every GitHub call of this service (installations, the App, tokens) ends when the service stops.
+  const stopping = new AbortController();
+  const Octokit = (o.Octokit ?? ProductionOctokit).plugin(stoppable(stopping.signal));
   const ProbotWithDefaults = Probot.defaults({
     appId: credentials.appId,
     privateKey: credentials.privateKey,
     secret: randomBytes(32).toString("hex"),
     baseUrl: env.baseUrl,
     log,
-    Octokit: o.Octokit ?? ProductionOctokit,
+    Octokit,
   });
   const server = new Server({
     Probot: ProbotWithDefaults,
@@ -92,6 +98,9 @@ export function gitHubAccess(o: {
     isSelf,
     bind(app) {
       probot = app;
+    },
+    stopCalls() {
+      stopping.abort();
     },
   };
 }

@@ -122,6 +122,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     log,
     { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor },
   );
+  let stopping = false;
   const { ingest, apiHandler } = registerRoutes({
     env,
     database,
@@ -137,6 +138,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     stale,
     isSelf: github.isSelf,
     pokeInbox: () => processor.poke(),
+    stopping: () => stopping,
     ...(o.ingest ? { ingest: o.ingest } : {}),
   });
   await server.load((app, { addHandler }) => {
@@ -185,10 +187,14 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       await sweeping?.settled();
     },
     async stop() {
+      // Deliveries are refused (503) from now on; the loops stop taking work, then the GitHub calls
+      // in flight are abandoned, so nothing waits on a GitHub that does not answer. Their deliveries
+      // and effects stay pending for the next process or another replica.
+      stopping = true;
+      const loops = [sweeping?.stop() ?? Promise.resolve(), processor.stop(), executor.stop()];
+      github.stopCalls();
+      await Promise.all(loops);
       await server.stop();
-      await sweeping?.stop();
-      await processor.stop();
-      await executor.stop();
     },
   };
 }

@@ -39,6 +39,7 @@ import { exitQueries } from "../exits/queries.js";
 import { dispatchQueries } from "../dispatch/queries.js";
 import { blockerQueries } from "../blockers/queries.js";
 import { Blockers } from "../blockers/blockers.js";
+import { HostFeatures } from "../github/features.js";
 import { Sweeper } from "../sweeps/sweeper.js";
 import { Retention } from "../retention/retention.js";
 import { errorText } from "../github/errors.js";
@@ -169,8 +170,10 @@ export function buildRooms(o: RoomOptions) {
     log,
     onClassified: (installationId, repo) => breaker.check(installationId, repo),
   });
-  const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, clock, log });
-  const humanRows = humanQueries(db);
+  // One host per service: what it lacks is found once and shown by /ready and the dashboard.
+  const features = new HostFeatures({ log, clock });
+  const blockers = new Blockers({ queries: blockerQueries(db), tasks, githubFor, features, clock, log });
+  const humanRows = humanQueries(database);
   const audit = new Audit({ queries: humanRows, clock });
   const questions = new Questions({ queries: humanRows, tasks, githubFor, clock, log, npmRegistry: env.npmRegistry });
   const exits = new Exits({
@@ -254,6 +257,7 @@ export function buildRooms(o: RoomOptions) {
     exits,
     dispatcher,
     blockers,
+    features,
     audit,
     questions,
     permissions,

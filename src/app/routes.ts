@@ -44,6 +44,8 @@ export function registerRoutes(o: {
   stale: MetricsRoom["stale"];
   isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
   pokeInbox: () => void;
+  /** The service is stopping: webhooks are refused with 503. */
+  stopping: () => boolean;
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
 }) {
   const { env, database, log, clock, events, api, rooms: r, inbox, counters, metrics } = o;
@@ -70,7 +72,8 @@ export function registerRoutes(o: {
     clock,
     log,
   });
-  healthRoutes(api, { database, mode: "app", adminToken: credentials.adminToken, clock, stale: o.stale });
+  const host = () => r.features.report();
+  healthRoutes(api, { database, adminToken: credentials.adminToken, clock, stale: o.stale, host });
   const apiDeps = {
     queries: r.apiRows,
     database,
@@ -102,15 +105,21 @@ export function registerRoutes(o: {
     deliveriesWaiting: r.deliveriesWaiting,
     pokeInbox: o.pokeInbox,
     pokeEffects: () => r.executor.poke(),
+    host,
   };
   registerApi(api, apiDeps);
   dashboardRoutes(api, { ...apiDeps, sessions: dashboardQueries(db) });
+  // Someone who opens the service's address finds the dashboard (its sign-in page until they have a session).
+  api.add("GET", "/", ({ res }) => {
+    res.writeHead(302, { location: "/dashboard" }).end();
+  });
 
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
     record: metrics.countingRecord(countingIgnored((d) => inbox.record(d), counters, log)),
     handles: (event, action) => events.handlersFor(event, action).length > 0,
     onStored: o.pokeInbox,
+    stopping: o.stopping,
     log,
     maxUnverifiedBytes: o.ingest?.maxUnverifiedBytes,
     ...(o.ingest?.bodyTiming ? { bodyTiming: o.ingest.bodyTiming } : {}),

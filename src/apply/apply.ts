@@ -9,7 +9,8 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../store/db.js";
 import { type ErrorEntry, pushError } from "../store/error-ring.js";
 import { atomically, isUniqueViolation, StepRefused, type Step } from "../store/sql.js";
-import type { Applied, Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
+import type { Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
+import { decisionSteps } from "./decisions.js";
 
 /** A fence did not hold: the task (or run) changed since it was read. Nothing was written. */
 export class Stale extends Error {
@@ -71,52 +72,6 @@ function assignments(patch: Record<string, unknown>): { sets: string[]; args: un
     }
   }
   return { sets, args };
-}
-
-/**
- * Recording a decision: once per source (the same comment delivered twice is
- * one row), superseding what it replaces — only rows recorded before it, so
- * an old comment delivered again never supersedes a newer one.
- */
-function decisionSteps(taskId: string | null, x: NonNullable<Applied["decisions"]>[number], now: Date): Step[] {
-  const steps: Step[] = [
-    {
-      sql:
-        `INSERT INTO "Decision" ("id","taskId","runId","kind","subject","body","author","condition","awaits",` +
-        `"source","createdAt","expiresAt","headSha") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ` +
-        `ON CONFLICT ("source") DO NOTHING`,
-      args: [
-        x.id,
-        taskId,
-        x.runId,
-        x.kind,
-        x.subject,
-        x.body,
-        x.author,
-        x.condition ?? null,
-        x.awaits ?? null,
-        x.source,
-        now,
-        x.expiresAt ?? null,
-        x.headSha ?? null,
-      ],
-    },
-  ];
-  if (x.supersedes) {
-    // Same subject, or the same source and its edits (`comment:7` and `comment:7:…`, never `comment:70`).
-    const [clause, args] =
-      "subject" in x.supersedes
-        ? [`"subject" = ?`, [x.supersedes.subject]]
-        : [`("source" = ? OR "source" LIKE ?)`, [x.supersedes.source, `${x.supersedes.source}:%`]];
-    steps.push({
-      sql:
-        `UPDATE "Decision" SET "supersededAt" = ? WHERE "taskId" = ? AND "kind" = ? AND ${clause} ` +
-        `AND "supersededAt" IS NULL AND "source" <> ? ` +
-        `AND "createdAt" <= (SELECT "createdAt" FROM "Decision" WHERE "source" = ?)`,
-      args: [now, taskId, x.kind, ...args, x.source, x.source],
-    });
-  }
-  return steps;
 }
 
 /** The statements of a decision, in order. */
@@ -242,7 +197,6 @@ export function stepsOf(
       check: one(`task ${t.id} changed since version ${t.version}`),
     });
   }
-  for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) steps.push(...decisionSteps(taskId, x, now));
   const answering = d.outcome === "refused" ? undefined : d.answering;
   if (answering) {
     // A question is answered once: a second answer (or an expiry after one) writes nothing.
@@ -252,6 +206,14 @@ export function stepsOf(
       check: one(`question ${answering} was already answered`),
     });
   }
+  if (d.outcome === "applied" && d.closesQuestions) {
+    // Before this decision's own rows: a question it asks stays open.
+    steps.push({
+      sql: `UPDATE "Decision" SET "answeredAt" = ? WHERE "taskId" = ? AND "kind" = 'question' AND "answeredAt" IS NULL`,
+      args: [now, taskId],
+    });
+  }
+  for (const x of d.outcome === "refused" ? [] : (d.decisions ?? [])) steps.push(...decisionSteps(taskId, x, now));
   if (d.effects.length > 0) {
     // One logical effect, one row: a key already recorded (the
     // same event again, a debounced effect's window) adds nothing.

@@ -6,11 +6,15 @@
  * closes, and by the sweep — for tasks never read (GitHub was down at queue
  * time) and, every few minutes, for blocked ones, in case an event was missed
  * or the blocker lives where the App is not installed. Each read is raised as
- * one event; the machine records it on the task.
+ * one event; the machine records it on the task. On a host without issue
+ * dependencies (GHES before 3.19, github/hosts.ts) every read finds none and
+ * says why: there is no dependency gate there, never a gate that holds
+ * forever.
  */
 import type { Logger } from "pino";
 import type { BlockerQueries } from "./queries.js";
-import { repoRef, type GitHub, type GitHubFor } from "../github/port.js";
+import { repoRef, type GitHubFor } from "../github/port.js";
+import type { HostFeatures, HostGitHub } from "../github/features.js";
 import { errorText } from "../github/errors.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { Task } from "../store/generated/sqlite/client.js";
@@ -31,20 +35,18 @@ export function openBlockersInPayload(issue: {
   return typeof n === "number" ? n : null;
 }
 
-/** The open issues blocking `issue`, read from GitHub. */
-export async function readOpenBlockers(
-  github: Pick<GitHub, "blockedBy">,
-  repo: string,
-  issue: number,
-): Promise<string[]> {
-  const all = await github.blockedBy(repoRef(repo), issue);
-  return all.filter((b) => b.state === "open").map((b) => blockerRef(b.repo, b.number));
+/** The open issues blocking an issue; `unsupported` says why none are read on this host (its fallback). */
+export interface OpenBlockers {
+  blockers: string[];
+  unsupported?: string;
 }
 
 export interface BlockersDeps {
   queries: BlockerQueries;
   tasks: Tasks;
   githubFor: GitHubFor;
+  /** What the host lacks: on one without issue dependencies, blockers are read as none (hosts.ts). */
+  features: HostFeatures;
   clock: { now(): Date };
   log: Logger;
 }
@@ -52,26 +54,35 @@ export interface BlockersDeps {
 export class Blockers {
   constructor(readonly deps: BlockersDeps) {}
 
+  /** The open issues blocking `issue`, read from GitHub; none, and why, on a host without issue dependencies. */
+  async read(github: HostGitHub, repo: string, issue: number): Promise<OpenBlockers> {
+    const read = await this.deps.features.blockedBy(github, repoRef(repo), issue);
+    if ("unsupported" in read) return { blockers: [], unsupported: `${read.unsupported.title}: not on this host` };
+    return {
+      blockers: read.blockers.filter((b) => b.state === "open").map((b) => blockerRef(b.repo, b.number)),
+    };
+  }
+
   /** Reads the task's blockers from GitHub and records them. */
-  async refresh(
-    task: Pick<Task, "id" | "installationId" | "repo" | "issue">,
-    github?: Pick<GitHub, "blockedBy">,
-  ): Promise<string[]> {
+  async refresh(task: Pick<Task, "id" | "installationId" | "repo" | "issue">, github?: HostGitHub): Promise<string[]> {
     const gh = github ?? (await this.deps.githubFor(task.installationId));
-    const blockers = await readOpenBlockers(gh, task.repo, task.issue);
-    await this.deps.tasks.raise({ taskId: task.id }, { kind: "blockers-read", blockers });
+    const { blockers, unsupported } = await this.read(gh, task.repo, task.issue);
+    await this.deps.tasks.raise(
+      { taskId: task.id },
+      { kind: "blockers-read", blockers, ...(unsupported ? { unsupported } : {}) },
+    );
     return blockers;
   }
 
   /** An `issue_dependencies` event about this issue: read its blockers again (the payload names one, not all). */
-  async onDependencyChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<void> {
+  async onDependencyChanged(repo: string, issue: number, github: HostGitHub): Promise<void> {
     const task = await this.deps.queries.taskOfIssue(repo, issue);
     if (!task || task.state === "done" || task.state === "cancelled") return;
     await this.refresh(task, github);
   }
 
   /** An issue closed (or reopened): every task that lists it as a blocker is read again. */
-  async onIssueStateChanged(repo: string, issue: number, github: Pick<GitHub, "blockedBy">): Promise<number> {
+  async onIssueStateChanged(repo: string, issue: number, github: HostGitHub): Promise<number> {
     const ref = blockerRef(repo, issue);
     const waiting = await this.deps.queries.blockedByRef(ref);
     for (const task of waiting) await this.refresh(task, github);

@@ -100,6 +100,20 @@ export class Leases {
       // The lease stops here; the run is classified like an expired lease.
       await this.deps.tasks.raise({ taskId: task.id }, { kind: "lease-stalled", runId, leaseEpoch });
     }
+    if (r.outcome === "refused" && (r.reason === "over-time" || r.reason === "over-budget")) {
+      // Past a cap the lease is not renewed, but what the heartbeat reports (the spend above all) is kept.
+      await this.deps.tasks.raise(
+        { taskId: task.id },
+        {
+          kind: "heartbeat",
+          runId,
+          leaseEpoch,
+          renew: false,
+          ...(usage ? { usage } : {}),
+          ...(digest ? { progress: digest } : {}),
+        },
+      );
+    }
     if (r.outcome === "refused") throw leaseRefused(r.message, r.reason);
     if (r.outcome !== "applied") throw leaseRefused("lease no longer held", "superseded");
     if (worker) await this.deps.workers.seen(worker);

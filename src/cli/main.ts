@@ -15,7 +15,7 @@ import { classifyCommand, readAll } from "./classify.js";
 import { pruneCommand } from "./prune.js";
 import { deliveriesText, type DeliveriesAnswer } from "./deliveries.js";
 import { effectsText, ignoredText, type EffectsAnswer, type IgnoredAnswer } from "./effects.js";
-import { workersArgs, workersCommand } from "./workers.js";
+import { workersCommandOf } from "./workers.js";
 import { migrateCommand } from "./migrate.js";
 import { workerCommand } from "./worker.js";
 import { taskText, tasksText, type TaskAnswer, type TaskRow } from "./tasks.js";
@@ -254,26 +254,7 @@ function program(): Command {
     .option("--json", "the API's answer")
     .action(async (o: { json?: boolean }) => show<IgnoredAnswer>(o, ignoredText)(await api("/api/v1/ignored")));
 
-  cli
-    .command("workers")
-    .usage("[list] | revoke <id> | rotate <id> | resume <id> [--json]")
-    .description(
-      "worker tokens: list them (id, name, repositories, token hint, last seen, live leases, paused, revoked); " +
-        "revoke one (its token is refused, its leases released); rotate one (a new token, printed once); " +
-        "resume one that was paused for releasing runs or losing leases too often",
-    )
-    .argument("[verb]", "list (default), revoke, rotate or resume")
-    .argument("[id]", "the worker id, for revoke, rotate and resume")
-    .argument("[extra...]", "nothing: more is refused")
-    .option("--json", "the API's answer")
-    .action(async (verb: string | undefined, id: string | undefined, extra: string[], o: { json?: boolean }) => {
-      const args = workersArgs(
-        [verb, id, ...extra].filter((a): a is string => a !== undefined).concat(o.json ? ["--json"] : []),
-      );
-      if ("error" in args) die(EXIT.usage, args.error);
-      await workersCommand(args, { api, out });
-    });
-
+  workersCommandOf(cli);
   workerCommand(cli);
 
   cli

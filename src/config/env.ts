@@ -4,9 +4,11 @@
  * value stops start-up with one line per setting that names it and says what
  * a valid value looks like.
  */
+import { createPrivateKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "../redact/redact.js";
+import { databaseUrlProblem } from "./database-url.js";
 import {
   DEFAULT_FLEET_DEBOUNCE_MS,
   DEFAULT_RETENTION,
@@ -22,12 +24,26 @@ function normalizeKey(key: string): string {
   return key.includes("\\n") ? key.replace(/\\n/g, "\n") : key;
 }
 
+function readable(key: string): boolean {
+  try {
+    createPrivateKey(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const pem = z
   .string()
   .transform(normalizeKey)
   .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
     message:
       "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
+    abort: true,
+  })
+  // A key cut short or pasted wrong passed the shape above, started, and failed every call to GitHub.
+  .refine(readable, {
+    message: "holds a PEM block that is not a readable private key (cut short, or pasted wrong?); download a new one",
   });
 
 /** A whole number of `unit` between `min` and `max`, defaulting to `fallback`; `why` explains the minimum. */
@@ -67,10 +83,9 @@ const schema = z.object({
   GHE_PROTOCOL: z.enum(["http", "https"], { message: "must be http or https" }).default("https"),
   DATABASE_URL: z
     .string()
-    .refine((u) => u.startsWith("file:") || /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(u), {
-      message:
-        "must be file:<path> for SQLite or postgresql://user:password@host:5432/database; leave it unset for " +
-        "the embedded database under ./data/",
+    .superRefine((u, ctx) => {
+      const problem = databaseUrlProblem(u);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
     })
     .optional(),
   ORCHESTRA_ADMIN_TOKEN: z

@@ -1,15 +1,22 @@
-/** The overview's health section: the inbox, the outbox, GitHub's rate limit, and reconcile scopes that fail. */
+/**
+ * The overview's health section: the inbox, the outbox, GitHub's rate limit,
+ * the GitHub host and the fallbacks it needs, and reconcile scopes that fail.
+ */
 import { html, time, type Html } from "./html.js";
 import { table, type PageContext } from "./layout.js";
 import type { GitHubStanding } from "../metrics/standing.js";
 import type { Streak } from "../reconcile/failing.js";
+import type { HostReport } from "../github/features.js";
 
 export interface Health {
   deliveries: Record<string, number>;
   effects: Record<string, number>;
   github: GitHubStanding;
   failing: Record<string, Streak>;
+  host: HostReport;
 }
+
+const NOT_READ = "Not read yet: the host's release is read (GET /meta) with the first blockers of a task.";
 
 const count = (counts: Record<string, number>, key: string) => counts[key] ?? 0;
 
@@ -36,6 +43,17 @@ export function healthSection(ctx: PageContext, h: Health): Html {
       return html`<tr><td>${r.installation}</td>${left}${times}</tr>`;
     }),
     "Not seen yet: no GitHub answer since this replica started.",
+  )}
+  <h3>GitHub host</h3>
+  <p>${h.host.version ? h.host.host : NOT_READ}</p>
+  ${table(
+    "Features this GitHub host lacks",
+    ["Feature", "Fallback", "Found", "Since"],
+    h.host.gaps.map((g) => {
+      const cells = html`<td>${g.fallback}</td><td>${g.evidence}</td><td>${time(g.since, ctx.now)}</td>`;
+      return html`<tr><td>${g.title}</td>${cells}</tr>`;
+    }),
+    h.host.version ? "None: every feature Orchestra uses is there." : "None found so far.",
   )}
   <h3>Reconcile</h3>
   ${table(

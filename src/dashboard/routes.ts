@@ -40,6 +40,7 @@ import { taskAction, type TaskActionDeps } from "../human/actions.js";
 import type { Inbox } from "../inbox/store.js";
 import { githubStanding } from "../metrics/standing.js";
 import type { FailureStreaks } from "../reconcile/failing.js";
+import type { HostReport } from "../github/features.js";
 
 export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   views: ViewsQueries;
@@ -53,6 +54,8 @@ export interface DashboardDeps extends FleetDeps, TaskReadDeps, TaskActionDeps {
   web: string;
   pokeInbox: () => void;
   pokeEffects: () => void;
+  /** What is known of the GitHub host: its release and the features it lacks, with their fallbacks. */
+  host: () => HostReport;
 }
 
 const CSP =
@@ -291,7 +294,7 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
         fleet,
         runs,
         calls: callSeries(github.callsPerHour),
-        health: { deliveries, effects, github, failing },
+        health: { deliveries, effects, github, failing, host: deps.host() },
       });
     }),
   );

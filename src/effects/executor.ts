@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { GitHubError } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
 import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
-import { DEFAULT_RETRY, retryDecision } from "../retry/schedule.js";
+import { DEFAULT_RETRY, retryDecision, type Failure } from "../retry/schedule.js";
 import { windowFromOf } from "../store/error-ring.js";
 import { describeEffect } from "../machine/effects.js";
 import { runView, taskView } from "../apply/views.js";
@@ -25,6 +25,16 @@ import { checkRunReader } from "./check-run-view.js";
 import { HELD } from "./queries.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
+
+/**
+ * Attempts a deterministic failure gets before its effect is parked: the
+ * performer's own number (3 unless it says), but one for a GraphQL query
+ * GitHub refused — refused the same way every time, so it is parked at once
+ * with GitHub's messages rather than asked again.
+ */
+export function attemptsBeforeParking(failure: Failure, performer: Pick<Performer<never>, "deterministicAttempts">) {
+  return failure.class === "graphql" ? 1 : (performer.deterministicAttempts ?? 3);
+}
 
 export class Executor {
   readonly owner: string;
@@ -248,6 +258,12 @@ export class Executor {
     const { outbox, installations, log } = this.deps;
     const now = this.deps.clock.now();
     const message = errText(err);
+    if (!this.#running) {
+      // Stopping: its GitHub calls were abandoned, which says nothing about the effect. It waits, pending.
+      await outbox.release(e, this.owner, counts.writeFailed, now);
+      log.info({ effect: e.id, kind: e.kind }, "effects: stopping; the effect in flight stays pending");
+      return "stop";
+    }
     if (err instanceof GitHubError && err.tokenFailure) {
       const until = await installations.tokenFailed(e.installationId, message);
       await outbox.retryAt(
@@ -269,7 +285,7 @@ export class Executor {
     const firstFailedAt = e.attempts <= 1 ? null : windowFromOf(e.errors);
     const policy = {
       ...this.#o.backoff,
-      maxAttempts: performer.deterministicAttempts ?? 3,
+      maxAttempts: attemptsBeforeParking(failure, performer),
       windowMs: this.#o.windowMs,
     };
     const decision = retryDecision({ failure, attempts: e.attempts, firstFailedAt, now, policy });

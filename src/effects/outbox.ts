@@ -201,6 +201,16 @@ export class Outbox {
   }
 
   /**
+   * Back to pending, due now, its attempt given back and its errors as they
+   * were: the service is stopping, which is no failure of the effect. A write
+   * that may have reached GitHub is marked maybe-sent (read before it is sent
+   * again).
+   */
+  async release(e: OutboxEffect, owner: string, maybeSent: boolean, now: Date): Promise<void> {
+    await this.queries.retryEffect(e.seq, owner, now, JSON.stringify(e.errors), { countAttempt: false, maybeSent });
+  }
+
+  /**
    * Drops the pending effects of an installation or repository that Orchestra
    * no longer manages (GitHub would refuse them).
    */

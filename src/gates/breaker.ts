@@ -119,8 +119,8 @@ export class Breaker {
     const open: Step = {
       sql:
         `UPDATE "Repo" SET "breakerClass" = ?, "breakerWhy" = NULL, "breakerRuns" = ?, "breakerOpenedAt" = ?, ` +
-        `"breakerUntil" = ?, "breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? ` +
-        `WHERE "id" = ? AND "breakerUntil" IS NULL`,
+        `"breakerUntil" = ?, ` +
+        `"breakerTrips" = ?, "probeRunId" = NULL, "updatedAt" = ? WHERE "id" = ? AND "breakerUntil" IS NULL`,
       args: [trip.klass, JSON.stringify(ids), now, until, trips, now, repo],
       check: (r) => (r.changes === 1 ? null : "the breaker is already open"),
     };

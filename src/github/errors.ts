@@ -41,8 +41,44 @@ export function rateLimitWaitMs(
   return 60_000;
 }
 
+interface GraphqlErrorLike {
+  name?: unknown;
+  errors?: unknown;
+  headers?: Record<string, string | undefined>;
+}
+
+/** GitHub's words for a query it failed to run in time, rather than one it refused: worth asking again. */
+const GRAPHQL_TRANSIENT =
+  /something went wrong while executing your query|timed? ?out|couldn't respond to your request in time/i;
+
+/**
+ * A GraphQL answer with errors (octokit's GraphqlResponseError: HTTP 200,
+ * `errors` in the body). A field the host lacks or a query GitHub refuses is
+ * a defect or a version gap: the same query fails the same way every time, so
+ * it is not retried as an outage but carries GitHub's messages to whoever
+ * parks it. A RATE_LIMITED error is a rate limit; a query GitHub failed to
+ * run in time may be asked again.
+ */
+function graphqlFailure(operation: string, err: GraphqlErrorLike): GitHubError | null {
+  if (err.name !== "GraphqlResponseError" || !Array.isArray(err.errors)) return null;
+  const errors = err.errors as Array<{ type?: unknown; message?: unknown } | null>;
+  const messages = errors.map((x) => (typeof x?.message === "string" ? x.message : JSON.stringify(x)));
+  const text = messages.join("; ") || "errors without a message";
+  if (errors.some((x) => x?.type === "RATE_LIMITED")) {
+    const wait = rateLimitWaitMs(429, "rate limit", err.headers ?? {}) ?? 60_000;
+    return new GitHubError(operation, undefined, `rate limited: ${text}`, true, { retryAfterMs: wait });
+  }
+  if (GRAPHQL_TRANSIENT.test(text))
+    return new GitHubError(operation, undefined, `GitHub could not run the query: ${text}`, true);
+  return new GitHubError(operation, undefined, `GitHub rejected the GraphQL query: ${text}`, false, {
+    graphqlErrors: messages,
+  });
+}
+
 /** Maps an octokit failure to a GitHubError that says what the failure means for a retry. */
 export function toGitHubError(operation: string, e: unknown): GitHubError {
+  const graphql = graphqlFailure(operation, e ?? {});
+  if (graphql) return graphql;
   const err = e as RequestErrorLike;
   const status = typeof err.status === "number" ? err.status : undefined;
   const message = err.response?.data?.message ?? err.message ?? String(e);
@@ -86,9 +122,15 @@ export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-/** The class an error ring records: `github-502`, `github-network` for GitHub's failures, else `other`. */
+/**
+ * The class an error ring records: `github-502`, `github-network` (no
+ * answer), `github-graphql` (a query GitHub refused), `github-answer` (an
+ * answer Orchestra could not use) for GitHub's failures, else `other`.
+ */
 export function errorClass(e: unknown, other: string): string {
-  return e instanceof GitHubError ? `github-${e.status ?? "network"}` : other;
+  if (!(e instanceof GitHubError)) return other;
+  if (e.status !== undefined) return `github-${e.status}`;
+  return e.graphqlErrors ? "github-graphql" : e.retryable ? "github-network" : "github-answer";
 }
 
 /**
@@ -121,7 +163,7 @@ const NO_ANSWER_CODES = new Set([
 /**
  * The one classifier of failures for retries (deliveries and effects): GitHub
  * 5xx, no answer, rate limits (primary and secondary, with when they lift),
- * or deterministic. A 403 counts as a rate limit only when GitHub says so
+ * a GraphQL query GitHub refused, or deterministic. A 403 counts as a rate limit only when GitHub says so
  * (its headers or message); a 404 or 422 never does. Anything not known to be
  * transient is deterministic: a bug retried for six hours is six hours late
  * to be seen. Several handlers failing together (AggregateError) are as
@@ -139,7 +181,9 @@ export function failureOf(e: unknown): Failure {
   }
   if (e instanceof GitHubError) {
     if (e.retryAfterMs !== undefined) return { class: "rate-limit", retryAfterMs: e.retryAfterMs };
-    if (e.status === undefined) return { class: "network" };
+    if (e.graphqlErrors) return { class: "graphql" };
+    // No status: no answer came (retryable), or one came that cannot be used (a defect, asked again in vain).
+    if (e.status === undefined) return e.retryable ? { class: "network" } : { class: "deterministic" };
     return e.status >= 500 ? { class: "github-5xx" } : { class: "deterministic" };
   }
   const err = e as { name?: unknown; code?: unknown; cause?: unknown } | null;

@@ -1,6 +1,7 @@
 /**
  * The port's issue methods on Probot's octokit (the issue half of
- * octokit.ts): issues, their labels, comments, reactions and dependencies.
+ * octokit.ts): issues, their labels, comments, reactions and dependencies,
+ * and the host's release (whether it has dependencies at all).
  */
 import type { ProbotOctokit } from "probot";
 import { GitHubError, type GitHub, type IssueInfo } from "./port.js";
@@ -27,6 +28,7 @@ type IssueMethods = Pick<
   | "listComments"
   | "addReaction"
   | "blockedBy"
+  | "hostVersion"
 >;
 
 interface RawIssue {
@@ -152,6 +154,12 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
         }),
       );
       return (items as RawBlocker[]).map(toBlocker);
+    },
+    async hostVersion() {
+      // api.github.com and GHEC describe no `installed_version`; every GHES release does.
+      const { data } = await call("get meta", () => rest.meta.get({ ...read() }));
+      const v = (data as { installed_version?: unknown }).installed_version;
+      return { ghes: typeof v === "string" && v ? v : null };
     },
   };
 }

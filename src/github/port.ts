@@ -7,6 +7,10 @@
  * branch".
  */
 
+import type { HostVersion } from "./hosts.js";
+
+export type { HostVersion } from "./hosts.js";
+
 export interface RepoRef {
   owner: string;
   repo: string;
@@ -191,9 +195,13 @@ export interface GitHub {
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
   /**
    * Every issue the issue is blocked by, open or closed (all
-   * pages). Throws on a missing issue, like every other failure.
+   * pages). Throws on a missing issue, like every other failure, and on a
+   * host without issue dependencies (a 404 for an issue that exists; see
+   * features.ts, which tells the two apart).
    */
   blockedBy(r: RepoRef, issue: number): Promise<BlockerInfo[]>;
+  /** The host's release (GET /meta): GHES's `installed_version`, null on api.github.com and GHEC. */
+  hostVersion(): Promise<HostVersion>;
 
   getPull(r: RepoRef, number: number): Promise<PullInfo | null>;
   /** Pull requests whose head is `branch` in this repository. */
@@ -312,6 +320,12 @@ export interface GitHubErrorDetail {
   tokenFailure?: boolean;
   /** The request may have reached GitHub and taken effect although no answer came (5xx, timeout, reset). */
   mayHaveSent?: boolean;
+  /**
+   * GitHub answered a GraphQL query with errors (a field this host lacks, a
+   * query it does not accept): their messages. A defect or a version gap,
+   * never an outage.
+   */
+  graphqlErrors?: string[];
 }
 
 export class GitHubError extends Error {
@@ -319,6 +333,7 @@ export class GitHubError extends Error {
   readonly retryAfterMs: number | undefined;
   readonly tokenFailure: boolean;
   readonly mayHaveSent: boolean;
+  readonly graphqlErrors: string[] | undefined;
   constructor(
     readonly operation: string,
     readonly status: number | undefined,
@@ -331,6 +346,7 @@ export class GitHubError extends Error {
     this.retryAfterMs = detail.retryAfterMs;
     this.tokenFailure = detail.tokenFailure ?? false;
     this.mayHaveSent = detail.mayHaveSent ?? false;
+    this.graphqlErrors = detail.graphqlErrors;
   }
 }
 

@@ -202,18 +202,29 @@ export class Questions {
     return met;
   }
 
-  /** Sweep: expired questions get their one comment; conditions are asked again, a few at a time. */
+  /**
+   * Sweep: expired questions get their one comment, the longest expired
+   * first and a batch at a time (each one raised closes it, so the next
+   * sweep takes the next ones); conditions are asked again, a few at a time.
+   */
   async sweep(): Promise<{ expired: number; met: number }> {
     const { queries, clock } = this.deps;
     const now = clock.now();
     let expired = 0;
     const stale = await queries.expiredQuestions(now, BATCH);
     for (const q of stale) {
-      const r = await this.deps.tasks.raise(
-        { taskId: q.taskId },
-        { kind: "question-expired", decisionId: q.id, question: q.body },
-      );
-      if (r.outcome !== "refused") expired++;
+      try {
+        const r = await this.deps.tasks.raise(
+          { taskId: q.taskId },
+          { kind: "question-expired", decisionId: q.id, question: q.body },
+        );
+        if (r.outcome !== "refused") expired++;
+      } catch (err) {
+        this.deps.log.warn(
+          { question: q.id, err: errorText(err) },
+          "could not expire a question; the next sweep tries again",
+        );
+      }
     }
     const waiting = (await queries.conditionQuestions(200)).filter(
       (q) => now.getTime() - (this.#checked.get(q.id) ?? 0) >= RECHECK_MS,

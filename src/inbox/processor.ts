@@ -75,7 +75,11 @@ export class Processor {
     this.#tick();
   }
 
-  /** Stops claiming and waits for deliveries in flight to finish. */
+  /**
+   * Stops claiming and waits for deliveries in flight to finish; one that
+   * fails from now on (its GitHub calls abandoned by the shutdown) is left
+   * pending with its attempt given back, not recorded as a failure.
+   */
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
@@ -166,6 +170,12 @@ export class Processor {
       this.#processed++;
     } catch (err) {
       clearInterval(renew);
+      if (!this.#running) {
+        // Stopping: its GitHub calls were abandoned, which says nothing about the delivery. It waits, pending.
+        await this.inbox.release(d.seq, this.owner, this.#clock.now()).catch(() => {});
+        this.log.info({ delivery: d.deliveryId }, "inbox: stopping; the delivery in flight stays pending");
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       const failure = failureOf(err);
       try {

@@ -29,6 +29,8 @@ export interface InboxQueries {
   ): Promise<void>;
   /** The number of processing deliveries put back to pending. */
   releaseProcessing(): Promise<number>;
+  /** A claimed delivery back to pending, due at `now`, its attempt given back. */
+  releaseDelivery(seq: number, owner: string, now: Date): Promise<void>;
   replayDelivery(deliveryId: string, now: Date): Promise<boolean>;
   /** Deliveries in a listed state (inbox/view.ts), newest first, without their payload. */
   listedDeliveries(state: string | undefined, take: number): Promise<ListedDelivery[]>;
@@ -95,6 +97,12 @@ export function inboxQueries(db: Db): InboxQueries {
         data: { state: "pending", lockedBy: null, lockedUntil: null },
       });
       return r.count;
+    },
+    async releaseDelivery(seq, owner, now) {
+      await db.delivery.updateMany({
+        where: { seq, state: "processing", lockedBy: owner },
+        data: { state: "pending", lockedBy: null, lockedUntil: null, nextAttemptAt: now, attempts: { decrement: 1 } },
+      });
     },
     async replayDelivery(deliveryId, now) {
       const r = await db.delivery.updateMany({

@@ -179,6 +179,11 @@ export class Inbox {
    * process uses the database (the embedded SQLite file); with PostgreSQL a
    * claim is left to expire, because its owner may be a live replica.
    */
+  /** A claimed delivery left as it was, pending and due, its attempt not counted: the service is stopping. */
+  async release(seq: number, owner: string, now = new Date()): Promise<void> {
+    await this.#queries.releaseDelivery(seq, owner, now);
+  }
+
   async releaseAll(): Promise<number> {
     return this.#queries.releaseProcessing();
   }

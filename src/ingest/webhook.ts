@@ -50,6 +50,8 @@ export interface IngestDeps {
   maxUnverifiedBytes?: number;
   /** How long a body may take to arrive, and pause (default 10 s and 5 s). */
   bodyTiming?: BodyTiming;
+  /** The service is stopping: deliveries are refused with 503, for GitHub to redeliver elsewhere or later. */
+  stopping?: () => boolean;
 }
 
 const header = (req: IncomingMessage, name: string): string | undefined => {
@@ -104,6 +106,10 @@ export function webhookHandler(deps: IngestDeps) {
     if (req.method !== "POST") {
       req.resume();
       sendError(res, 405, "webhooks are delivered with POST", {});
+      return true;
+    }
+    if (deps.stopping?.()) {
+      refuseUnread(req, res, 503, "the service is stopping; the delivery is not taken (redeliver it)");
       return true;
     }
     const event = header(req, "x-github-event");

@@ -215,6 +215,8 @@ export interface Applied {
   decisions?: NewDecision[];
   /** A question this answers (its answeredAt is set; already answered: nothing is written). */
   answering?: string;
+  /** The task leaves the state its questions wait in: every open one closes (machine/waiting.ts). */
+  closesQuestions?: true;
   effects: EffectSpec[];
 }
 

@@ -97,7 +97,8 @@ export type TaskEvent =
       scope?: "task" | "repository";
       breaker?: { opened: boolean; until: Date };
     }
-  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string }
+  /** `renew: false`: a heartbeat past a cap, recorded (usage, progress) without renewing the lease. */
+  | { kind: "heartbeat"; runId: string; leaseEpoch: string; usage?: Usage; progress?: string; renew?: false }
   | { kind: "lease-expired"; runId: string; leaseEpoch: string }
   | { kind: "lease-stalled"; runId: string; leaseEpoch: string }
   | { kind: "worker-revoked"; runId: string; workerName: string }
@@ -121,7 +122,8 @@ export type TaskEvent =
    */
   | { kind: "recovery-stuck"; runId: string; stage: "facts" | "publish"; why: string }
   // --- scheduling
-  | { kind: "blockers-read"; blockers: string[] }
+  /** `unsupported`: why none were read (a host without issue dependencies); the task is not held for them. */
+  | { kind: "blockers-read"; blockers: string[]; unsupported?: string }
   | { kind: "breaker-opened"; klass: string; runs: string[]; until: Date }
   // --- after submission
   /** `draft`: opened as a draft, which does not end a live run (its exit, or ready_for_review, does). */
@@ -172,7 +174,17 @@ export type TaskEvent =
       /** help: the answer, generated from the command table. */
       help?: string;
     }
-  | { kind: "correction"; author: string; commentId: number; body: string; edited?: boolean }
+  | {
+      kind: "correction";
+      author: string;
+      commentId: number;
+      body: string;
+      edited?: boolean;
+      /** Where it was written: the task's issue (the default) or its pull request. */
+      on?: "issue" | "pull";
+      /** The task already holds a decision from this comment (it came again): nothing more happens. */
+      recorded?: boolean;
+    }
   | { kind: "decision-receipted"; decisionId: string; runId: string; commentId: number | null }
   | {
       kind: "decision-requested";
@@ -186,7 +198,18 @@ export type TaskEvent =
       awaits?: string;
       subject?: string;
     }
-  | { kind: "question-answered"; decisionId: string; author: string; answer: string }
+  | {
+      kind: "question-answered";
+      decisionId: string;
+      author: string;
+      answer: string;
+      /**
+       * The comment that answers, when it is a comment of its own (a sign-off's answer is its verify): the
+       * answer is keyed by it, and when no question waits any more it is taken as a correction instead.
+       */
+      commentId?: number;
+      on?: "issue" | "pull";
+    }
   | { kind: "condition-met"; decisionId: string; condition: string }
   | { kind: "question-expired"; decisionId: string; question: string }
   // --- reconciliation

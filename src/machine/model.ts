@@ -80,6 +80,29 @@ export interface FailingCheck {
 }
 
 /**
+ * A trusted comment a continuation carries: one on the task's PR or issue in
+ * review sends the task back with it, and later ones join it until a run
+ * claims it. The claim's decisions list each one too (decisionId).
+ */
+export interface ContinuationComment {
+  /** GitHub's comment id. */
+  id: number;
+  /** The decision that records it. */
+  decisionId: string;
+  author: string;
+  body: string;
+  /** Where it was written: the task's issue, or its pull request. */
+  on: "issue" | "pull";
+}
+
+/**
+ * Comments a continuation carries at most; later ones reach the run as
+ * decisions only (`moreComments` counts them). A comment flood on one issue
+ * must not grow the task's row without bound.
+ */
+export const CONTINUATION_COMMENTS = 20;
+
+/**
  * What a continuation run resumes, with everything its agent needs without
  * reading GitHub: the PR and its head and base, and why it is back.
  */
@@ -92,12 +115,18 @@ export interface Continuation {
   reason?: string;
   /** fix-checks: the failing checks. */
   checks?: FailingCheck[];
-  /** changes-requested: the review. */
+  /** changes-requested: the review (reviews, when more than one came before the claim). */
   review?: {
     author: string;
     body: string;
     comments: Array<{ path: string; line: number | null; body: string; author: string }>;
+    /** The reviews it holds, so a review delivered again is not added twice. */
+    ids?: number[];
   };
+  /** Trusted comments on the PR or the issue (a `changes-requested` from comments, or ones that joined later). */
+  comments?: ContinuationComment[];
+  /** Comments past `CONTINUATION_COMMENTS`: in the claim's decisions only. */
+  moreComments?: number;
 }
 
 /** After a run ends without a PR: another attempt, or failed when the attempts are spent. */

@@ -14,10 +14,9 @@ import { blockersRead, breakerOpened } from "./rows/schedule.js";
 import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
 import { labelUntrusted } from "./rows/labels.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
+import { branchPushed, branchRewritten } from "./rows/branches.js";
 import {
   baseMoved,
-  branchPushed,
-  branchRewritten,
   checkFailed,
   prClosed,
   prMerged,
@@ -25,17 +24,12 @@ import {
   prSynchronized,
   reviewSubmitted,
 } from "./rows/review.js";
-import {
-  commandRows,
-  correction,
-  decisionReceipted,
-  drift,
-  installationRemoved,
-  subIssuesClosed,
-} from "./rows/human.js";
+import { commandRows, decisionReceipted, drift, installationRemoved, subIssuesClosed } from "./rows/human.js";
+import { correction } from "./rows/corrections.js";
 import { fleetRefresh } from "./rows/fleet.js";
 import { accessLost, accessRestored, recoveryStuck } from "./rows/stuck.js";
 import { withRevocation } from "./credentials.js";
+import { withQuestionsClosed } from "./waiting.js";
 import { conditionMet, decisionRequested, questionAnswered, questionExpired } from "./rows/questions.js";
 
 export const TABLE: { readonly [K in EventKind]: EventRows<K> } = {
@@ -128,7 +122,8 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
   "base-moved": "the base branch moved under the PR",
   "review-submitted": "a trusted review on the PR",
   command: "a trusted `orchestra <command>` comment",
-  correction: "any other trusted comment",
+  correction:
+    "any other trusted comment on the issue or its PR (not the answer to the question the task is blocked on)",
   "decision-receipted": "a run's receipt for a decision it was handed",
   "decision-requested": "a worker's decision request",
   "question-answered": "a trusted answer to a worker's question",
@@ -147,5 +142,5 @@ export const RAISED_BY: { readonly [K in EventKind]: string } = {
 export function decide(ctx: Context, e: TaskEvent): Decision {
   const rows = TABLE[e.kind] as unknown as EventRows<EventKind>;
   const row = rows[ctx.task?.state ?? "none"];
-  return withRevocation(ctx, row(ctx, e));
+  return withQuestionsClosed(ctx, withRevocation(ctx, row(ctx, e)));
 }

@@ -15,7 +15,13 @@ export type FailureClass =
   /** GitHub's primary (quota) or secondary (abuse) rate limit. */
   | "rate-limit"
   /** A 4xx other than a rate limit, a validation error, a programming error: retrying will not fix it. */
-  | "deterministic";
+  | "deterministic"
+  /**
+   * GitHub answered a GraphQL query with errors (a field the host lacks, a
+   * query it refuses): a defect or a version gap. Deterministic; the outbox
+   * parks it at once.
+   */
+  | "graphql";
 
 export interface Failure {
   class: FailureClass;
@@ -52,7 +58,7 @@ export interface RetryInput {
   random?: () => number;
 }
 
-const isTransient = (c: FailureClass): boolean => c !== "deterministic";
+const isTransient = (c: FailureClass): boolean => c !== "deterministic" && c !== "graphql";
 
 /**
  * Delay after `attempts` failed attempts: base doubling, jitter of ±25% so
@@ -75,6 +81,9 @@ const DESCRIBED: Record<FailureClass, string> = {
   "rate-limit": "GitHub rate limits",
   deterministic:
     "a failure that retrying does not fix (a 4xx other than a rate limit, a validation or programming error)",
+  graphql:
+    "a GraphQL query GitHub refused (a field this host lacks, or a query it does not accept): " +
+    "a defect or a version gap, which retrying does not fix",
 };
 
 /** "6 h 2 min", "14 min", "40 s": how long something was tried, for people. */

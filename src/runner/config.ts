@@ -165,7 +165,8 @@ export function workerSettings(
     // A dispatched run talks to GitHub only: Orchestra follows it through the workflow run's events.
     if (!token && !dispatched)
       throw new Error(
-        "no worker token: set ORCHESTRA_WORKER_TOKEN or --token-file (register a worker with POST /api/v1/workers)",
+        "no worker token: set ORCHESTRA_WORKER_TOKEN or --token-file " +
+          "(register a worker with: orchestra workers add <name>)",
       );
     const agent = flags.agent ?? env["ORCHESTRA_AGENT"] ?? f.agent;
     if (!agent?.trim())

@@ -16,22 +16,50 @@ export interface StatusEntry {
 
 const ours = (path: string) => path === ORCHESTRA_DIR || path.startsWith(`${ORCHESTRA_DIR}/`);
 
+export interface Status {
+  /** The head commit, or null in a repository without one. */
+  head: string | null;
+  entries: StatusEntry[];
+}
+
+/** Fields before the path in each kind of porcelain v2 entry: ordinary, renamed or copied, unmerged. */
+const V2_FIELDS: Record<string, number> = { "1": 8, "2": 9, u: 10 };
+
 /**
- * `git status --porcelain=v1 -z` as entries, without the worker's own
- * `.orchestra/` (a rename's source path follows it as an extra NUL field).
+ * `git status --porcelain=v2 --branch -z` as the head and the entries in
+ * porcelain v1's two-letter codes (`.` becomes a space, `?` `??`), without
+ * the worker's own `.orchestra/` (a rename's source path follows it as an
+ * extra NUL field). One command answers what `rev-parse HEAD` and a v1
+ * status answered in two.
  */
-export function parseStatus(z: string): StatusEntry[] {
+export function parseStatus(z: string): Status {
   const fields = z.split("\0");
+  let head: string | null = null;
   const entries: StatusEntry[] = [];
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
-    if (field.length < 4) continue;
-    const code = field.slice(0, 2);
-    const path = field.slice(3);
-    if (code[0] === "R" || code[0] === "C") i++; // the source path
+    if (field.startsWith("# branch.oid ")) {
+      const oid = field.slice("# branch.oid ".length);
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+      continue;
+    }
+    let code: string;
+    let path: string;
+    if (field.startsWith("? ")) {
+      code = "??";
+      path = field.slice(2);
+    } else {
+      const before = V2_FIELDS[field[0] ?? ""];
+      if (before === undefined || field[1] !== " ") continue;
+      const parts = field.split(" ");
+      if (parts.length <= before) continue;
+      code = parts[1]!.replace(/\./g, " ");
+      path = parts.slice(before).join(" ");
+      if (field[0] === "2") i++; // the source path
+    }
     if (!ours(path)) entries.push({ code, path });
   }
-  return entries;
+  return { head, entries };
 }
 
 /**

@@ -11,7 +11,7 @@ import { readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { errorOf, reasonOf } from "./client.js";
 import { ORCHESTRA_DIR, parseUsage } from "./facts.js";
-import { commitHandoff, git, worktreeFacts } from "./git.js";
+import { commitHandoff, git, worktreeState } from "./git.js";
 import { ensurePullRequest } from "./pulls.js";
 import type { ExitAnswer, ExitBody } from "./protocol.js";
 import type { Session } from "./session.js";
@@ -43,7 +43,8 @@ async function push(s: Session): Promise<string | null> {
   const args = ["push", "--quiet", "--porcelain"];
   // A rebase rewrites the branch: replaced only if it is still what Orchestra named, never blindly.
   if (c?.kind === "rebase") args.push(`--force-with-lease=refs/heads/${s.init.branch}:${c.headSha ?? s.startSha}`);
-  args.push("origin", `HEAD:refs/heads/${s.init.branch}`);
+  // To the claim's URL, not the remote's: the token goes nowhere else, whatever the mirror's config says.
+  args.push(s.init.cloneUrl, `HEAD:refs/heads/${s.init.branch}`);
   const r = await git(args, { cwd: wt, token: s.token });
   if (r.code === 0) return null;
   const said = (r.stderr + r.stdout).trim().split("\n").slice(-4).join(" / ");
@@ -55,7 +56,7 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
   const { settings } = s.ctx;
   const base = `refs/remotes/origin/${s.defaultBranch}`;
   s.step = "facts";
-  const left = await worktreeFacts(wt, base);
+  const left = await worktreeState(wt, base);
   const handoff = end.stopped ?? (left.dirty ? "uncommitted-work" : null);
 
   let testsPassed: boolean | undefined;
@@ -65,11 +66,13 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
     testsPassed = await runTests(settings.test, wt, end.env ?? {}, settings.maxRunMinutes * 60_000, s.logFile);
     s.say("tests", testsPassed ? "passed" : "failed", { testsPassed });
   }
+  let committed = false;
   if (handoff && left.dirty) {
-    await commitHandoff(wt, handoff);
+    committed = await commitHandoff(wt, handoff);
     s.say("handoff", `uncommitted work committed (Orchestra-Handoff: ${handoff})`, { reason: handoff });
   }
-  const facts = await worktreeFacts(wt, base);
+  // Asked again only when the worker has run something in the worktree since: the test command, a commit.
+  const facts = committed || testsPassed !== undefined ? await worktreeState(wt, base) : left;
   const moved = facts.headSha !== s.startSha;
 
   if (s.superseded) {
@@ -143,7 +146,8 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
   s.step = "exit";
   const answer = await s.ctx.client.post<ExitAnswer>(`/api/v1/runs/${encodeURIComponent(s.init.runId)}/exit`, body);
   const keep = !pushed;
-  if (!keep) await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch);
+  if (!keep)
+    await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch, s.ctx.settings.concurrency);
   if (answer.status === 200) {
     const a = answer.body;
     const what =
@@ -180,6 +184,7 @@ async function relayQuestion(s: Session, file: string, pushed: boolean): Promise
     return { kind: "lost", reason: reasonOf(answer.body) ?? "conflict" };
   }
   s.say("question", "relayed: the task waits for a human's answer", { decision: answer.body.decisionId });
-  if (pushed) await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch);
+  if (pushed)
+    await removeWorktree(s.ctx.settings.workdir, s.mirror!, s.init.runId, s.init.branch, s.ctx.settings.concurrency);
   return { kind: "question", decisionId: answer.body.decisionId ?? null };
 }

@@ -30,9 +30,12 @@ function gitEnv(token: string | null): Record<string, string> {
     if (v !== undefined && !/^GIT_CONFIG_|^GIT_ASKPASS$|^(GITHUB|GH)_TOKEN$|^ORCHESTRA_/.test(k)) env[k] = v;
   env["GIT_TERMINAL_PROMPT"] = "0";
   if (token) {
-    env["GIT_CONFIG_COUNT"] = "1";
+    env["GIT_CONFIG_COUNT"] = "2";
     env["GIT_CONFIG_KEY_0"] = "http.extraHeader";
     env["GIT_CONFIG_VALUE_0"] = authHeader(token);
+    // No hook runs with the token in its environment: the agent can write the mirror's hooks.
+    env["GIT_CONFIG_KEY_1"] = "core.hooksPath";
+    env["GIT_CONFIG_VALUE_1"] = "/dev/null";
   }
   return env;
 }
@@ -75,27 +78,48 @@ export async function gitOk(args: string[], opts: GitOptions): Promise<string> {
   return r.stdout;
 }
 
-/** A ref's sha, or null when it does not exist. */
-export async function revParse(cwd: string, ref: string): Promise<string | null> {
-  const r = await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd });
-  return r.code === 0 ? r.stdout.trim() : null;
+/** The commit each of `refs` (full names) points at, peeled, or null when it does not exist; one command. */
+export async function commitsOf(cwd: string, refs: string[]): Promise<Array<string | null>> {
+  const format = "%(refname) %(objecttype) %(objectname) %(*objecttype) %(*objectname)";
+  const out = await gitOk(["for-each-ref", `--format=${format}`, ...refs], { cwd });
+  const found = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const [name, type, sha, peeledType, peeled] = line.split(" ");
+    if (type === "commit") found.set(name!, sha!);
+    else if (peeledType === "commit") found.set(name!, peeled!);
+  }
+  return refs.map((ref) => found.get(ref) ?? null);
 }
 
-export interface WorktreeFacts {
+export interface WorktreeState {
   headSha: string;
   entries: StatusEntry[];
   dirty: boolean;
   ahead: number;
+}
+
+export interface WorktreeFacts extends WorktreeState {
   digest: string;
 }
 
-/** What git says of a worktree: its head, what differs from it (without .orchestra/), commits ahead of `base`. */
+/**
+ * What git says of a worktree: its head and what differs from it (without
+ * .orchestra/), from one `git status`, and its commits ahead of `base`.
+ */
+export async function worktreeState(cwd: string, base: string): Promise<WorktreeState> {
+  const status = parseStatus(
+    await gitOk(["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all"], { cwd }),
+  );
+  if (!status.head) throw new Error(`git status in ${cwd} names no head commit`);
+  const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..${status.head}`], { cwd })) ?? 0;
+  return { headSha: status.head, entries: status.entries, dirty: status.entries.length > 0, ahead };
+}
+
+/** The state, and a digest that also moves when a file already changed changes again (the diff's stat). */
 export async function worktreeFacts(cwd: string, base: string): Promise<WorktreeFacts> {
-  const headSha = (await gitOk(["rev-parse", "HEAD"], { cwd })).trim();
-  const entries = parseStatus(await gitOk(["status", "--porcelain=v1", "-z", "--untracked-files=all"], { cwd }));
+  const state = await worktreeState(cwd, base);
   const stat = await git(["diff", "HEAD", "--stat"], { cwd });
-  const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..HEAD`], { cwd })) ?? 0;
-  return { headSha, entries, dirty: entries.length > 0, ahead, digest: worktreeDigest(headSha, entries, stat.stdout) };
+  return { ...state, digest: worktreeDigest(state.headSha, state.entries, stat.stdout) };
 }
 
 export const HANDOFF_TRAILER = "Orchestra-Handoff";

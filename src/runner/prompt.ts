@@ -46,10 +46,16 @@ const WHAT_TO_DO: Record<string, string> = {
   "changes-requested": "A reviewer asked for changes on the pull request. Address the review below.",
 };
 
+/** changes-requested from comments rather than a review: what the maintainers wrote is below. */
+const COMMENTED =
+  "Maintainers commented on the pull request or its issue. Address the comments below on this branch; " +
+  "the pull request is reused.";
+
 function continuationSection(claim: ClaimAnswer): string[] {
   const c = claim.run.continuation;
   if (!c) return ["## Run", "", "A fresh run: the branch starts from the default branch.", ""];
-  const lines = [`## Continuation: ${c.kind}`, "", WHAT_TO_DO[c.kind] ?? "Continue the work on this branch.", ""];
+  const what = c.kind === "changes-requested" && !c.review && c.comments?.length ? COMMENTED : WHAT_TO_DO[c.kind];
+  const lines = [`## Continuation: ${c.kind}`, "", what ?? "Continue the work on this branch.", ""];
   if (c.reason) lines.push(`Why: ${clean(c.reason)}`, "");
   if (c.prNumber !== undefined) lines.push(`Pull request: #${c.prNumber}`, "");
   if (c.kind === "rebase") {
@@ -62,7 +68,7 @@ function continuationSection(claim: ClaimAnswer): string[] {
     if (check.summary) lines.push(clean(check.summary), "");
     if (check.logTail) lines.push("The end of its log:", "", fenced(clean(check.logTail), "text"), "");
   }
-  const review = c.kind === "changes-requested" ? c.review : undefined;
+  const review = c.review;
   if (review) {
     lines.push(`### Review by ${clean(review.author)}`, "", clean(review.body) || "(no summary)", "");
     for (const comment of review.comments) {
@@ -71,6 +77,11 @@ function continuationSection(claim: ClaimAnswer): string[] {
     }
     if (review.comments.length) lines.push("");
   }
+  for (const comment of c.comments ?? []) {
+    const on = comment.on === "pull" ? "on the pull request" : "on the issue";
+    lines.push(`### Comment by ${clean(comment.author)} ${on}`, "", clean(comment.body) || "(empty)", "");
+  }
+  if (c.moreComments) lines.push(`${c.moreComments} more comment(s) are among the decisions below.`, "");
   return lines;
 }
 
@@ -99,8 +110,15 @@ export function renderTask(claim: ClaimAnswer): string {
     ...continuationSection(claim),
   ];
   if (claim.decisions.length) {
+    // A comment the continuation shows in full is named here, not repeated.
+    const shown = new Set((run.continuation?.comments ?? []).map((c) => c.decisionId));
     lines.push("## Decisions from the maintainers", "");
-    for (const d of claim.decisions) lines.push(renderDecision(d, "###"));
+    for (const d of claim.decisions)
+      lines.push(
+        shown.has(d.id)
+          ? `### ${d.kind} from ${clean(d.author)}${d.at ? `, ${d.at}` : ""}\n\nThe comment shown above.\n`
+          : renderDecision(d, "###"),
+      );
   }
   lines.push(
     "## How this run works",

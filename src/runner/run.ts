@@ -41,7 +41,8 @@ export async function release(s: Session, reason: string): Promise<RunEnd> {
   let r = await s.ctx.client.post(`${runPath}/release`, body);
   if (r.status === 404)
     r = await s.ctx.client.post(`${runPath}/exit`, { leaseEpoch: s.init.leaseEpoch, exitCode: 127 });
-  if (s.worktree && s.mirror) await removeWorktree(s.ctx.settings.workdir, s.mirror, s.init.runId, s.init.branch);
+  if (s.worktree && s.mirror)
+    await removeWorktree(s.ctx.settings.workdir, s.mirror, s.init.runId, s.init.branch, s.ctx.settings.concurrency);
   const accepted = r.status >= 200 && r.status < 300;
   s.say(
     "released",
@@ -128,7 +129,7 @@ async function runSession(s: Session, claim: ClaimAnswer): Promise<RunEnd> {
     return release(s, `preflight: the agent's program ${program} is not found on PATH; install it or fix --agent`);
   try {
     s.step = "mirror";
-    const mirror = await ensureMirror(settings.workdir, s.init.repo, s.init.cloneUrl, s.token);
+    const mirror = await ensureMirror(settings.workdir, s.init.repo, s.init.cloneUrl, s.token, s.init.branch);
     s.mirror = mirror.path;
     s.defaultBranch = mirror.defaultBranch;
     s.say("mirror", `fetched ${s.init.repo} (default branch ${mirror.defaultBranch})`);

@@ -7,14 +7,17 @@
  * The mirror keeps the remote's branches as remote-tracking refs
  * (`origin/<branch>`), not as its own branches: a fetch refuses to move a
  * branch a worktree has checked out, and the agent gets the `origin/main` it
- * expects to rebase onto.
+ * expects to rebase onto. A run fetches only the two branches it works with,
+ * the default branch and its own: on a busy repository everything else is
+ * other people's pushes, which cost the run their objects and a round trip.
  */
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { ORCHESTRA_DIR } from "./facts.js";
-import { git, gitOk, revParse } from "./git.js";
+import { commitsOf, git, GitFailed, gitOk } from "./git.js";
+import { discard, park, reuseSpare } from "./spares.js";
 
 export interface Mirror {
   path: string;
@@ -35,31 +38,58 @@ function serially<T>(key: string, work: () => Promise<T>): Promise<T> {
 
 export const mirrorPath = (workdir: string, repo: string): string => join(workdir, "mirrors", `${repo}.git`);
 
-/** The mirror of `repo`, cloned on first use and fetched (with `token`) every time after. */
-export function ensureMirror(workdir: string, repo: string, url: string, token: string | null): Promise<Mirror> {
+/**
+ * The mirror of `repo`, cloned on first use, else fetched (with `token`): its
+ * default branch and the run's `branch`, which need not exist yet (a pattern:
+ * `<branch>*`, which may also bring a branch whose name starts with it).
+ */
+export function ensureMirror(
+  workdir: string,
+  repo: string,
+  url: string,
+  token: string | null,
+  branch: string,
+): Promise<Mirror> {
   const path = mirrorPath(workdir, repo);
   return serially(path, async () => {
-    if (!existsSync(join(path, "HEAD"))) {
-      await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.clone-${randomUUID().slice(0, 8)}`;
-      try {
-        await gitOk(["clone", "--bare", "--quiet", url, tmp], { cwd: dirname(path), token });
-        // The clone's own branches go: the remote's branches live under origin/ (see above).
-        const heads = await gitOk(["for-each-ref", "--format=delete %(refname)", "refs/heads/"], { cwd: tmp });
-        if (heads.trim()) await gitOk(["update-ref", "--no-deref", "--stdin"], { cwd: tmp, input: heads });
-        await gitOk(["config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"], { cwd: tmp });
-        await rename(tmp, path);
-      } catch (err) {
-        await rm(tmp, { recursive: true, force: true });
-        throw err;
-      }
+    const cloned = !existsSync(join(path, "HEAD"));
+    if (cloned) await cloneMirror(path, url, token);
+    const main = (await git(["symbolic-ref", "--short", "HEAD"], { cwd: path })).stdout.trim() || "main";
+    if (!cloned) {
+      // The claim's URL, not the remote's: the token goes nowhere else, whatever the mirror's config says.
+      const fetch = ["fetch", "--prune", "--quiet", url, `+refs/heads/${main}:refs/remotes/origin/${main}`];
+      if (branch !== main) fetch.push(`+refs/heads/${branch}*:refs/remotes/origin/${branch}*`);
+      const r = await git(fetch, { cwd: path, token });
+      if (r.code !== 0 && /couldn't find remote ref/.test(r.stderr))
+        throw new Error(
+          `the repository has no default branch ${main} (an empty repository?); push a first commit to it`,
+        );
+      if (r.code !== 0) throw new GitFailed(fetch, r);
     }
-    await gitOk(["remote", "set-url", "origin", url], { cwd: path });
-    await gitOk(["fetch", "--prune", "--quiet", "origin"], { cwd: path, token });
-    const head = (await git(["symbolic-ref", "--short", "HEAD"], { cwd: path })).stdout.trim();
     await excludeOrchestra(path);
-    return { path, defaultBranch: head || "main" };
+    return { path, defaultBranch: main };
   });
+}
+
+/**
+ * `git clone --bare`, its branches moved under `origin/` (see above) in one
+ * local ref transaction: the clone has just fetched everything, so no fetch
+ * follows it.
+ */
+async function cloneMirror(path: string, url: string, token: string | null): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.clone-${randomUUID().slice(0, 8)}`;
+  try {
+    await gitOk(["clone", "--bare", "--quiet", url, tmp], { cwd: dirname(path), token });
+    const format = "create refs/remotes/origin/%(refname:lstrip=2) %(objectname)%0adelete %(refname) %(objectname)";
+    const moves = await gitOk(["for-each-ref", `--format=${format}`, "refs/heads/"], { cwd: tmp });
+    if (moves.trim()) await gitOk(["update-ref", "--no-deref", "--stdin"], { cwd: tmp, input: moves });
+    await gitOk(["config", "remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"], { cwd: tmp });
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** `.orchestra/` is never committed: excluded in the mirror, which every worktree of it reads. */
@@ -123,8 +153,10 @@ export async function addWorktree(
 
 async function newWorktree(workdir: string, mirror: Mirror, runId: string, branch: string) {
   const path = worktreePath(workdir, runId);
-  const remote = await revParse(mirror.path, `refs/remotes/origin/${branch}`);
-  const base = await revParse(mirror.path, `refs/remotes/origin/${mirror.defaultBranch}`);
+  const [remote, base] = await commitsOf(mirror.path, [
+    `refs/remotes/origin/${branch}`,
+    `refs/remotes/origin/${mirror.defaultBranch}`,
+  ]);
   const start = remote ?? base;
   if (!start)
     throw new Error(
@@ -132,11 +164,13 @@ async function newWorktree(workdir: string, mirror: Mirror, runId: string, branc
         "(an empty repository?); push a first commit to it",
     );
   await mkdir(dirname(path), { recursive: true });
-  await gitOk(["worktree", "prune"], { cwd: mirror.path });
-  // --force: a branch left checked out by a worktree of an earlier, dead run of this task.
-  await gitOk(["worktree", "add", "--quiet", "--force", "--no-track", "-B", branch, path, start], {
-    cwd: mirror.path,
-  });
+  if (!(await reuseSpare(workdir, mirror.path, path, branch, start))) {
+    await gitOk(["worktree", "prune"], { cwd: mirror.path });
+    // --force: a branch left checked out by a worktree of an earlier, dead run of this task.
+    await gitOk(["worktree", "add", "--quiet", "--force", "--no-track", "-B", branch, path, start], {
+      cwd: mirror.path,
+    });
+  }
   if (remote) await gitOk(["branch", "--quiet", `--set-upstream-to=origin/${branch}`], { cwd: path });
   // Commits need an author: the machine's own when it has one, else the worker's.
   if ((await git(["config", "user.email"], { cwd: path })).stdout.trim() === "") {
@@ -147,16 +181,24 @@ async function newWorktree(workdir: string, mirror: Mirror, runId: string, branc
   return { path, startSha: start, existing: remote !== null };
 }
 
-/** The run's worktree, its local branch and its record, gone: only once its work is pushed or was nothing. */
-export function removeWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
-  return serially(mirror, () => dropWorktree(workdir, mirror, runId, branch));
+/**
+ * The run's worktree, its local branch and its record, gone: only once its
+ * work is pushed or was nothing. The worktree itself is kept as a spare for
+ * the repository's next run while fewer than `spares` are kept.
+ */
+export function removeWorktree(
+  workdir: string,
+  mirror: string,
+  runId: string,
+  branch: string,
+  spares: number,
+): Promise<void> {
+  return serially(mirror, () => dropWorktree(workdir, mirror, runId, branch, spares));
 }
 
-async function dropWorktree(workdir: string, mirror: string, runId: string, branch: string): Promise<void> {
+async function dropWorktree(workdir: string, mirror: string, runId: string, branch: string, spares: number) {
   const path = worktreePath(workdir, runId);
-  await git(["worktree", "remove", "--force", path], { cwd: mirror });
-  await rm(path, { recursive: true, force: true });
-  await git(["worktree", "prune"], { cwd: mirror });
+  if (!(await park(workdir, mirror, path, spares))) await discard(mirror, path);
   await git(["branch", "-D", "--quiet", branch], { cwd: mirror });
   await rm(recordPath(workdir, runId), { force: true });
 }

@@ -197,6 +197,29 @@ export const texts = {
     );
   },
 
+  /** A trusted comment recorded while no agent works on the task: what will act on it. */
+  correctionRecorded(state: "queued" | "blocked" | "failed", labels: Labels): string {
+    const gets = "and that run gets this comment with its instructions.";
+    switch (state) {
+      case "queued":
+        return (
+          `Recorded for the agent: this task is \`${labels.queued}\`, ` +
+          `and the run that picks it up gets this comment with its instructions.`
+        );
+      case "blocked":
+        return (
+          `Recorded, but no agent is working on this task: it is \`${labels.blocked}\`. ` +
+          `\`orchestra resume\` continues it on its branch (\`orchestra retry\` starts it over with a fresh ` +
+          `attempt budget), ${gets}`
+        );
+      case "failed":
+        return (
+          `Recorded, but no agent is working on this task: it is \`${labels.failed}\`. ` +
+          `\`orchestra retry\` queues it again with a fresh attempt budget, ${gets}`
+        );
+    }
+  },
+
   commandRefused(command: string, why: string, instead: string): string {
     return `\`orchestra ${command}\` was not applied: ${why}. ${instead}`;
   },

@@ -5,9 +5,12 @@
  * ignored unless allowlisted, and everything ignored is recorded in the audit
  * log. A command on the first line (`orchestra verify|retry|resume|hold|
  * cancel|status|help`) is raised as a command; any other trusted comment on a
- * managed issue or its PR answers a waiting question, or else becomes a
- * correction for the agent. An edited command never runs again; an edited
- * correction that no run has been handed yet replaces the original.
+ * managed issue or its PR answers the question its task waits on (blocked on
+ * it, or asked by the live run), or else is a correction (rows/corrections.ts
+ * says what acts on it). One comment is one decision: a comment delivered
+ * again is recorded already and does nothing more. An edited command never
+ * runs again; an edited correction that no run has been handed yet replaces
+ * the original.
  */
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult } from "../config/repo.js";
@@ -26,7 +29,10 @@ import type { WebhookQueries } from "./queries.js";
 type CommentPayload = Pick<EventContext<"issue_comment.created">["payload"], "repository" | "issue">;
 
 export interface CommentDeps {
-  queries: Pick<WebhookQueries, "taskOnPr" | "taskOfIssue" | "corrections" | "deliveryCount" | "openQuestion">;
+  queries: Pick<
+    WebhookQueries,
+    "taskOnPr" | "taskOfIssue" | "corrections" | "deliveryCount" | "openQuestion" | "recorded"
+  >;
   tasks: Tasks;
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   permissions: PermissionCache;
@@ -94,15 +100,29 @@ export class CommentHandlers {
       ? { taskId: task.id }
       : { subject: { installationId: ctx.installationId!, repo: p.repository.full_name, issue: p.issue.number } };
     if (parsed.kind === "text") {
-      const question = task ? await this.#openQuestion(task.id, null) : null;
+      const on = p.issue.pull_request ? "pull" : "issue";
+      const recorded = await this.deps.queries.recorded(commentId);
+      // A question waits only while its task does; otherwise the comment would vanish into one nobody reads.
+      const waits = task?.state === "blocked" || task?.state === "claimed";
+      const question = task && waits && !recorded ? await this.#openQuestion(task.id, null) : null;
       if (question)
         await this.deps.tasks.raise(ref, {
           kind: "question-answered",
           decisionId: question,
           author,
           answer: parsed.body,
+          commentId,
+          on,
         });
-      else await this.deps.tasks.raise(ref, { kind: "correction", author, commentId, body: parsed.body });
+      else
+        await this.deps.tasks.raise(ref, {
+          kind: "correction",
+          author,
+          commentId,
+          body: parsed.body,
+          on,
+          ...(recorded ? { recorded: true } : {}),
+        });
       return;
     }
     if (parsed.kind !== "command") {
@@ -164,6 +184,7 @@ export class CommentHandlers {
         commentId: p.comment.id,
         body: parsed.body,
         edited: true,
+        on: p.issue.pull_request ? "pull" : "issue",
       },
     );
   }

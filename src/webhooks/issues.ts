@@ -15,7 +15,8 @@ import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { judge, type Actor } from "../trust/trust.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import type { EventContext } from "../events/router.js";
-import { openBlockersInPayload, readOpenBlockers, type Blockers } from "../blockers/blockers.js";
+import { openBlockersInPayload, type Blockers } from "../blockers/blockers.js";
+import type { HostGitHub } from "../github/features.js";
 import { errorText } from "../github/errors.js";
 import type { Audit } from "../human/audit.js";
 import { stateLabelsOf, type Labels } from "../machine/model.js";
@@ -75,7 +76,7 @@ export class IssueHandlers {
     }
     const config = cfg.config;
     if (!isStateLabel(config.labels, label) || p.issue.state === "closed") return counters.bump("ignored.irrelevant");
-    const github: Pick<GitHub, "permission" | "blockedBy"> = await ctx.github();
+    const github: Pick<GitHub, "permission"> & HostGitHub = await ctx.github();
     const verdict = await judge(actor, config, () => this.deps.permissions.of(github, subject.repo, actor.login));
     if (!verdict.trusted) {
       const event = sameLabel(label, config.labels.queued)
@@ -123,14 +124,12 @@ export class IssueHandlers {
    * (no call), else read from GitHub. A failed read queues the task with its
    * blockers unknown — unclaimable until the sweep reads them.
    */
-  async #blockers(
-    ctx: EventContext<"issues.labeled">,
-    github: Pick<GitHub, "blockedBy">,
-  ): Promise<{ blockedBy?: string[] }> {
+  async #blockers(ctx: EventContext<"issues.labeled">, github: HostGitHub): Promise<{ blockedBy?: string[] }> {
     const p = ctx.payload;
     if (openBlockersInPayload(p.issue) === 0) return { blockedBy: [] };
     try {
-      return { blockedBy: await readOpenBlockers(github, p.repository.full_name, p.issue.number) };
+      // On a host without issue dependencies this is none (the fallback), not a task left unread.
+      return { blockedBy: (await this.deps.blockers.read(github, p.repository.full_name, p.issue.number)).blockers };
     } catch (err) {
       ctx.log.warn(
         { repo: p.repository.full_name, issue: p.issue.number, err: errorText(err) },

@@ -16,6 +16,8 @@ export interface WebhookQueries {
   taskOnBranch(repo: string, branch: string): Promise<Task | null>;
   /** The task's corrections from this comment (source `comment:<id>…`) not superseded. */
   corrections(taskId: string, commentId: number): Promise<Decision[]>;
+  /** Whether a decision from this comment is recorded (whatever it became: a correction, an answer, a command). */
+  recorded(commentId: number): Promise<boolean>;
   /** How many times these decisions were handed to a run. */
   deliveryCount(decisionIds: string[]): Promise<number>;
   /** The task's oldest unanswered question: a sign-off request for `subject`, or (null) a plain question. */
@@ -37,6 +39,7 @@ export function webhookQueries(db: Db): WebhookQueries {
           supersededAt: null,
         },
       }),
+    recorded: async (commentId) => (await db.decision.count({ where: { source: `comment:${commentId}` } })) > 0,
     deliveryCount: (decisionIds) => db.decisionDelivery.count({ where: { decisionId: { in: decisionIds } } }),
     openQuestion: (taskId, subject) =>
       db.decision.findFirst({

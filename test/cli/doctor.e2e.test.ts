@@ -18,7 +18,15 @@ import { openDatabase } from "../../src/store/db.js";
 import { listMigrations, migrate } from "../../src/store/migrate.js";
 import { maskUrl, scrub, secretsOf } from "../../src/redact/redact.js";
 
-const NAMES = ["environment", "database", "github", "app permissions", "installation acme", "webhook deliveries"];
+const NAMES = [
+  "environment",
+  "database",
+  "github",
+  "app permissions",
+  "installation acme",
+  "github host",
+  "webhook deliveries",
+];
 
 interface Line {
   name: string;
@@ -93,6 +101,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       /^ok {4}app permissions: the App conductor holds what app.yml asks: 6 permissions, 11 events$/m,
     );
     expect(r.stdout).toMatch(/^ok {4}installation acme: installation 77 on acme holds what app.yml asks/m);
+    expect(r.stdout).toMatch(
+      /^ok {4}github host: api\.github\.com or GitHub Enterprise Cloud: every feature Orchestra uses is there$/m,
+    );
     expect(r.stdout).toMatch(/^ok {4}webhook deliveries: no deliveries in the last 24 h$/m);
     expect(lines[lines.length - 1]).toBe(`all ${NAMES.length} checks passed`);
 
@@ -104,6 +115,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(fake.requestsFor("apps/get-authenticated").length).toBe(2);
     expect(fake.requestsFor("apps/list-installations").length).toBe(2);
     expect(fake.requestsFor("apps/list-webhook-deliveries").length).toBe(2);
+    // The host is asked as an installation, as the service asks it.
+    expect(fake.requestsFor("meta/get").map((q) => q.headers["authorization"])).toEqual([
+      expect.stringMatching(/^token /),
+      expect.stringMatching(/^token /),
+    ]);
   });
 
   once(
@@ -129,7 +145,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
         "FAIL  installation globex: installation 78 on globex: missing permission pull_requests: write (not granted); missing event pull_request_review\n" +
           `      fix: an owner of globex accepts the App's requested permissions at ${fake.url}/organizations/globex/settings/installations/78 (Review request)\n`,
       );
-      expect(r.stdout).toMatch(/^2 of 7 checks failed$/m);
+      expect(r.stdout).toMatch(/^2 of 8 checks failed$/m);
 
       const j = await checks();
       expect(j.code).toBe(1);
@@ -286,6 +302,44 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     },
   );
 
+  once(
+    "(f) a GitHub Enterprise Server without a feature: a warning naming it and its fallback, exit 0; one too old fails",
+    async () => {
+      await fake.close();
+      fake = await startFakeGitHub({ appSlug: "conductor", host: "ghes-3.17", installedVersion: "3.17.4" });
+      fake.state.addInstallation(77, "acme");
+      const r = await doctor();
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(
+        "warn  github host: GitHub Enterprise Server 3.17.4 lacks issue dependencies; Orchestra falls back:\n" +
+          "      issue dependencies (GHES 3.19): no dependency gate: a task's blockers are taken as read and empty, " +
+          "so queued tasks are claimable (a `blocked by` link made on GitHub does not hold them)\n" +
+          "      fix: upgrade GitHub Enterprise Server to 3.19 or later to have them\n",
+      );
+      expect(r.stdout).toMatch(/^all 7 checks passed, 1 with a warning$/m);
+
+      fake.state.host.installedVersion = "3.16.9";
+      const old = await checks();
+      expect(old.code).toBe(1);
+      expect(byName(old.checks, "github host")).toEqual({
+        name: "github host",
+        status: "fail",
+        detail:
+          "GitHub Enterprise Server 3.16.9 is older than GitHub Enterprise Server 3.17, the oldest Orchestra supports",
+        fix: "upgrade GitHub Enterprise Server to 3.17 or later; then run orchestra doctor again",
+      });
+
+      // GitHub failing to say is GitHub failing, not a host without features; the service still finds out itself.
+      fake.inject({ path: "meta/get", status: 502, times: Infinity });
+      const down = await checks();
+      expect(down.code).toBe(0);
+      expect(byName(down.checks, "github host")).toMatchObject({
+        status: "warn",
+        detail: expect.stringMatching(/^GitHub failed: GET \/meta answered 502/),
+      });
+    },
+  );
+
   test("the database: pending migrations named, a SQLite file that is not there not created", async () => {
     const names = listMigrations(provider).map((m) => m.name);
     const older = await testDatabase(provider);
@@ -341,6 +395,6 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(stdout).not.toMatch(/installation acme|webhook deliveries/);
     held.release();
     expect(await exited).toBe(0);
-    expect(stdout).toMatch(/^ok {4}installation acme: .*\nok {4}webhook deliveries: /m);
+    expect(stdout).toMatch(/^ok {4}installation acme: .*\nok {4}github host: .*\nok {4}webhook deliveries: /m);
   });
 });

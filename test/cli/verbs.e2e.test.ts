@@ -8,7 +8,9 @@
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { freePort } from "../support/orchestra.js";
 import { providers } from "../support/databases.js";
-import { cliAgainst, runCli as run } from "../support/cli.js";
+import { childEnv, cliAgainst, runCli as run } from "../support/cli.js";
+import { execFile } from "node:child_process";
+import { dirname, join } from "node:path";
 
 describe("usage and reachability (no service needed)", () => {
   test.each([
@@ -35,6 +37,35 @@ describe("usage and reachability (no service needed)", () => {
         expect(r.stdout).toMatch(new RegExp(`^  ${verb} `, "m"));
       expect(r.stdout).toMatch(/exit codes:\n {2}0 {2}done\n {2}1 {2}.+\n {2}2 {2}usage error/);
     }
+  });
+
+  test("npm run orchestra -- <command> in the checkout: the built bin, its output and its exit code, no compiling", async () => {
+    const npm = (...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          "npm",
+          ["run", "-s", "orchestra", "--", ...args],
+          {
+            cwd: join(import.meta.dirname, "..", ".."),
+            // npm itself is a node script: node on the PATH, the one running the tests.
+            env: childEnv({ PATH: `${dirname(process.execPath)}:${process.env["PATH"] ?? ""}` }),
+            timeout: 60_000,
+          },
+          (err, stdout, stderr) =>
+            resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const help = await npm("classify", "--help");
+    // The build is fresh (npm test builds first): nothing is compiled, and nothing but the bin's output is printed.
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^Usage: orchestra classify \[--batch\] < facts\.json\n/);
+    const wrong = await npm("frob");
+    expect(wrong).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "orchestra: unknown command 'frob'\nusage: orchestra <command> [options]; orchestra --help lists the commands\n",
+    });
   });
 
   test("nothing listening at ORCHESTRA_URL → exit 1, says to set ORCHESTRA_URL", async () => {

@@ -45,6 +45,16 @@ describe("parseEnv", () => {
     ],
     ["private key not PEM", { ...full, PRIVATE_KEY: "hello" }, /^PRIVATE_KEY must be a PEM private key/],
     [
+      "a PEM block that is not a key",
+      { ...full, PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\ngarbage\n-----END RSA PRIVATE KEY-----" },
+      /^PRIVATE_KEY holds a PEM block that is not a readable private key \(cut short, or pasted wrong\?\); download a new one$/,
+    ],
+    [
+      "a key cut short",
+      { ...full, PRIVATE_KEY: key.slice(0, 200) + "\n-----END RSA PRIVATE KEY-----\n" },
+      /^PRIVATE_KEY holds a PEM block that is not a readable private key/,
+    ],
+    [
       "admin token missing",
       { APP_ID: "42", PRIVATE_KEY: key, WEBHOOK_SECRET: "s" },
       /^ORCHESTRA_ADMIN_TOKEN is missing: set it to a random string/,

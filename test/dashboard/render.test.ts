@@ -138,7 +138,13 @@ test("the overview: a list cut at LISTED has the total in its heading and a line
       },
       runs: empty,
       calls: empty,
-      health: { deliveries: {}, effects: {}, github: { rateLimits: [], callsPerHour: [] }, failing: {} },
+      health: {
+        deliveries: {},
+        effects: {},
+        github: { rateLimits: [], callsPerHour: [] },
+        failing: {},
+        host: { version: null, host: "not read yet", gaps: [] },
+      },
     },
   ).text;
   expect(page).toContain(`Failed <span class="muted">(${LISTED + 50})</span>`);

@@ -1,4 +1,5 @@
-import { backoffMs } from "../../src/retry/schedule.js";
+import { backoffMs, retryDecision, type Failure } from "../../src/retry/schedule.js";
+import { attemptsBeforeParking } from "../../src/effects/executor.js";
 import { pauseMs } from "../../src/effects/installations.js";
 import { classifyBackoffMs } from "../../src/exits/settle.js";
 
@@ -36,4 +37,37 @@ describe("how long a run GitHub could not be asked about waits", () => {
     [7, 1_800_000],
     [50, 1_800_000],
   ])("failure %i → %i ms", (n, ms) => expect(classifyBackoffMs(n)).toBe(ms));
+});
+
+describe("how many attempts a deterministic failure of an effect gets before it is parked", () => {
+  const policy = { baseMs: 2_000, capMs: 600_000, windowMs: 6 * 3_600_000 };
+  const now = new Date("2026-06-01T12:00:00Z");
+  test.each<[string, Failure, { deterministicAttempts?: number }, number]>([
+    ["a GraphQL query GitHub refused: at once", { class: "graphql" }, {}, 1],
+    [
+      "a GraphQL query GitHub refused, whatever the performer allows",
+      { class: "graphql" },
+      { deterministicAttempts: 5 },
+      1,
+    ],
+    ["a 4xx: three", { class: "deterministic" }, {}, 3],
+    ["a refused dispatch: the performer's one", { class: "deterministic" }, { deterministicAttempts: 1 }, 1],
+  ])("%s", (_n, failure, performer, attempts) => {
+    expect(attemptsBeforeParking(failure, performer)).toBe(attempts);
+    const at = (n: number) =>
+      retryDecision({ failure, attempts: n, firstFailedAt: null, now, policy: { ...policy, maxAttempts: attempts } });
+    expect(at(attempts)).toMatchObject({ park: true });
+    if (attempts > 1) expect(at(attempts - 1)).toHaveProperty("retryAt");
+  });
+
+  test("a refused query is parked saying so, never as an outage", () => {
+    const d = retryDecision({
+      failure: { class: "graphql" },
+      attempts: 1,
+      firstFailedAt: null,
+      now,
+      policy: { ...policy, maxAttempts: 1 },
+    });
+    expect(d).toMatchObject({ park: true, why: expect.stringContaining("a GraphQL query GitHub refused") });
+  });
 });

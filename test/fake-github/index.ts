@@ -15,7 +15,7 @@ import type { Push } from "./git/host.js";
 import { pushPayload } from "./git/payload.js";
 import type { GraphQLRegistry } from "./graphql/index.js";
 import type { Serializer } from "./json.js";
-import { loadOpenApi } from "./openapi.js";
+import { loadOpenApi, type Description } from "./openapi.js";
 import {
   FakeServer,
   type ChaosOptions,
@@ -27,6 +27,7 @@ import {
 import { FakeState } from "./state.js";
 
 export type { ChaosOptions, ChaosStats, InjectRule, OutageOptions, RecordedRequest } from "./server.js";
+export type { Description } from "./openapi.js";
 export type {
   AccessToken,
   AppIdentity,
@@ -66,6 +67,15 @@ export interface StartOptions {
   appId?: number;
   /** the App's slug; its bot user is `<slug>[bot]` */
   appSlug?: string;
+  /**
+   * The host to play (default api.github.com): requests are checked against
+   * its description and a route it lacks (newer, on api.github.com) is
+   * answered 404 and listed in `hostGaps`. A GitHub Enterprise Server says its
+   * release in GET /meta (`installedVersion`, default `<release>.0`); one
+   * without issue dependencies serves issues without their summary.
+   */
+  host?: Description;
+  installedVersion?: string;
 }
 
 export interface FakeGitHub {
@@ -85,6 +95,8 @@ export interface FakeGitHub {
   requests: RecordedRequest[];
   /** human-readable: schema violations, unexpected routes, misuse */
   violations: string[];
+  /** requests for routes the played host lacks (see StartOptions.host), answered 404 */
+  hostGaps: RecordedRequest[];
   /** REST shapes of state objects, e.g. to build webhook payloads that agree with the API */
   json: Serializer;
   graphql: GraphQLRegistry;
@@ -138,7 +150,9 @@ export interface FakeGitHub {
 let nextAppId = 900_001;
 
 export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitHub> {
-  const openapi = loadOpenApi();
+  const description = opts.host ?? "api.github.com";
+  const openapi = loadOpenApi(description);
+  const dotcom = description === "api.github.com" ? undefined : loadOpenApi();
   const keys = await takeAppKeys();
   const appId = opts.appId ?? nextAppId++;
   const slug = opts.appSlug ?? "orchestra-test";
@@ -149,7 +163,20 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     owner: "orchestra-dev",
     clientId: `Iv1.fake${appId}`,
   });
-  const server = new FakeServer({ state, openapi, publicKey: keys.publicKey, port: opts.port });
+  const release = /^ghes-(.+)$/.exec(description)?.[1];
+  state.host = {
+    description,
+    installedVersion: release ? (opts.installedVersion ?? `${release}.0`) : null,
+    dependencies:
+      openapi.byRoute("GET", "/repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by") !== undefined,
+  };
+  const server = new FakeServer({
+    state,
+    openapi,
+    ...(dotcom ? { dotcom } : {}),
+    publicKey: keys.publicKey,
+    port: opts.port,
+  });
   await server.listen();
   const url = server.urls.web;
   const host = url.replace(/^http:\/\//, "");
@@ -163,6 +190,7 @@ export async function startFakeGitHub(opts: StartOptions = {}): Promise<FakeGitH
     state,
     requests: server.requests,
     violations: server.violations,
+    hostGaps: server.hostGaps,
     json: server.json,
     graphql: server.graphql,
     inject: (rule) => server.inject(rule),

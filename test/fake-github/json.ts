@@ -274,8 +274,8 @@ export class Serializer {
       timeline_url: `${api}/timeline`,
       performed_via_github_app: null,
     };
-    // dependencies join issues only; pull requests carry no summary
-    if (!i.isPull) out.issue_dependencies_summary = this.state.dependencies.summary(i);
+    // dependencies join issues only; pull requests carry no summary, nor does anything on a host without them
+    if (!i.isPull && this.state.host.dependencies) out.issue_dependencies_summary = this.state.dependencies.summary(i);
     if (pr) {
       out.draft = pr.draft;
       out.pull_request = {

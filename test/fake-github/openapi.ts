@@ -1,6 +1,8 @@
 /**
  * GitHub's REST description (from @octokit/openapi) reduced to what request
  * validation needs: path templates, parameters and JSON request-body schemas.
+ * api.github.com's by default; the other hosts' (GitHub Enterprise Cloud, each
+ * GitHub Enterprise Server release) on request.
  *
  * The full description is 13 MB. Parsing it costs ~150 ms and converting its
  * schemas more, and every Jest test file gets a fresh module registry, so an
@@ -274,13 +276,32 @@ function safeDecode(s: string): string {
 // ---------------------------------------------------------------------------
 // Loading, with a per-realm memo and an on-disk cache shared by processes.
 
-let memo: OpenApiIndex | null = null;
+/**
+ * The descriptions @octokit/openapi ships, by host: `api.github.com`, `ghec`
+ * (GitHub Enterprise Cloud) and `ghes-<major>.<minor>` (GitHub Enterprise
+ * Server releases).
+ */
+export type Description = "api.github.com" | "ghec" | `ghes-${number}.${number}`;
 
-export function loadOpenApi(): OpenApiIndex {
-  if (memo) return memo;
-  const specPath = resolveSpecPath();
+const memo = new Map<Description, OpenApiIndex>();
+
+/** The descriptions of GitHub Enterprise Server releases @octokit/openapi ships, oldest first. */
+export function shippedGhesReleases(): string[] {
+  const dir = path.dirname(resolveSpecPath("api.github.com"));
+  const versions = fs
+    .readdirSync(dir)
+    .map((f) => /^ghes-(\d+\.\d+)\.json$/.exec(f)?.[1])
+    .filter((v): v is string => v !== undefined);
+  const key = (v: string) => v.split(".").map(Number) as [number, number];
+  return versions.sort((a, b) => key(a)[0] - key(b)[0] || key(a)[1] - key(b)[1]);
+}
+
+export function loadOpenApi(description: Description = "api.github.com"): OpenApiIndex {
+  const known = memo.get(description);
+  if (known) return known;
+  const specPath = resolveSpecPath(description);
   const stat = fs.statSync(specPath);
-  const source = `${stat.size}:${Math.trunc(stat.mtimeMs)}:${INDEX_FORMAT}`;
+  const source = `${description}:${stat.size}:${Math.trunc(stat.mtimeMs)}:${INDEX_FORMAT}`;
   const cachePath = path.join(
     cacheDir(specPath),
     `openapi-index-${createHash("sha1").update(source).digest("hex").slice(0, 12)}.json`,
@@ -304,13 +325,14 @@ export function loadOpenApi(): OpenApiIndex {
       // a read-only checkout still works, only slower
     }
   }
-  memo = new OpenApiIndex(file);
-  return memo;
+  const index = new OpenApiIndex(file);
+  memo.set(description, index);
+  return index;
 }
 
-function resolveSpecPath(): string {
+function resolveSpecPath(description: Description): string {
   const require = createRequire(import.meta.url);
-  return require.resolve("@octokit/openapi/generated/api.github.com.json");
+  return require.resolve(`@octokit/openapi/generated/${description}.json`);
 }
 
 function cacheDir(specPath: string): string {

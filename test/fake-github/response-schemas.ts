@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import type { Ajv, ValidateFunction } from "ajv";
-import { convertSchema, createAjv, formatAjvErrors, type JsonSchema } from "./openapi.js";
+import { convertSchema, createAjv, formatAjvErrors, type Description, type JsonSchema } from "./openapi.js";
 
 type Spec = any;
 
@@ -25,9 +25,10 @@ export class ResponseSchemas {
   private readonly cache = new Map<string, ValidateFunction | null>();
   private readonly byId = new Map<string, Spec>();
 
-  constructor() {
+  /** Against api.github.com's description, or another host's. */
+  constructor(description: Description = "api.github.com") {
     const require = createRequire(import.meta.url);
-    this.spec = JSON.parse(fs.readFileSync(require.resolve("@octokit/openapi/generated/api.github.com.json"), "utf8"));
+    this.spec = JSON.parse(fs.readFileSync(require.resolve(`@octokit/openapi/generated/${description}.json`), "utf8"));
     for (const item of Object.values<Spec>(this.spec.paths)) {
       for (const op of Object.values<Spec>(item)) if (op?.operationId) this.byId.set(op.operationId, op);
     }

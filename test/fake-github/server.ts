@@ -34,6 +34,7 @@ import { gitService, matchGitRoute, serveGit, type GitRoute } from "./git/backen
 import { gitRoutes } from "./routes/git.js";
 import { hookRoutes } from "./routes/hooks.js";
 import { issueRoutes } from "./routes/issues.js";
+import { metaRoutes } from "./routes/meta.js";
 import { pullRoutes } from "./routes/pulls.js";
 import { repoRoutes } from "./routes/repos.js";
 import type { ChaosOptions, ChaosStats, InjectRule, OutageOptions } from "./faults.js";
@@ -52,11 +53,19 @@ const ROUTES: RouteTable = {
   ...checkRoutes,
   ...actionRoutes,
   ...repoRoutes,
+  ...metaRoutes,
 };
 
 export interface FakeServerOptions {
   state: FakeState;
+  /** The description of the host this fake plays: what it serves. */
   openapi: OpenApiIndex;
+  /**
+   * api.github.com's description, when the fake plays another host: a route
+   * there and not on this host is one the host lacks (GitHub's 404, recorded
+   * in `hostGaps`), not a mistake of the App's.
+   */
+  dotcom?: OpenApiIndex;
   publicKey: KeyObject;
   port?: number;
 }
@@ -64,6 +73,10 @@ export interface FakeServerOptions {
 export class FakeServer {
   readonly requests: RecordedRequest[] = [];
   readonly violations: string[] = [];
+  /** Requests for routes api.github.com has and the host this fake plays lacks, answered 404 as that host does. */
+  readonly hostGaps: RecordedRequest[] = [];
+  /** The routes this host serves: the fake's, less those its description lacks. */
+  private readonly routes: RouteTable = {};
   readonly graphql = new GraphQLRegistry();
   readonly state: FakeState;
   json!: Serializer;
@@ -83,11 +96,11 @@ export class FakeServer {
       publicKey: opts.publicKey,
       violations: this.violations,
     });
-    for (const key of Object.keys(ROUTES)) {
+    for (const [key, handler] of Object.entries(ROUTES)) {
       const [method, path] = key.split(" ") as [string, string];
-      if (!this.openapi.byRoute(method, path)) {
+      if (this.openapi.byRoute(method, path)) this.routes[key] = handler;
+      else if (!opts.dotcom)
         throw new Error(`fake GitHub: route ${key} is not an operation in GitHub's REST description`);
-      }
     }
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((e: unknown) => {
@@ -330,6 +343,17 @@ export class FakeServer {
     }
 
     const match = this.openapi.match(method, url.pathname.slice(7));
+    const newer = this.opts.dotcom?.match(method, url.pathname.slice(7));
+    if ((!match || "methods" in match) && newer && !("methods" in newer)) {
+      // A route newer than this host: GitHub Enterprise Server answers it as any unknown path.
+      rec.operationId = newer.op.operationId;
+      rec.route = `${method} ${newer.op.path}`;
+      this.hostGaps.push(rec);
+      return this.faults.run(this.faults.take(method, rec.path, newer.op), rec, () => ({
+        status: 404,
+        body: errorBody(404, "Not Found", DEFAULT_DOCS),
+      }));
+    }
     if (!match || "methods" in match) {
       return this.faults.run(this.faults.take(method, rec.path, null), rec, () => {
         const hint = match
@@ -351,7 +375,7 @@ export class FakeServer {
     }
     const invalid = this.checks.validate(op, params, url.searchParams, body, raw.length > 0, rec);
     const injection =
-      this.faults.take(method, rec.path, op) ?? this.faults.takeChaos(method, op, Boolean(ROUTES[route]));
+      this.faults.take(method, rec.path, op) ?? this.faults.takeChaos(method, op, Boolean(this.routes[route]));
     return this.faults.run(injection, rec, () => this.runOperation(req, url, method, body, op, params, invalid, rec));
   }
 
@@ -368,7 +392,7 @@ export class FakeServer {
   ): Reply | Promise<Reply> {
     const route = `${method} ${op.path}`;
     this.beforeHandle?.(op.operationId, rec);
-    const handler: Handler | undefined = ROUTES[route];
+    const handler: Handler | undefined = this.routes[route];
     if (!handler) {
       this.violations.push(`unexpected route ${method} ${rec.path} (${op.operationId} is not implemented by the fake)`);
       return { status: 404, body: errorBody(404, "Not Found", docsFor({ op })) };

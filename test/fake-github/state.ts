@@ -9,6 +9,7 @@
  * same data the refs API changes.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { Description } from "./openapi.js";
 import { Dependencies, type IssueAt } from "./dependencies.js";
 import { createFork, crossHead, headRepoOf, pullsFromBranch, shareCommits } from "./forks.js";
 import { GitHost, type GitOptions } from "./git/host.js";
@@ -383,6 +384,12 @@ const CONCLUSION_RANK: CheckConclusion[] = [
 /** `fixes #12`, `Closes owner/repo#12` — GitHub's closing keywords. */
 const CLOSING_RE = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:([\w.-]+\/[\w.-]+))?#(\d+)\b/gi;
 
+export interface FakeHost {
+  description: Description;
+  installedVersion: string | null;
+  dependencies: boolean;
+}
+
 export class FakeState {
   readonly users = new Map<string, User>();
   readonly installations = new Map<number, Installation>();
@@ -403,6 +410,13 @@ export class FakeState {
   /** replace to freeze or move time */
   clock: () => Date = () => new Date();
   /** what the App itself asks for (`GET /app`); an installation keeps what it accepted, which may lag behind */
+  /**
+   * The host this fake plays (startFakeGitHub's `host`): which description it
+   * answers from, the release GET /meta states (null on api.github.com and
+   * GHEC), and whether it has issue dependencies (their route is in its
+   * description; without them issues carry no `issue_dependencies_summary`).
+   */
+  host: FakeHost = { description: "api.github.com", installedVersion: null, dependencies: true };
   appPermissions: Record<string, string> = { ...DEFAULT_PERMISSIONS };
   appEvents: string[] = [...DEFAULT_EVENTS];
   private seq = 1_000_000;

@@ -1,4 +1,7 @@
-import { rateLimitWaitMs, toGitHubError } from "../../src/github/errors.js";
+import { GraphqlResponseError } from "@octokit/graphql";
+import { errorClass, failureOf, rateLimitWaitMs, toGitHubError } from "../../src/github/errors.js";
+import { GitHubError } from "../../src/github/port.js";
+import type { FailureClass } from "../../src/retry/schedule.js";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 
@@ -76,5 +79,75 @@ describe("what a failure means for a retry", () => {
     ],
   ])("%s", (_n, e, expected) => {
     expect(toGitHubError("create comment", e)).toMatchObject(expected);
+  });
+});
+
+describe("a GraphQL answer with errors", () => {
+  /** octokit's own error for HTTP 200 with `errors`, as @octokit/graphql throws it. */
+  const answered = (errors: Array<Record<string, unknown>>, headers: Record<string, string> = {}) =>
+    new GraphqlResponseError({ method: "POST", url: "https://api.github.com/graphql" } as never, headers, {
+      data: null,
+      errors,
+    } as never);
+  const undefinedField = {
+    message: "Field 'subIssues' doesn't exist on type 'Issue'",
+    path: ["query IssuesLabelled", "repository", "issues", "nodes", "subIssues"],
+    extensions: { code: "undefinedField", typeName: "Issue", fieldName: "subIssues" },
+  };
+
+  test.each<[string, GraphqlResponseError<unknown>, Partial<GitHubError>, FailureClass, string]>([
+    [
+      "a field the host lacks: a version gap, with GitHub's message, not retried as an outage",
+      answered([undefinedField]),
+      {
+        status: undefined,
+        retryable: false,
+        mayHaveSent: false,
+        graphqlErrors: ["Field 'subIssues' doesn't exist on type 'Issue'"],
+        message: "issues by label: GitHub rejected the GraphQL query: Field 'subIssues' doesn't exist on type 'Issue'",
+      },
+      "graphql",
+      "github-graphql",
+    ],
+    [
+      "several errors: every message is kept",
+      answered([undefinedField, { type: "NOT_FOUND", message: "Could not resolve to a Repository" }]),
+      {
+        graphqlErrors: ["Field 'subIssues' doesn't exist on type 'Issue'", "Could not resolve to a Repository"],
+        message: expect.stringContaining("on type 'Issue'; Could not resolve to a Repository"),
+      },
+      "graphql",
+      "github-graphql",
+    ],
+    [
+      "GraphQL's rate limit is a rate limit, until its reset",
+      answered([{ type: "RATE_LIMITED", message: "API rate limit exceeded for installation ID 1." }], {
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(NOW / 1000 + 600),
+        date: new Date(NOW).toUTCString(),
+      }),
+      { retryable: true, retryAfterMs: 600_000, graphqlErrors: undefined },
+      "rate-limit",
+      "github-network",
+    ],
+    [
+      "a query GitHub failed to run in time is asked again",
+      answered([{ message: "Something went wrong while executing your query. This may be the result of a timeout." }]),
+      { retryable: true, graphqlErrors: undefined },
+      "network",
+      "github-network",
+    ],
+  ])("%s", (_n, e, fields, failure, ring) => {
+    const mapped = toGitHubError("issues by label", e);
+    expect(mapped).toMatchObject(fields);
+    expect(failureOf(mapped).class).toBe(failure);
+    expect(errorClass(mapped, "other")).toBe(ring);
+  });
+
+  test("an answer Orchestra cannot use (no status, not retryable) is a defect, not an outage", () => {
+    const e = new GitHubError("branches", undefined, "a next page without a new cursor", false);
+    expect(failureOf(e)).toEqual({ class: "deterministic" });
+    expect(errorClass(e, "other")).toBe("github-answer");
+    expect(failureOf(toGitHubError("branches", { message: "socket hang up" }))).toEqual({ class: "network" });
   });
 });

@@ -19,7 +19,7 @@ function registeredRoutes(): Array<{ method: string; path: string }> {
   const router = new Router();
   registerApi(router, {} as ApiDeps);
   dashboardRoutes(router, {} as DashboardDeps);
-  healthRoutes(router, { database: { provider: "sqlite" } as Database, mode: "app" });
+  healthRoutes(router, { database: { provider: "sqlite" } as Database });
   return router.routes();
 }
 

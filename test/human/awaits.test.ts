@@ -59,7 +59,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   /** The App's questions over the real queries, counting every read; raises are recorded, not applied. */
   function questions() {
     const reads: string[] = [];
-    const real = humanQueries(database.db);
+    const real = humanQueries(database);
     const queries = Object.fromEntries(
       Object.entries(real).map(([name, read]: [string, (...args: unknown[]) => unknown]) => [
         name,

@@ -15,13 +15,16 @@ describe.each(providers)("ingest on %s", (provider) => {
   let db: TestDb;
   let app: IngestRig;
   const seen: string[] = [];
+  let stopping = false;
 
   beforeEach(async () => {
     seen.length = 0;
+    stopping = false;
     db = await testDatabase(provider, { migrated: true });
     // The ingest half with one handler that records every issues.labeled delivery it handles.
     app = await startIngest({
       db,
+      stopping: () => stopping,
       handlers: (events) =>
         events.on("issues.labeled", async (ctx) => {
           seen.push(ctx.deliveryId);
@@ -53,6 +56,20 @@ describe.each(providers)("ingest on %s", (provider) => {
     await eventually(async () =>
       (await app.database.db.delivery.findUnique({ where: { deliveryId: id } }))?.state === "done" ? true : undefined,
     );
+  });
+
+  test("a stopping service refuses a delivery with 503 and Retry-After, and stores nothing (GitHub redelivers it)", async () => {
+    stopping = true;
+    const res = await sendWebhook(app.url + HOOK, {
+      event: "issues",
+      payload: labeled(),
+      secret: app.secret,
+      deliveryId: randomUUID(),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect(await res.json()).toEqual({ error: expect.stringContaining("the service is stopping") });
+    expect(await stored()).toBe(0);
   });
 
   test("a bad signature is rejected with 401 and nothing is stored", async () => {

@@ -54,7 +54,7 @@ const EXPECTED: { readonly [K in EventKind]: string } = {
   "base-moved": "· · · queued · · · ·",
   "review-submitted": "· · · queued · · · ·",
   command: "✗illegal ✗illegal ✗illegal ✗illegal ✗illegal queued queued ✗illegal",
-  correction: "· ·+ ·+ ·+ · ·+ ·+ ·",
+  correction: "· ·+ ·+ queued · ·+ ·+ ·",
   "decision-receipted": "· ·+ ·+ ·+ ·+ ·+ ·+ ·+",
   "decision-requested": "✗superseded ✗superseded blocked ✗superseded ✗superseded ✗superseded ✗superseded ✗superseded",
   "question-answered": "· · ·+ · · queued · ·",

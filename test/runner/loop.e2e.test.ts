@@ -155,6 +155,63 @@ describe.each(providers)("the worker's loop on %s", (provider) => {
     expect(handed[0]!.receiptAt).not.toBeNull();
   }, 90_000);
 
+  test("a trusted comment on the PR in review sends the task back: the next run reads it in .orchestra/task.md and pushes to the same PR", async () => {
+    rig = await startLoop({ provider });
+    await rig.queue(9);
+    const first = rig.agent(
+      "first",
+      ["echo 'version 2' > src/app.txt", "git add src/app.txt", "git commit -qm 'Bump the version'"].join("\n"),
+    );
+    expect((await rig.once(["--agent", first])).stdout).toMatch(/exit +→ review #\d+/);
+    const { task } = (await rig.task(9)) as { task: { prNumber: number; branch: string } };
+    const pr = task.prNumber;
+
+    const said = "Please note the change in CHANGELOG.md too.";
+    const c = rig.fake.state.addComment(REPO, pr, { body: said, user: "alice" });
+    await rig.deliverPayload(
+      "issue_comment",
+      fakeWebhookPayload(rig.fake, "issue_comment", "created", {
+        repo: REPO,
+        issue: pr,
+        comment: c.id,
+        sender: "alice",
+      }),
+    );
+    expect(((await rig.task(9)) as { task: { state: string } }).task.state).toBe("queued");
+
+    // The agent acts only on what its task file says: the continuation and the comment in it.
+    const second = rig.agent(
+      "second",
+      [
+        'test "$ORCHESTRA_CONTINUATION" = changes-requested',
+        'grep -q "## Continuation: changes-requested" "$ORCHESTRA_TASK_FILE"',
+        `grep -q "${said}" "$ORCHESTRA_TASK_FILE"`,
+        'cat "$ORCHESTRA_DECISIONS_DIR"/*.md > heard.txt',
+        'cp "$ORCHESTRA_TASK_FILE" task-seen.md',
+        "echo '- version 2' > CHANGELOG.md",
+        "git add CHANGELOG.md heard.txt task-seen.md",
+        "git commit -qm 'Note the change'",
+      ].join("\n"),
+    );
+    const run = await rig.once(["--agent", second]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(new RegExp(`exit +→ review #${pr}\\b`));
+    const after = (await rig.task(9)) as { task: { state: string; prNumber: number; branch: string } };
+    expect(after.task).toMatchObject({ state: "review", prNumber: pr, branch: task.branch });
+    expect(rig.fileAt(task.branch, "CHANGELOG.md")).toBe("- version 2\n");
+    expect(rig.fileAt(task.branch, "task-seen.md")).toContain(`### Comment by alice on the pull request\n\n${said}`);
+    expect(rig.fileAt(task.branch, "heard.txt")).toContain(said);
+    expect([...rig.fake.state.repo(REPO).pulls.values()]).toHaveLength(1);
+    // Received, taken, and receipted by the run.
+    await rig.settle();
+    expect(
+      rig.fake.state
+        .reactionsOnComment(REPO, c.id)
+        .map((r) => r.content)
+        .sort(),
+    ).toEqual(["+1", "eyes", "rocket"]);
+  }, 90_000);
+
   test("a superseded worker's push is refused by GitHub: its brokered token was revoked with its lease", async () => {
     rig = await startLoop({ provider, config: "limits:\n  leaseSeconds: 30\n" });
     await rig.queue(6);

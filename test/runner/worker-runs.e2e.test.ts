@@ -100,7 +100,7 @@ test("finished work: committed, pushed, PR opened with Closes #n, exit facts fro
     expect(env).not.toHaveProperty(k);
   expect(readFileSync(join(r.root, "agent.env"), "utf8")).not.toMatch(new RegExp(`${BROKERED}|${WORKER_TOKEN}|ghp_`));
   expect(readFileSync(join(r.root, "status-at-start.txt"), "utf8")).toBe("");
-  // The brokered token is never written to git's config; the finished run's worktree is gone.
+  // The brokered token is never written to git's config; the finished run's worktree is off its path (a spare).
   expect(readFileSync(join(r.workdir, "mirrors", "acme", "app.git", "config"), "utf8")).not.toContain(BROKERED);
   expect(gitIn(r.workdir, "-C", join(r.workdir, "mirrors", "acme", "app.git"), "worktree", "list")).not.toContain(
     "run-1",

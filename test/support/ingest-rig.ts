@@ -49,6 +49,8 @@ export async function startIngest(opts: {
   host?: string;
   port?: number;
   ingest?: { maxUnverifiedBytes?: number };
+  /** Whether the service is stopping (its deliveries are refused with 503). */
+  stopping?: () => boolean;
   /** Log level of the captured logs (default info). */
   logLevel?: string;
   /** Registers the test's handlers. */
@@ -92,6 +94,7 @@ export async function startIngest(opts: {
     handles: (event, action) => events.handlersFor(event, action).length > 0,
     onStored: () => processor.poke(),
     log,
+    ...(opts.stopping ? { stopping: opts.stopping } : {}),
     ...(opts.ingest?.maxUnverifiedBytes ? { maxUnverifiedBytes: opts.ingest.maxUnverifiedBytes } : {}),
   });
   const api = new Router();

@@ -21,6 +21,7 @@
 import { createHash } from "node:crypto";
 import { toGitHubError } from "../../src/github/errors.js";
 import { logTail } from "../../src/github/mappers.js";
+import { compareVersions, gapOf } from "../../src/github/hosts.js";
 import {
   GitHubError,
   type BlockerInfo,
@@ -57,6 +58,7 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   listComments: "list comments",
   addReaction: "add reaction",
   blockedBy: "list blocked-by dependencies",
+  hostVersion: "get meta",
   getPull: "get pull request",
   pullsForBranch: "list pull requests",
   createPull: "create pull request",
@@ -269,6 +271,13 @@ export interface MemoryGitHubInit {
   /** The fake's clock. Default: the wall clock. */
   now?: () => Date;
   repos?: Record<string, RepoSeed>;
+  /**
+   * The host's release as GET /meta answers it: a GitHub Enterprise Server
+   * version ("3.17.4"), or null for api.github.com and GHEC (the default).
+   * A GHES before 3.19 answers GitHub's 404 to `blockedBy`, as it has no
+   * issue dependencies.
+   */
+  ghes?: string | null;
 }
 
 export interface MemoryCall {
@@ -375,6 +384,7 @@ export type MemoryGitHub = ReturnType<typeof memoryGitHub>;
 export function memoryGitHub(init: MemoryGitHubInit = {}) {
   const app = init.app ?? "orchestra[bot]";
   const now = init.now ?? (() => new Date());
+  const ghes = init.ghes ?? null;
   const repos = new Map<string, RepoRec>();
   const comments = new Map<number, StoredComment>();
   const calls: MemoryCall[] = [];
@@ -784,8 +794,12 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
     blockedBy: (r, issue) =>
       call("blockedBy", [r, issue], () => {
         const rec = repo("blockedBy", r);
-        return issueFor("blockedBy", rec, issue).blockedBy.map((b) => ({ ...b }));
+        const found = issueFor("blockedBy", rec, issue);
+        if (ghes && compareVersions(ghes, gapOf("issue-dependencies").ghesSince) < 0)
+          throw refusal("blockedBy", 404, "Not Found");
+        return found.blockedBy.map((b) => ({ ...b }));
       }),
+    hostVersion: () => call("hostVersion", [], () => ({ ghes })),
 
     getPull: (r, number) =>
       call("getPull", [r, number], () => {

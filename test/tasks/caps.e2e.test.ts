@@ -34,7 +34,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const over = await beat(w, run, { progress: { step: "more" } });
     expect(over.status).toBe(409);
     expect(over.body).toMatchObject({ reason: "over-time", retryable: false });
-    expect(over.body.error).toMatch(/started 600 s ago and limits.maxRunSeconds is 600; the lease is not renewed/);
+    expect(over.body.error).toMatch(/started 6\d\d s ago and limits.maxRunSeconds is 600; the lease is not renewed/);
     // Not renewed, not ended: the worker has the rest of its lease to hand the work off.
     expect(await leaseOf(1)).toBe(before);
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 143, handoff: true, dirty: false });
@@ -56,6 +56,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(over.status).toBe(409);
     expect(over.body).toMatchObject({ reason: "over-budget" });
     expect(over.body.error).toMatch(/model spend is \$5\.50 of limits.maxCostUsd \$5\.00/);
+    // Refused, and still counted: the spend the heartbeat reported is on the task.
+    expect((await rig.task(2)).cost).toMatchObject({ costUsd: 5.5 });
     const exit = await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 143, handoff: true, usage: usage(5.5) });
     expect(exit.status).toBe(200);
     const t = await rig.task(2);

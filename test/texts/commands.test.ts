@@ -15,6 +15,8 @@ const steering: Array<[string, string, RegExp]> = [
   ["blocked with half-done work", texts.blockedHalfDone(3, "agent/issue-4", "tests failing", L), /`orchestra resume`/],
   ["an escalation", texts.escalation("r1", 2, "unknown", { why: "odd" }), /`orchestra retry`/],
   ["the budget spent", texts.budgetSpent(12.5, 10, 4, L), /`orchestra resume`/],
+  ["a comment on a blocked task", texts.correctionRecorded("blocked", L), /`orchestra resume`.*`orchestra retry`/],
+  ["a comment on a failed task", texts.correctionRecorded("failed", L), /`orchestra retry`/],
   ["labels edited by hand", texts.driftRestored(["agent:review"], "agent:in-progress", "claimed"), /`orchestra hold`/],
 ];
 

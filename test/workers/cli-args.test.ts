@@ -10,6 +10,11 @@ describe("workersArgs", () => {
     [["revoke", "w1"], { verb: "revoke", id: "w1", json: false }],
     [["rotate", "--json", "w1"], { verb: "rotate", id: "w1", json: true }],
     [["resume", "w1"], { verb: "resume", id: "w1", json: false }],
+    [["add", "laptop"], { verb: "add", id: "laptop", json: false }],
+    [
+      ["add", "laptop", "--repo", "acme/app", "--repo=acme/lib", "--json"],
+      { verb: "add", id: "laptop", repos: ["acme/app", "acme/lib"], json: true },
+    ],
   ])("%j → %j", (args, expected) => {
     expect(workersArgs(args)).toEqual(expected);
   });
@@ -18,9 +23,20 @@ describe("workersArgs", () => {
     [["revoke"], /^workers revoke needs a worker id; list them with: orchestra workers list$/],
     [["rotate", "a", "b"], /^workers rotate takes one worker id \(got a b\)$/],
     [["list", "extra"], /^workers list takes no arguments \(got extra\)$/],
-    [["delete", "w1"], /^workers: unknown verb "delete"; use list, revoke <id>, rotate <id> or resume <id>/],
+    [
+      ["delete", "w1"],
+      /^workers: unknown verb "delete"; use list, add <name>, revoke <id>, rotate <id> or resume <id>/,
+    ],
     [["resume"], /^workers resume needs a worker id; list them with: orchestra workers list$/],
     [["--all"], /^workers: unknown option --all/],
+    [["add"], /^workers add needs a name for the worker, e\.g\. orchestra workers add laptop --repo acme\/app$/],
+    [["add", "a", "b"], /^workers add takes one name \(got a b\); repositories go after --repo$/],
+    [["add", "a", "--repo"], /^workers: --repo needs owner\/repo/],
+    [["add", "a", "--repo", "--json"], /^workers: --repo needs owner\/repo/],
+    [["add", "a", "--repo", "acme"], /^workers add: --repo acme is not owner\/repo$/],
+    [["add", "a", "--repo", "acme/app/x"], /^workers add: --repo acme\/app\/x is not owner\/repo$/],
+    [["list", "--repo", "acme/app"], /^workers list takes no --repo \(only workers add does\)$/],
+    [["rotate", "w1", "--repo", "acme/app"], /^workers rotate takes no --repo/],
   ])("%j is refused with a reason", (args, message) => {
     const r = workersArgs(args);
     expect("error" in r ? r.error : "").toMatch(message);
@@ -75,6 +91,8 @@ describe("table", () => {
   });
 
   test("no workers: says how to register one", () => {
-    expect(table([])).toContain("POST /api/v1/workers");
+    expect(table([])).toBe(
+      "no workers registered; register one with: orchestra workers add <name> [--repo owner/repo ...]\n",
+    );
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `orchestra doctor`'s GitHub checks, made as the App itself (its JWT, like
  * the service's delivery sweep): `GET /app`, `GET /app/installations` (every
- * page) and `GET /app/hook/deliveries` (recent pages). A failed call is
+ * page) and `GET /app/hook/deliveries` (recent pages); the host's own
+ * check (host.ts) reads `GET /meta` as an installation. A failed call is
  * reported as what it was — refused credentials, a missing endpoint, GitHub's
  * own 5xx, or no answer at all — never as "not found" or "nothing there".
  */
@@ -41,7 +42,16 @@ export function appOctokit(t: AppTarget): Octokit {
   });
 }
 
-const request = () => ({ request: { signal: AbortSignal.timeout(TIMEOUT_MS) } });
+/** As one installation, as the service reads GitHub; without one, unauthenticated (where GitHub allows it). */
+export function installationOctokit(t: AppTarget, installationId: number | null): Octokit {
+  return new DoctorOctokit({
+    ...(installationId === null ? {} : { auth: { appId: t.appId, privateKey: t.privateKey, installationId } }),
+    ...(t.baseUrl ? { baseUrl: t.baseUrl } : {}),
+    log: quiet,
+  });
+}
+
+export const request = () => ({ request: { signal: AbortSignal.timeout(TIMEOUT_MS) } });
 
 interface RequestErrorLike {
   status?: number;

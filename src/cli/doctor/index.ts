@@ -3,7 +3,8 @@
  * service's environment, what Orchestra needs to work: the settings, the
  * database and its migrations, GitHub answering to the App's credentials,
  * the App's and each installation's permissions and events against app.yml,
- * and recent webhook deliveries that failed. One line per check as it
+ * the GitHub host (its release, and the fallbacks Orchestra uses for what it
+ * lacks), and recent webhook deliveries that failed. One line per check as it
  * completes; exit 0 when nothing failed (warnings allowed), 1 otherwise.
  *
  * A check that depends on a failed one is not run and says so (`skip`), so a
@@ -14,6 +15,7 @@ import { checkText, exitCodeOf, summaryText, type Check } from "./check.js";
 import { appAccessCheck, installationAccessCheck, type Access } from "./compare.js";
 import { deliveriesCheck } from "./deliveries.js";
 import { appCheck, appOctokit, listInstallations, readDeliveries, type AppTarget } from "./github.js";
+import { hostCheck } from "./host.js";
 import { databaseCheck, environmentCheck } from "./local.js";
 import { manifestPath, readManifest } from "./manifest.js";
 
@@ -54,7 +56,7 @@ export async function doctorCommand(flags: { json: boolean }, io: DoctorIo): Pro
 }
 
 async function githubChecks(target: AppTarget | null, report: (c: Check) => void, now: Date): Promise<void> {
-  const later = ["app permissions", "installations", "webhook deliveries"];
+  const later = ["app permissions", "installations", "github host", "webhook deliveries"];
   if (!target) {
     for (const name of ["github", ...later])
       report(skip(name, "the environment check failed (the App's id and key are needed)"));
@@ -92,6 +94,8 @@ async function githubChecks(target: AppTarget | null, report: (c: Check) => void
     });
   } else if (!wanted) report(skip("installations", "app.yml could not be read (see the app permissions line)"));
   else for (const inst of installations) report(installationAccessCheck(wanted, app.access, inst, app));
+  const reader = Array.isArray(installations) ? installations.find((i) => !i.suspended) : undefined;
+  report(await hostCheck(target, reader?.id ?? null));
 
   const log = await readDeliveries(octokit, target, new Date(now.getTime() - DELIVERIES_WINDOW_MS));
   report("items" in log ? deliveriesCheck(log, now, DELIVERIES_WINDOW_MS) : log);

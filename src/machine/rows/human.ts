@@ -1,10 +1,10 @@
 /**
  * Rows of human input (trust is judged by whoever raises these events) and
  * of reconciliation. Commands move tasks or are refused with a reply that
- * says why and what would work; sign-offs and corrections become decisions;
- * a run's receipt for one is acknowledged on the comment.
+ * says why and what would work; sign-offs become decisions (corrections:
+ * corrections.ts); a run's receipt for one is acknowledged on the comment.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { texts } from "../../texts/comments.js";
 import type { Applied, Context, Decision, NewDecision } from "../decision.js";
 import type { CommandName, EventOf } from "../events.js";
@@ -161,7 +161,7 @@ function command(ctx: Context, e: EventOf<"command">): Decision {
   }
 }
 
-function decision(
+export function decision(
   e: { author: string; commentId: number | null },
   kind: NewDecision["kind"],
   subject: string | null,
@@ -180,26 +180,6 @@ function decision(
 }
 
 export const commandRows: EventRows<"command"> = everyState(command, command);
-
-/**
- * A trusted comment that is not a command: a correction for the agent. An
- * edit of one not delivered yet replaces it (the original stays as history).
- */
-const correct = (ctx: Context, e: EventOf<"correction">): Decision => {
-  const base = { ...decision(e, "correction", null, e.body), runId: taskOf(ctx).runId };
-  if (!e.edited) return unchanged(`correction from ${e.author} recorded`, [react(e.commentId, "eyes")], [base]);
-  const digest = createHash("sha256").update(e.body).digest("hex").slice(0, 12);
-  return unchanged(
-    `correction from ${e.author} edited`,
-    [],
-    [{ ...base, source: `comment:${e.commentId}:edit:${digest}`, supersedes: { source: `comment:${e.commentId}` } }],
-  );
-};
-
-export const correction: EventRows<"correction"> = everyState(ignore("not a task"), correct, {
-  done: ignore("the task is finished"),
-  cancelled: ignore("the task is finished"),
-});
 
 /** A run receipted a decision: the comment it came from says so (👍; GitHub has no ✅ reaction). */
 export const decisionReceipted: EventRows<"decision-receipted"> = everyState(ignore("not a task"), (_ctx, e) =>

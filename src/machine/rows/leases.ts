@@ -74,17 +74,18 @@ export const heartbeat: EventRows<"heartbeat"> = underLease<"heartbeat">((ctx, e
     );
   }
   const usage = usageChange(run, e.usage);
-  const over = overLimit(ctx, lease, usage.task.usage?.costUsd ?? 0);
+  const renew = e.renew !== false;
+  const over = renew ? overLimit(ctx, lease, usage.task.usage?.costUsd ?? 0) : null;
   if (over) return over;
-  const leaseExpiresAt = leaseUntil(ctx, run.mode);
+  const renewal = renew ? { leaseExpiresAt: leaseUntil(ctx, run.mode) } : {};
   return move(ctx, "claimed", {
-    summary: changed ? "lease renewed, progress reported" : "lease renewed",
-    task: { leaseExpiresAt, ...usage.task },
+    summary: `${renew ? "lease renewed" : "past a cap: reported, not renewed"}${changed ? ", progress reported" : ""}`,
+    task: { ...renewal, ...usage.task },
     fence: { runId: e.runId, leaseEpoch: e.leaseEpoch },
     run: {
       id: e.runId,
       from: ["live"],
-      patch: { leaseExpiresAt, ...usage.run, ...(changed ? { progress: e.progress!, progressAt: ctx.now } : {}) },
+      patch: { ...renewal, ...usage.run, ...(changed ? { progress: e.progress!, progressAt: ctx.now } : {}) },
     },
   });
 });

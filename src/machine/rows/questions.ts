@@ -21,6 +21,7 @@ import {
   type EventRows,
 } from "./build.js";
 import { questionDecision } from "./recoveries.js";
+import { correct } from "./corrections.js";
 
 export const decisionRequested: EventRows<"decision-requested"> = underLease<"decision-requested">(
   (ctx, e, { task, run }) => {
@@ -62,7 +63,17 @@ export const decisionRequested: EventRows<"decision-requested"> = underLease<"de
   },
 );
 
-function answerDecision(ctx: Context, questionId: string, author: string, body: string): NewDecision {
+/**
+ * The answer, keyed by the comment that gave it (one comment is one decision, whatever it turned out
+ * to be), else by its question; `answering` records the question answered once either way.
+ */
+function answerDecision(
+  ctx: Context,
+  questionId: string,
+  author: string,
+  body: string,
+  commentId?: number,
+): NewDecision {
   return {
     id: randomUUID(),
     runId: ctx.task?.runId ?? null,
@@ -70,14 +81,21 @@ function answerDecision(ctx: Context, questionId: string, author: string, body: 
     subject: `answer:${questionId}`,
     body,
     author,
-    source: `answer:${questionId}`,
+    source: commentId === undefined ? `answer:${questionId}` : `comment:${commentId}`,
   };
 }
 
 /** The answer goes to whoever waits: a blocked task resumes with it; a live run gets it in a heartbeat. */
-function answered(ctx: Context, questionId: string, author: string, body: string, why: string): Decision {
+function answered(
+  ctx: Context,
+  questionId: string,
+  author: string,
+  body: string,
+  why: string,
+  commentId?: number,
+): Decision {
   const task = taskOf(ctx);
-  const answer = answerDecision(ctx, questionId, author, body);
+  const answer = answerDecision(ctx, questionId, author, body, commentId);
   if (task.state === "blocked") {
     return move(ctx, "queued", {
       summary: `${why}: resumed`,
@@ -89,14 +107,24 @@ function answered(ctx: Context, questionId: string, author: string, body: string
   return unchanged(`${why}: the live run gets it in its next heartbeat`, [], [answer], questionId);
 }
 
-export const questionAnswered: EventRows<"question-answered"> = everyState(
-  ignore("not a task"),
-  ignore("no question waits on this task"),
-  {
-    claimed: (ctx, e) => answered(ctx, e.decisionId, e.author, e.answer, `question answered by ${e.author}`),
-    blocked: (ctx, e) => answered(ctx, e.decisionId, e.author, e.answer, `question answered by ${e.author}`),
-  },
-);
+/**
+ * A comment that answers a question no task waits on any more (the task moved on between reading
+ * and deciding) is not lost: it is the correction it would have been.
+ */
+const notWaiting = (ctx: Context, e: EventOf<"question-answered">): Decision =>
+  e.commentId === undefined
+    ? unchanged("no question waits on this task")
+    : correct(ctx, { kind: "correction", author: e.author, commentId: e.commentId, body: e.answer, on: e.on });
+
+const answer = (ctx: Context, e: EventOf<"question-answered">): Decision =>
+  answered(ctx, e.decisionId, e.author, e.answer, `question answered by ${e.author}`, e.commentId);
+
+export const questionAnswered: EventRows<"question-answered"> = everyState(ignore("not a task"), notWaiting, {
+  claimed: answer,
+  blocked: answer,
+  done: ignore("the task is finished"),
+  cancelled: ignore("the task is finished"),
+});
 
 export const conditionMet: EventRows<"condition-met"> = everyState(
   ignore("not a task"),

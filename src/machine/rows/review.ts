@@ -2,12 +2,11 @@
  * Rows of a task's pull request: opened (review), merged (done, with a
  * completion receipt binding the merge to the run that submitted it), closed
  * unmerged (blocked), and what happens to a PR in review — check failures,
- * a moving base, a reviewer asking for changes.
+ * a moving base, a reviewer asking for changes (branch pushes: branches.ts).
  */
 import { texts } from "../../texts/comments.js";
-import type { Applied, Context, Decision, TaskView } from "../decision.js";
+import type { Applied, Context, Decision } from "../decision.js";
 import type { EventOf } from "../events.js";
-import type { Continuation } from "../model.js";
 import { randomUUID } from "node:crypto";
 import {
   checkRunEffect,
@@ -21,6 +20,7 @@ import {
   type EventRows,
 } from "./build.js";
 import { textOf } from "../../texts/value.js";
+import { continueOrBlock, withReview } from "./continuations.js";
 
 /** A PR opened from the task's branch: review, whatever the run was doing. */
 function toReview(ctx: Context, e: EventOf<"pr-opened">): Applied {
@@ -132,27 +132,6 @@ export const prClosed: EventRows<"pr-closed"> = everyState(
   },
 );
 
-/** Back to an agent with a continuation on the same branch and PR, unless the attempts are spent. */
-function continueOrBlock(ctx: Context, task: TaskView, continuation: Continuation, why: string): Applied {
-  const maxAttempts = ctx.config?.limits.maxAttempts ?? 3;
-  if (task.attempt >= maxAttempts) {
-    const evidence = { why: `${why}, and ${task.attempt} attempts are spent`, pr: task.prNumber };
-    return move(ctx, "blocked", {
-      summary: `${why}; attempts spent: blocked`,
-      effects: [
-        effect("comment", `escalation:${task.id}:${continuation.kind}:${task.attempt}`, {
-          issue: task.issue,
-          body: texts.escalation(task.runId ?? "(none)", task.attempt, continuation.kind, evidence),
-        }),
-      ],
-    });
-  }
-  return move(ctx, "queued", {
-    summary: `${why}: continuation ${continuation.kind}`,
-    task: { continuation, queuedAt: ctx.now },
-  });
-}
-
 /** The event is about this task's PR in review. */
 const inReview = (ctx: Context, pr: number) => ctx.task?.state === "review" && ctx.task.prNumber === pr;
 
@@ -167,48 +146,6 @@ export const prSynchronized: EventRows<"pr-synchronized"> = everyState(ignore("n
     task: { headSha: e.pr.headSha },
   });
 });
-
-/** A push to the task's branch: the head Orchestra follows (and sign-offs are checked against) moves. */
-export const branchPushed: EventRows<"branch-pushed"> = everyState(ignore("not a task"), (ctx, e) => {
-  const task = taskOf(ctx);
-  if (task.branch !== e.branch || task.headSha === e.headSha) return unchanged("already at this head");
-  if (task.state === "done" || task.state === "cancelled") return unchanged("the task is finished");
-  return move(ctx, task.state, {
-    summary: `${e.branch} moved to ${e.headSha.slice(0, 12)}`,
-    task: { headSha: e.headSha },
-  });
-});
-
-/**
- * A forced push to the task's branch dropped commits that were on it: work
- * someone pushed may be lost, which no mechanical recovery can judge. A task
- * waiting in review or in the queue is escalated; a live run is warned.
- */
-export const branchRewritten: EventRows<"branch-rewritten"> = everyState(
-  ignore("not a task"),
-  ignore("the task is not waiting on its branch"),
-  {
-    queued: (ctx, e) => escalateRewrite(ctx, e, true),
-    review: (ctx, e) => escalateRewrite(ctx, e, true),
-    claimed: (ctx, e) => escalateRewrite(ctx, e, false),
-  },
-);
-
-function escalateRewrite(ctx: Context, e: EventOf<"branch-rewritten">, block: boolean): Decision {
-  const task = taskOf(ctx);
-  const evidence = {
-    why: `${e.pusher} force-pushed ${e.branch}, dropping ${e.dropped} commit(s)`,
-    before: e.before,
-    after: e.after,
-    dropped: e.dropped,
-  };
-  const comment = effect("comment", `rewritten:${task.id}:${e.after}`, {
-    issue: task.issue,
-    body: texts.escalation(task.runId ?? "(none)", task.attempt, "branch-rewritten", evidence),
-  });
-  if (!block) return unchanged(evidence.why, [comment]);
-  return move(ctx, "blocked", { summary: `${evidence.why}: escalated`, task: { ...NO_LEASE }, effects: [comment] });
-}
 
 export const checkFailed: EventRows<"check-failed"> = everyState(ignore("not a task"), ignore("not in review"), {
   review: (ctx, e) => {
@@ -334,10 +271,22 @@ export const reviewSubmitted: EventRows<"review-submitted"> = everyState(
           reason:
             `${e.author} requested changes on pull request #${e.pr.number}; ` +
             `push to the same branch, the pull request is reused`,
-          review: { author: e.author, body: e.body, comments: e.comments },
+          review: { author: e.author, body: e.body, comments: e.comments, ids: [e.reviewId] },
         },
         `${e.author} requested changes`,
       );
+    },
+    // Sent back already (a comment, another review) and not claimed yet: the review joins what the run gets.
+    queued: (ctx, e) => {
+      const task = taskOf(ctx);
+      const c = task.continuation;
+      if (e.review !== "changes_requested" || !c || c.prNumber !== e.pr.number) return unchanged("not in review");
+      const joined = withReview(c, e);
+      if (joined === c) return unchanged(`review ${e.reviewId} already joined the continuation`);
+      return move(ctx, "queued", {
+        summary: `${e.author} requested changes: joins the queued ${c.kind} continuation`,
+        task: { continuation: joined },
+      });
     },
   },
 );

@@ -23,7 +23,11 @@ const readBlockers = (ctx: Context, e: EventOf<"blockers-read">) => {
       : `blocked by ${blockers.join(", ")}`;
   // Always record when they were read: the sweep asks again only after a while.
   return move(ctx, task.state, {
-    summary: sameList(task.blockedBy, blockers) && task.blockersAt !== null ? "blockers unchanged" : summary,
+    summary: e.unsupported
+      ? `no dependency gate (${e.unsupported})`
+      : sameList(task.blockedBy, blockers) && task.blockersAt !== null
+        ? "blockers unchanged"
+        : summary,
     task: { blockedBy: blockers.length ? blockers : null, blockersAt: ctx.now },
   });
 };

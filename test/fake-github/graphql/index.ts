@@ -22,6 +22,7 @@ import { githubRoot, type GraphQLContext } from "./github.js";
 import { githubSchema } from "./schema.js";
 import { validationErrors, type GitHubGraphQLError } from "./validation.js";
 import { variableErrors } from "./variables.js";
+import { withheldFieldErrors } from "./withheld.js";
 
 export { GraphQLFieldError, served } from "./execute.js";
 export { connection, githubRoot, issueNode, pullNode, repoNode, type GraphQLContext } from "./github.js";
@@ -44,6 +45,7 @@ const rootHandler: GraphQLHandler = (_v, _s, ctx) => githubRoot(ctx);
 
 export class GraphQLRegistry {
   private readonly handlers = new Map<string, GraphQLHandler>();
+  private readonly withheld = new Set<string>();
 
   /** The handler every operation without one of its own is answered by. */
   readonly root: GraphQLHandler = rootHandler;
@@ -55,6 +57,15 @@ export class GraphQLRegistry {
 
   has(operationName: string): boolean {
     return this.handlers.has(operationName);
+  }
+
+  /**
+   * This host lacks these fields (`Type.field`, e.g. an older GitHub
+   * Enterprise Server's schema): a query selecting one is refused as GitHub
+   * refuses an unknown field (see withheld.ts).
+   */
+  withhold(...fields: string[]): void {
+    for (const f of fields) this.withheld.add(f);
   }
 
   async handle(body: unknown, ctx: GraphQLContext): Promise<GraphQLOutcome> {
@@ -112,6 +123,8 @@ export class GraphQLRegistry {
 
     const invalid = validationErrors(gql, schema, doc);
     if (invalid.length) return refuse(invalid, opName, (x) => `graphql ${label}: ${x.message}`);
+    const lacking = withheldFieldErrors(gql, schema, doc, this.withheld);
+    if (lacking.length) return { body: { errors: lacking }, operationName: opName, violations: [] };
     const badVariables = variableErrors(gql, schema, op, variables);
     if (badVariables.length) {
       return refuse(
