@@ -32,6 +32,7 @@ import { WorkerPauses } from "../workers/pauses.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { RepoGates } from "../gates/repos.js";
 import { Breaker } from "../gates/breaker.js";
+import { DispatchBreaker } from "../gates/dispatch-breaker.js";
 import { gateQueries } from "../gates/queries.js";
 import { claimQueries } from "../claims/queries.js";
 import { exitQueries } from "../exits/queries.js";
@@ -119,8 +120,21 @@ export function buildRooms(o: RoomOptions) {
   const ledger = new Ledger(ledgerQueries(db));
   const installations = new Installations(effectRows, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({ queries: fleetQueries(db), configs, clock, botLogin, deliveriesWaiting: waiting });
+  const dispatches = new DispatchBreaker({ queries: gateRows, tasks, configs, clock, log });
   const executor = new Executor(
-    { queries: effectRows, outbox, installations, githubFor, tasks, ledger, log, clock, fleet, credentials: broker },
+    {
+      queries: effectRows,
+      outbox,
+      installations,
+      githubFor,
+      tasks,
+      ledger,
+      log,
+      clock,
+      fleet,
+      credentials: broker,
+      dispatches,
+    },
     { windowMs: retry.windowMs!, ...o.effects },
   );
   late.executor = executor;

@@ -10,60 +10,21 @@
  * on behalf of a caller: the worker API and the inbox only write rows.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger } from "pino";
-import { GitHubError, type GitHubFor } from "../github/port.js";
+import { GitHubError } from "../github/port.js";
 import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
 import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
 import { DEFAULT_RETRY, retryDecision, type Failure } from "../retry/schedule.js";
 import { windowFromOf } from "../store/error-ring.js";
 import { describeEffect } from "../machine/effects.js";
-import type { Tasks } from "../apply/tasks.js";
 import { runView, taskView } from "../apply/views.js";
-import type { Ledger } from "../cost/ledger.js";
-import type { Installations } from "./installations.js";
 import { Outbox, type OutboxEffect } from "./outbox.js";
+import type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 import type { TaskEvent } from "../machine/events.js";
-import { PERFORMERS, type PerformContext, type Performed, type Performer } from "./perform.js";
+import { PERFORMERS, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
-import type { CheckRunQueries, EffectsQueries } from "./queries.js";
+import { HELD } from "./queries.js";
 
-export interface ExecutorOptions {
-  /** Installations worked at once (default 4). */
-  concurrency?: number;
-  /** How often to look for due effects when nothing pokes (other replicas' effects, retries coming due). */
-  pollMs?: number;
-  /** How long a claim on an effect lasts; a dead performer's effects are taken over after it. */
-  leaseMs?: number;
-  /**
-   * How long failures worth retrying (5xx, no answer, rate limits)
-   * are retried, from the first, before parking (default 6 h).
-   */
-  windowMs?: number;
-  /** Retry delay: base doubling per attempt, ±25% jitter, capped (default 2 s to 10 min). */
-  backoff?: { baseMs: number; capMs: number };
-  /**
-   * Pokes closer together than this are answered by one look
-   * (default 100 ms): a burst of claims is one query, not hundreds.
-   */
-  pokeGapMs?: number;
-  owner?: string;
-}
-
-export interface ExecutorDeps {
-  /** The task and run an effect is performed on, and what its check run shows. */
-  queries: CheckRunQueries & Pick<EffectsQueries, "run">;
-  outbox: Outbox;
-  installations: Installations;
-  githubFor: GitHubFor;
-  tasks: Tasks;
-  ledger: Ledger;
-  log: Logger;
-  clock: { now(): Date };
-  /** Performs fleet-issue effects (fleet/issues.ts). */
-  fleet?: PerformContext["fleet"];
-  /** Performs revoke-credentials effects (credentials/broker.ts). */
-  credentials?: PerformContext["credentials"];
-}
+export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
 /**
  * Attempts a deterministic failure gets before its effect is parked: the
@@ -204,6 +165,19 @@ export class Executor {
       log.info({ effect: e.id, task: e.taskId, kind: e.kind }, `dry run: would have ${describeEffect(e.spec)}`);
       return "go";
     }
+    // Recorded while (or just before) its repository was removed from the installation: it waits for it.
+    if ((await queries.repoAccess(e.repo)) === "removed") {
+      const message = "held: the repository was removed from the App's installation";
+      await outbox.retryAt(
+        e,
+        this.owner,
+        HELD,
+        { class: "access", message },
+        { countAttempt: false, maybeSent: false },
+        now,
+      );
+      return "go";
+    }
     const taskRow = e.taskId ? await queries.task(e.taskId) : null;
     const runId = e.runId ?? taskRow?.runId ?? null;
     const runRow = runId ? await queries.run(runId) : null;
@@ -244,6 +218,15 @@ export class Executor {
       `effect ${state}`,
     );
     await this.#settle(e, state, fields, out.event);
+    if (out.event?.kind === "dispatched")
+      await this.deps.dispatches
+        ?.accepted(e.repo, out.event.runId)
+        .catch((err: unknown) =>
+          this.deps.log.warn(
+            { repo: e.repo, err: errText(err) },
+            "effects: the breaker could not hear of an accepted dispatch; its sweep closes it when the probe ends",
+          ),
+        );
   }
 
   /** Records how the effect ended; an outcome the task waits for is applied in the same transaction. */
@@ -255,9 +238,12 @@ export class Executor {
   ): Promise<void> {
     const now = this.deps.clock.now();
     if (event && e.taskId) {
-      const r = await this.deps.tasks.raise({ taskId: e.taskId }, event, {
-        steps: [this.deps.outbox.finishStep(e, this.owner, state, fields, now)],
-      });
+      const steps = [this.deps.outbox.finishStep(e, this.owner, state, fields, now)];
+      const { dispatches } = this.deps;
+      const r =
+        event.kind === "dispatch-refused" && event.scope === "repository" && dispatches
+          ? await dispatches.refused({ taskId: e.taskId, installationId: e.installationId, repo: e.repo }, event, steps)
+          : await this.deps.tasks.raise({ taskId: e.taskId }, event, { steps });
       if (r.stepsRan) return;
     }
     await this.deps.outbox.finish(e, this.owner, state, fields, now);
@@ -313,7 +299,7 @@ export class Executor {
         `effects: parked after ${e.attempts} attempts (${decision.why}); ` +
           `fix the cause, then run: orchestra effects replay ${e.id}`,
       );
-      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload, message);
+      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload, message, err);
       await this.#settle(
         e,
         "parked",

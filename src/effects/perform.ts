@@ -7,6 +7,7 @@
  * state made pointless is dropped, not performed.
  */
 import { allGreen } from "../outcomes/classify.js";
+import { refusalScope } from "../outcomes/dispatch-refusal.js";
 import { GitHubError, repoRef, type GitHub, type RepoRef } from "../github/port.js";
 import { commentMarker, withMarker } from "../texts/comments.js";
 import type { RunView, TaskView } from "../machine/decision.js";
@@ -38,7 +39,7 @@ export interface Performer<K extends EffectKind> {
   /** Attempts for failures that retrying will not fix (4xx other than rate limits); default 3. */
   deterministicAttempts?: number;
   /** What the task hears when the effect is given up and parked. */
-  onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string): TaskEvent | null;
+  onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string, err: unknown): TaskEvent | null;
 }
 
 const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({
@@ -252,15 +253,16 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
       const { workflowRunId } = await github.dispatchWorkflow(r, p.workflow, p.ref, p.inputs);
       return done({ workflowRunId }, undefined, { kind: "dispatched", runId, workflowRunId });
     },
-    // GitHub's refusal (no workflow_dispatch trigger, unknown workflow) will not change by asking again:
-    // the task backs off instead, with one diagnostic.
+    // GitHub's refusal (no workflow_dispatch trigger, unknown workflow) will not change by asking again: the
+    // repository's breaker holds every task there when the refusal is the repository's, else the task backs off.
     deterministicAttempts: 1,
-    onGiveUp: ({ effect }, p, why) =>
+    onGiveUp: ({ effect }, p, why, err) =>
       effect.runId
         ? {
             kind: "dispatch-refused",
             runId: effect.runId,
             why: `GitHub refused the workflow dispatch of ${p.workflow}@${p.ref}: ${why}`,
+            scope: err instanceof GitHubError ? refusalScope(err.status, err.message) : "task",
           }
         : null,
   },

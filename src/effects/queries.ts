@@ -25,7 +25,12 @@ export interface OutboxQueries {
   ): Promise<void>;
   /** The number of pending effects dropped. */
   dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
-  /** Pending effects held until their installation or repository comes back (held), or due now again; how many. */
+  /** "removed" while the repository is removed from its installation (the gates' mark), else null. */
+  repoAccess(repo: string): Promise<string | null>;
+  /**
+   * Pending effects held until their installation or repository comes back (held), or all due now again
+   * (a token pause of the installation's ends with it); how many.
+   */
   holdEffects(where: { installationId: number } | { repo: string }, held: boolean, now: Date): Promise<number>;
   /** The number of running effects put back to pending, maybe-sent. */
   releaseRunningEffects(): Promise<number>;
@@ -78,7 +83,7 @@ const due = (now: Date) => ({
 });
 
 /** When held effects come due: never, until they are let go. */
-const HELD = new Date("9999-12-31T00:00:00.000Z");
+export const HELD = new Date("9999-12-31T00:00:00.000Z");
 
 export function effectsQueries(db: Db): EffectsQueries {
   return {
@@ -130,9 +135,12 @@ export function effectsQueries(db: Db): EffectsQueries {
       });
       return r.count;
     },
+    async repoAccess(repo) {
+      return (await db.repo.findUnique({ where: { id: repo }, select: { access: true } }))?.access ?? null;
+    },
     async holdEffects(where, held, now) {
       const r = await db.effect.updateMany({
-        where: { ...where, state: "pending", ...(held ? {} : { nextAttemptAt: { gte: HELD } }) },
+        where: { ...where, state: "pending", ...(held ? {} : { nextAttemptAt: { gt: now } }) },
         data: { nextAttemptAt: held ? HELD : now },
       });
       return r.count;

@@ -86,11 +86,11 @@ export function toGitHubError(operation: string, e: unknown): GitHubError {
   const limited = rateLimitWaitMs(status, message, headers);
   // The token is minted lazily on the first request; its failure is the installation's, not the call's.
   // A suspended installation's tokens minted earlier are refused the same way, call by call.
-  const tokenFailure =
-    (/\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500) ||
-    (status === 403 && /installation has been suspended/i.test(message));
+  const minting =
+    /\/app\/installations\/\d+\/access_tokens/.test(err.request?.url ?? "") && status !== undefined && status < 500;
+  const tokenFailure = minting || (status === 403 && /installation has been suspended/i.test(message));
   const retryable = status === undefined || status >= 500 || limited !== undefined;
-  return new GitHubError(tokenFailure ? "mint installation token" : operation, status, message, retryable, {
+  return new GitHubError(minting ? "mint installation token" : operation, status, message, retryable, {
     ...(limited !== undefined ? { retryAfterMs: limited } : {}),
     tokenFailure,
     // No answer, or a server error: the request may have been acted on.

@@ -110,3 +110,22 @@ describe("a run token", () => {
     expect(await port.revokeToken(t.token)).toBe("unknown");
   });
 });
+
+describe("a suspended installation", () => {
+  test("refuses new tokens and the ones minted before, with GitHub's 403, until it is unsuspended", async () => {
+    const client = installation();
+    const read = () => client.rest.repos.get({ owner: "acme", repo: "widgets" });
+    expect(await status(read())).toBe(200);
+    fake.state.installations.get(INSTALLATION)!.suspendedAt = new Date();
+    // The token the client minted before: refused on every call.
+    const refused = await read().catch((e: { status?: number; response?: { data?: { message?: string } } }) => e);
+    expect(refused).toMatchObject({
+      status: 403,
+      response: { data: { message: "This installation has been suspended" } },
+    });
+    // A new one: refused at minting.
+    expect(await status(installation().rest.repos.get({ owner: "acme", repo: "widgets" }))).toBe(403);
+    fake.state.installations.get(INSTALLATION)!.suspendedAt = null;
+    expect(await status(read())).toBe(200);
+  });
+});

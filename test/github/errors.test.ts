@@ -63,6 +63,16 @@ describe("what a failure means for a retry", () => {
       { retryable: false, mayHaveSent: false, tokenFailure: true, operation: "mint installation token" },
     ],
     [
+      "a call with a token minted before the installation was suspended",
+      err(403, undefined, "This installation has been suspended"),
+      { retryable: false, mayHaveSent: false, tokenFailure: true, operation: "create comment" },
+    ],
+    [
+      "any other 403 is the call's",
+      err(403, undefined, "Resource not accessible by integration"),
+      { retryable: false, tokenFailure: false },
+    ],
+    [
       "token endpoint 502 is GitHub's trouble, not the installation's",
       err(502, "https://api.github.com/app/installations/9/access_tokens"),
       { retryable: true, tokenFailure: false },

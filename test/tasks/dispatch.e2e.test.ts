@@ -1,7 +1,8 @@
 /**
  * Dispatch mode: the App claims on queue and runs a workflow; workflow_run and
  * workflow_job events are the heartbeat and the exit. A dispatch GitHub
- * refuses backs off with one diagnostic and no attempt charged.
+ * refuses for its inputs backs off with one diagnostic and no attempt charged
+ * (one refused for the whole repository opens its breaker: dispatch-breaker.e2e.test.ts).
  */
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload } from "../support/webhooks.js";
@@ -214,20 +215,21 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.fake.state.dispatches).toHaveLength(1);
   });
 
-  test("a refused dispatch leaves the task queued, charges nothing, comments once and backs off", async () => {
+  test("a dispatch refused for its inputs leaves the task queued, charges nothing, comments once and backs off", async () => {
     rig = await startRig({ provider });
     rig.config("dispatch:\n  workflow: agent.yml\n");
-    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", dispatchable: false });
+    // The workflow declares fewer inputs than a dispatch sends: GitHub's 422 is about this dispatch.
+    rig.fake.state.addWorkflow(REPO, { path: "agent.yml", inputs: { task: INPUTS.task } });
     await rig.queue(22);
     const attempts = () =>
       rig.fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/dispatches")).length;
     expect(attempts()).toBe(1);
     let t = await rig.task(22);
     expect(t.task).toMatchObject({ state: "queued", attempt: 0, lease: null });
-    expect(t.task.diagnostic).toContain("Workflow does not have 'workflow_dispatch' trigger");
+    expect(t.task.diagnostic).toContain("Unexpected inputs provided");
     expect(t.task.waitingFor).toMatchObject({
       gate: "backoff",
-      detail: expect.stringContaining("workflow_dispatch"),
+      detail: expect.stringContaining("Unexpected inputs provided"),
       until: expect.any(String),
     });
     expect(t.runs[0]).toMatchObject({ state: "aborted" });
@@ -251,7 +253,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.labels(22)).toEqual(["agent:queued"]);
 
     // Fixed on GitHub: the next sweep past the backoff dispatches for real, as attempt 1.
-    rig.fake.state.repo(REPO).workflows.forEach((w) => (w.dispatchable = true));
+    rig.fake.state.repo(REPO).workflows.forEach((w) => (w.inputs = { ...INPUTS }));
     rig.clock.advance(2 * 3600_000);
     await rig.sweep();
     t = await rig.task(22);
