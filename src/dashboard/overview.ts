@@ -135,8 +135,13 @@ ${healthSection(ctx, d.health)}
 </section>
 
 <section aria-labelledby="done-h">
-  <h2 id="done-h">Done lately <span class="muted">(the last ${DONE_LISTED} of ${f.counts["done"] ?? 0})</span></h2>
+  <h2 id="done-h">Done lately <span class="muted">(${f.counts["done"] ?? 0} done)</span></h2>
   ${submitted(ctx, "Tasks done lately", f.done, "Nothing is done yet.")}
+  ${
+    (f.counts["done"] ?? 0) > f.done.length
+      ? html`<p class="muted">the last ${DONE_LISTED}: <code>orchestra tasks --state done</code> lists them all</p>`
+      : html``
+  }
 </section>
 
 <section aria-labelledby="blocked-h">
