@@ -1,8 +1,18 @@
-/** The fleet overview page: counts, charts, queue, leases, blocked, failed, parked. */
+/** The fleet overview page: counts, charts, queue, leases, review and done, blocked, failed, parked. */
 import { html, time, type Html } from "./html.js";
-import { duration, issueLink, layout, postButton, stateBadge, table, taskLink, type PageContext } from "./layout.js";
+import {
+  duration,
+  issueLink,
+  layout,
+  postButton,
+  pullLink,
+  stateBadge,
+  table,
+  taskLink,
+  type PageContext,
+} from "./layout.js";
 import { stackedBars } from "./charts.js";
-import { LISTED, QUEUE_READ, type FleetOverview } from "../views/fleet.js";
+import { DONE_LISTED, LISTED, QUEUE_READ, type FleetOverview, type SubmittedTask } from "../views/fleet.js";
 import type { HourSeries } from "../views/activity.js";
 import { TASK_STATES } from "../machine/model.js";
 import { healthSection, type Health } from "./health.js";
@@ -24,6 +34,19 @@ const more = (total: number, state: string): Html => {
     ? html`<p class="muted">and ${total - LISTED} more ${state}: ${command} lists them</p>`
     : html``;
 };
+
+/** Tasks in review or done: the issue, the task, its pull request, and when it last changed. */
+const submitted = (ctx: PageContext, caption: string, tasks: SubmittedTask[], empty: string): Html =>
+  table(
+    caption,
+    ["Issue", "Task", "Pull request", "Attempt", "Updated"],
+    tasks.map((t) => {
+      const task = html`<td>${issueLink(ctx, t.repo, t.issue)}</td><td>${taskLink(t)}</td>`;
+      const pr = html`<td>${pullLink(ctx, t.repo, t.prNumber)}</td><td class="num">${t.attempt}</td>`;
+      return html`<tr>${task}${pr}<td>${time(t.updatedAt, ctx.now)}</td></tr>`;
+    }),
+    empty,
+  );
 
 const lastError = (errors: Array<{ message: string }>): string => errors.at(-1)?.message ?? "";
 
@@ -103,6 +126,22 @@ ${healthSection(ctx, d.health)}
     "No run holds a lease.",
   )}
   ${more(f.counts["claimed"] ?? 0, "claimed")}
+</section>
+
+<section aria-labelledby="review-h">
+  <h2 id="review-h">In review <span class="muted">(${Math.max(f.counts["review"] ?? 0, f.review.length)})</span></h2>
+  ${submitted(ctx, "Tasks in review", f.review, "No pull request is in review.")}
+  ${more(f.counts["review"] ?? 0, "review")}
+</section>
+
+<section aria-labelledby="done-h">
+  <h2 id="done-h">Done lately <span class="muted">(${f.counts["done"] ?? 0} done)</span></h2>
+  ${submitted(ctx, "Tasks done lately", f.done, "Nothing is done yet.")}
+  ${
+    (f.counts["done"] ?? 0) > f.done.length
+      ? html`<p class="muted">the last ${DONE_LISTED}: <code>orchestra tasks --state done</code> lists them all</p>`
+      : html``
+  }
 </section>
 
 <section aria-labelledby="blocked-h">

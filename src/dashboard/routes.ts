@@ -26,6 +26,7 @@ import {
   verifySession,
   messageSeal,
   checkSeal,
+  verifyLink,
   type Session,
 } from "./session.js";
 import { overviewPage } from "./overview.js";
@@ -153,6 +154,9 @@ const SIGN_IN_NOTICES: Readonly<Record<string, string>> = {
   "signed-out": "Signed out.",
 };
 
+const SPENT_LINK =
+  "That sign-in link does not work: each link signs in once, before it expires. Sign in with the admin token.";
+
 export function signInNotice(code: string | null): string | null {
   return code !== null && Object.hasOwn(SIGN_IN_NOTICES, code) ? SIGN_IN_NOTICES[code]! : null;
 }
@@ -261,6 +265,23 @@ export function dashboardRoutes(router: Router, deps: DashboardDeps): void {
     }
     const { value } = issueSession(deps.adminToken, deps.clock.now());
     redirect(r.res, next, {
+      "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }),
+    });
+  });
+
+  // A link made with the admin token (session.ts signInLink) signs in once, without typing the token.
+  router.add("GET", "/dashboard/sign-in/link", async (r) => {
+    const now = deps.clock.now();
+    const link = verifyLink(deps.adminToken, r.query.get("code"), now);
+    if (!link || !(await deps.sessions.spendLink(link.nonce, new Date(link.expiresAt), now))) {
+      const wait = link ? null : router.tokenFailed(r.req);
+      if (wait === null) return send(r.res, 401, signInPage(signInContext(r), "/dashboard", SPENT_LINK));
+      return send(r.res, 429, signInPage(signInContext(r), "/dashboard", tooManyMessage(wait, ADMIN_HINT)), {
+        "retry-after": String(wait),
+      });
+    }
+    const { value } = issueSession(deps.adminToken, now);
+    redirect(r.res, "/dashboard", {
       "set-cookie": sessionCookie(value, { secure: secure(r.req), maxAgeSeconds: SESSION_MS / 1000 }),
     });
   });

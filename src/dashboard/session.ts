@@ -6,6 +6,8 @@
  * until its expiry (queries.ts), so a copy of that cookie is refused too.
  * The CSRF token of a session is derived from its nonce with the same key, so
  * a form can only be posted by a page that was rendered for that session.
+ * A sign-in link carries the same kind of signed expiry and nonce, and is
+ * taken once: its nonce is recorded as spent the way a signed-out one is.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
@@ -47,6 +49,34 @@ export function verifySession(adminToken: string, value: string | undefined, now
   if (!same(mac(keyOf(adminToken), `${m[1]}.${m[2]}`), m[3]!)) return null;
   const expiresAt = Number(m[1]);
   return expiresAt > now.getTime() ? { nonce: m[2]!, expiresAt } : null;
+}
+
+/** How long a sign-in link may be opened, at most (`signInLink`). */
+export const LINK_MAX_MS = 24 * 3_600_000;
+
+/**
+ * A sign-in link's code: an expiry and a nonce signed like a session, but under a purpose of its own, so a session
+ * cookie is no link and a link is no cookie. Whoever holds the admin token can make one without asking the service
+ * (the demo prints one); the service takes it once (the nonce is recorded as spent until its expiry) and answers a
+ * session cookie.
+ */
+export function signInLink(adminToken: string, now: Date, ttlMs: number): { code: string; session: Session } {
+  const expiresAt = now.getTime() + Math.min(ttlMs, LINK_MAX_MS);
+  const session = { nonce: randomBytes(18).toString("base64url"), expiresAt };
+  const body = `${session.expiresAt}.${session.nonce}`;
+  return { code: `${body}.${mac(keyOf(adminToken), `link.${body}`)}`, session };
+}
+
+/**
+ * The link a code proves, or null: malformed, forged, signed with another admin token, expired, or made to last
+ * longer than LINK_MAX_MS from now.
+ */
+export function verifyLink(adminToken: string, code: string | null, now: Date): Session | null {
+  const m = code === null ? null : /^(\d{1,15})\.([A-Za-z0-9_-]{1,64})\.([A-Za-z0-9_-]{43})$/.exec(code);
+  if (!m) return null;
+  if (!same(mac(keyOf(adminToken), `link.${m[1]}.${m[2]}`), m[3]!)) return null;
+  const expiresAt = Number(m[1]);
+  return expiresAt > now.getTime() && expiresAt <= now.getTime() + LINK_MAX_MS ? { nonce: m[2]!, expiresAt } : null;
 }
 
 export function csrfToken(adminToken: string, session: Session): string {

@@ -1,8 +1,9 @@
 /**
  * The fleet at a glance, as the dashboard's overview shows it: the queue of
  * each repository in claim order with why each task waits, the live leases
- * with their time left, what is blocked and on what, what failed and as
- * which class, and what was parked (deliveries and effects).
+ * with their time left, the pull requests in review and the tasks done
+ * lately, what is blocked and on what, what failed and as which class, and
+ * what was parked (deliveries and effects).
  */
 import type { Run, Task } from "../store/generated/sqlite/client.js";
 import type { Inbox } from "../inbox/store.js";
@@ -66,6 +67,13 @@ export interface BlockedTask extends TaskRef {
   why: string;
 }
 
+/** A task in review or done, with its pull request and when it last changed. */
+export interface SubmittedTask extends TaskRef {
+  prNumber: number | null;
+  attempt: number;
+  updatedAt: Date;
+}
+
 export interface FailedTask extends TaskRef {
   class: string | null;
   recovery: string | null;
@@ -78,6 +86,9 @@ export interface FleetOverview {
   counts: Record<string, number>;
   queue: Array<{ repo: string; tasks: QueuedTask[]; more: number }>;
   leases: LiveLease[];
+  review: SubmittedTask[];
+  /** The tasks done most lately (DONE_LISTED). */
+  done: SubmittedTask[];
   blocked: BlockedTask[];
   failed: FailedTask[];
   parked: { deliveries: DeliverySummary[]; effects: EffectSummary[] };
@@ -92,12 +103,21 @@ export const QUEUE_READ = 1000;
  * shows (the most urgent or recent first); the rest are counted.
  */
 export const LISTED = 100;
+/** How many of the tasks done most lately the overview shows. */
+export const DONE_LISTED = 10;
 
 const ref = (t: Pick<Task, "id" | "repo" | "issue" | "title">): TaskRef => ({
   id: t.id,
   repo: t.repo,
   issue: t.issue,
   title: t.title,
+});
+
+const submitted = (t: Task): SubmittedTask => ({
+  ...ref(t),
+  prNumber: t.prNumber,
+  attempt: t.attempt,
+  updatedAt: t.updatedAt,
 });
 
 /** `evidence.why` of a run, the one line every class's evidence carries. */
@@ -121,17 +141,20 @@ async function lastRuns(q: Pick<ViewsQueries, "runsOfTasks">, taskIds: string[])
 export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
   const { views } = deps;
   const now = deps.clock.now();
-  const [groups, queuedIn, queued, claimed, blocked, failed, deliveries, effects, waitingSet] = await Promise.all([
-    views.stateCounts(),
-    views.queuedByRepo(),
-    views.queuedInClaimOrder(QUEUE_READ),
-    views.claimedByLease(LISTED),
-    views.latestIn("blocked", LISTED),
-    views.latestIn("failed", LISTED),
-    deps.inbox.list({ state: "parked", limit: 50 }),
-    deps.outbox.list({ state: "parked", limit: 50 }),
-    deps.deliveriesWaiting?.(),
-  ]);
+  const [groups, queuedIn, queued, claimed, review, done, blocked, failed, deliveries, effects, waitingSet] =
+    await Promise.all([
+      views.stateCounts(),
+      views.queuedByRepo(),
+      views.queuedInClaimOrder(QUEUE_READ),
+      views.claimedByLease(LISTED),
+      views.latestIn("review", LISTED),
+      views.latestIn("done", DONE_LISTED),
+      views.latestIn("blocked", LISTED),
+      views.latestIn("failed", LISTED),
+      deps.inbox.list({ state: "parked", limit: 50 }),
+      deps.outbox.list({ state: "parked", limit: 50 }),
+      deps.deliveriesWaiting?.(),
+    ]);
   // Only the tasks shown are asked what they wait for.
   const shownCount = new Map<string, number>();
   const shown = queued.filter((t) => {
@@ -187,6 +210,8 @@ export async function fleetOverview(deps: FleetDeps): Promise<FleetOverview> {
           step: typeof progress?.step === "string" ? progress.step : null,
         };
       }),
+    review: review.map(submitted),
+    done: done.map(submitted),
     blocked: blocked.map((t) => {
       const q = questionOf.get(t.id);
       const run = runs.get(t.id);

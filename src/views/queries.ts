@@ -38,7 +38,7 @@ export interface ViewsQueries extends Pick<FleetQueries, "openQuestionsOf" | "co
   /** The first `take` claimed tasks, the lease that expires first first. */
   claimedByLease(take: number): Promise<Task[]>;
   /** The `take` tasks in a state changed last, latest first. */
-  latestIn(state: "blocked" | "failed", take: number): Promise<Task[]>;
+  latestIn(state: "review" | "done" | "blocked" | "failed", take: number): Promise<Task[]>;
   /** The runs of these tasks, lowest attempt first. */
   runsOfTasks(taskIds: string[]): Promise<Run[]>;
   workerNames(workerIds: string[]): Promise<Array<{ id: string; name: string }>>;

@@ -132,6 +132,8 @@ test("the overview: a list cut at LISTED has the total in its heading and a line
         counts: { failed: LISTED + 50, blocked: 3 },
         queue: [{ repo: "acme/lib", tasks: [], more: 7 }],
         leases: [],
+        review: [{ id: "t-r", repo: "acme/app", issue: 7, title: "Issue 7", prNumber: 12, attempt: 2, updatedAt: now }],
+        done: [],
         blocked: [],
         failed,
         parked: { deliveries: [], effects: [] },
@@ -150,6 +152,9 @@ test("the overview: a list cut at LISTED has the total in its heading and a line
   expect(page).toContain(`Failed <span class="muted">(${LISTED + 50})</span>`);
   expect(page).toContain("and 50 more failed: <code>orchestra tasks --state failed</code> lists them");
   expect(page).not.toContain("more blocked");
+  expect(page).toContain(`In review <span class="muted">(1)</span>`);
+  expect(page).toContain('<a href="https://github.com/acme/app/pull/12">PR #12</a>');
+  expect(page).toContain("Nothing is done yet.");
   expect(page).toContain(
     "7 queued, all later in claim order than the first 1000 of the fleet: <code>orchestra tasks --repo acme/lib --state queued</code> lists them",
   );

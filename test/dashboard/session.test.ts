@@ -5,7 +5,10 @@ import {
   issueSession,
   readCookie,
   sessionCookie,
+  signInLink,
+  verifyLink,
   verifySession,
+  LINK_MAX_MS,
 } from "../../src/dashboard/session.js";
 import { safeNext } from "../../src/dashboard/routes.js";
 
@@ -32,6 +35,31 @@ describe("verifySession", () => {
 
   test("a verified cookie gives back the session it was issued for", () => {
     expect(verifySession(TOKEN, value, NOW)).toEqual(session);
+  });
+});
+
+describe("verifyLink", () => {
+  const link = signInLink(TOKEN, NOW, 600_000);
+  const [at, once, sig] = link.code.split(".") as [string, string, string];
+  test.each([
+    ["the link, within its lifetime", TOKEN, link.code, NOW, true],
+    ["one second before it expires", TOKEN, link.code, new Date(NOW.getTime() + 599_000), true],
+    ["at its expiry", TOKEN, link.code, new Date(NOW.getTime() + 600_000), false],
+    ["signed with another admin token (rotated)", "another-token", link.code, NOW, false],
+    ["a later expiry with the old signature", TOKEN, `${Number(at) + 1000}.${once}.${sig}`, NOW, false],
+    ["a session cookie offered as a link", TOKEN, value, NOW, false],
+    ["a truncated signature", TOKEN, `${at}.${once}.${sig.slice(1)}`, NOW, false],
+    ["no code", TOKEN, null, NOW, false],
+    ["garbage", TOKEN, "1.2.3", NOW, false],
+  ])("%s → %s", (_what, token, code, now, ok) => {
+    expect(verifyLink(token, code, now) !== null).toBe(ok);
+  });
+
+  test("a link is no session cookie, and it lasts LINK_MAX_MS at most", () => {
+    expect(verifySession(TOKEN, link.code, NOW)).toBeNull();
+    expect(verifyLink(TOKEN, link.code, NOW)).toEqual(link.session);
+    const long = signInLink(TOKEN, NOW, 10 * LINK_MAX_MS);
+    expect(long.session.expiresAt).toBe(NOW.getTime() + LINK_MAX_MS);
   });
 });
 

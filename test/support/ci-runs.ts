@@ -3,6 +3,7 @@
  * `ci.yml` on the PR's head whose jobs finished as given, and a signed
  * check_run.completed delivered for each job that did not succeed.
  */
+import type { FakeGitHub, WorkflowRun } from "../fake-github/index.js";
 import { REPO, type Rig } from "./lifecycle-rig.js";
 import { fakeWebhookPayload } from "./webhooks.js";
 
@@ -13,15 +14,16 @@ export interface CiJob {
   log?: string;
 }
 
-export async function deliverCiRun(rig: Rig, sha: string, jobs: CiJob[]) {
-  const repo = rig.fake.state.repo(REPO);
+/** A finished pull_request run of `ci.yml` on `sha` (the head of a PR of `repoName`), its jobs and their logs. */
+export function addCiRun(fake: FakeGitHub, repoName: string, sha: string, jobs: CiJob[]): WorkflowRun {
+  const repo = fake.state.repo(repoName);
   const wf =
     [...repo.workflows.values()].find((x) => x.path.endsWith("ci.yml")) ??
-    rig.fake.state.addWorkflow(REPO, { path: "ci.yml" });
+    fake.state.addWorkflow(repoName, { path: "ci.yml" });
   const failing = jobs.some((j) => j.conclusion !== "success");
   // A pull_request run is on the PR's head branch, which is how GitHub matches its checks to the PR.
   const headBranch = [...repo.pulls.values()].find((p) => p.headSha === sha && !p.headRepo)?.headRef ?? null;
-  const run = rig.fake.state.addWorkflowRun(REPO, {
+  const run = fake.state.addWorkflowRun(repoName, {
     workflowId: wf.id,
     headBranch,
     headSha: sha,
@@ -34,23 +36,31 @@ export async function deliverCiRun(rig: Rig, sha: string, jobs: CiJob[]) {
       output: { title: j.name, summary: j.summary ?? "" },
     })),
   });
-  for (const job of rig.fake.state.jobsOf(repo, run)) {
+  for (const job of fake.state.jobsOf(repo, run)) {
     const spec = jobs.find((j) => j.name === job.name)!;
-    if (spec.log) rig.fake.state.setJobLog(REPO, job.id, spec.log);
+    if (spec.log) fake.state.setJobLog(repoName, job.id, spec.log);
   }
+  return run;
+}
+
+/** GitHub's check_run.completed for one check run of `repoName` as it is now. */
+export function checkRunCompleted(fake: FakeGitHub, repoName: string, checkRunId: number, sender = "alice") {
+  const repo = fake.state.repo(repoName);
+  return fakeWebhookPayload(
+    fake,
+    "check_run",
+    "completed",
+    { repo: repoName, sender },
+    { check_run: fake.json.checkRun(repo, repo.checkRuns.get(checkRunId)!) },
+  );
+}
+
+export async function deliverCiRun(rig: Rig, sha: string, jobs: CiJob[]) {
+  const run = addCiRun(rig.fake, REPO, sha, jobs);
+  const repo = rig.fake.state.repo(REPO);
   for (const job of rig.fake.state.jobsOf(repo, run)) {
-    const check = repo.checkRuns.get(job.id)!;
-    if (check.conclusion === "success") continue;
-    await rig.deliverPayload(
-      "check_run",
-      fakeWebhookPayload(
-        rig.fake,
-        "check_run",
-        "completed",
-        { repo: REPO, sender: "alice" },
-        { check_run: rig.fake.json.checkRun(repo, check) },
-      ),
-    );
+    if (repo.checkRuns.get(job.id)!.conclusion === "success") continue;
+    await rig.deliverPayload("check_run", checkRunCompleted(rig.fake, REPO, job.id));
   }
   return run;
 }

@@ -6,8 +6,10 @@
  * would in production, not because the test delivered it by hand.
  *
  *   autoWebhooks(fake);   // after fake.setWebhookTarget(app webhook URL, secret)
+ *
+ * `then` sees every request after that, as `fake.afterHandle` would (the fake keeps one such hook).
  */
-import type { FakeGitHub } from "../fake-github/index.js";
+import type { FakeGitHub, RecordedRequest } from "../fake-github/index.js";
 import { fakeWebhookPayload } from "./webhooks.js";
 
 const PULLS = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+)\/merge)?$/;
@@ -31,11 +33,14 @@ function pullEventOf(
 }
 
 /** Turns on GitHub's webhooks for pushes, pull requests opened through the API, and merges. */
-export function autoWebhooks(fake: FakeGitHub): void {
+export function autoWebhooks(
+  fake: FakeGitHub,
+  then?: (rec: RecordedRequest, reply: { status: number; body?: unknown }) => void | Promise<void>,
+): void {
   fake.deliverPushes(true);
   fake.afterHandle(async (rec, reply) => {
     const event = pullEventOf(rec, reply);
-    if (!event) return;
+    if (!event) return then?.(rec, reply);
     const pull = fake.state.pull(event.repo, event.number);
     const sender = event.action === "closed" ? pull.mergedBy : fake.state.issue(event.repo, event.number).user;
     const payload = fakeWebhookPayload(fake, "pull_request", event.action, {
@@ -46,5 +51,6 @@ export function autoWebhooks(fake: FakeGitHub): void {
     payload["action"] = event.action;
     payload["number"] = event.number;
     await fake.state.hookDeliveries.send("pull_request", payload);
+    await then?.(rec, reply);
   });
 }
