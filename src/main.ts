@@ -3,7 +3,7 @@
  * the service (or the setup page when the App is not registered yet).
  *
  * Every start-up failure a user can cause ends here as one line on stderr
- * that names the setting, with a documented exit code (README, Configuration):
+ * that names the setting, with a documented exit code (docs/configuration.md):
  * 78 a setting is wrong, 69 what it names is not available now, 77 this user
  * may not do what it asks; 1 is left for what nobody could have configured
  * away (a bug).

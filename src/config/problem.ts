@@ -1,7 +1,7 @@
 /**
  * Why the service cannot start, as it is told: one line that names the
  * setting, says what is wrong and what to do. The kind picks the exit code
- * (src/main.ts; the README's Configuration section lists them).
+ * (src/main.ts; docs/configuration.md lists them).
  */
 import { userInfo } from "node:os";
 
