@@ -19,6 +19,7 @@ import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app/index.js";
 import { isListenError, listenProblem, probeListen } from "./app/listen.js";
 import { startSetup } from "./app/setup.js";
+import { startWebhookProxy } from "./app/webhook-proxy.js";
 import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 
 /** sysexits.h: EX_CONFIG, EX_UNAVAILABLE, EX_NOPERM. */
@@ -90,9 +91,10 @@ async function main(): Promise<void> {
   if (!env.credentials) {
     log.info("no App credentials (APP_ID, PRIVATE_KEY): starting Probot's setup page to register the App from app.yml");
     await database.close();
-    // Probot would otherwise fetch and start a smee.io client to proxy
-    // webhooks to this machine; Orchestra does not use one (webhooks go to
-    // /api/github/webhooks directly), and fetching it can stall the page.
+    // Probot would otherwise create a smee.io channel of its own, which
+    // nothing forwards from and whose fetch can stall the page. A channel the
+    // user chose (WEBHOOK_PROXY_URL) is what Probot's manifest then registers
+    // as the App's webhook URL, and the service forwards from it once started.
     process.env["NO_SMEE_SETUP"] ??= "true";
     await checkListen(env);
     const setup = await startSetup({ env, log }).catch(listenFailure(env));
@@ -108,8 +110,15 @@ async function main(): Promise<void> {
     { port, webhooks: "/api/github/webhooks", dashboard: "/dashboard", metrics: "/metrics" },
     "orchestra listening",
   );
+  const proxy = env.webhookProxyUrl
+    ? startWebhookProxy({ source: env.webhookProxyUrl, host: env.host, port, log })
+    : undefined;
 
-  onSignals(log, () => orchestra.stop().then(() => database.close()));
+  onSignals(log, async () => {
+    await proxy?.stop();
+    await orchestra.stop();
+    await database.close();
+  });
 }
 
 /** A listen that failed after the probe (another process took the port in between) is told the same way. */

@@ -80,6 +80,13 @@ const schema = z.object({
       "must be a host name with an optional port, without a scheme, e.g. github.example.com or 127.0.0.1:3001",
     )
     .optional(),
+  WEBHOOK_PROXY_URL: z
+    .string()
+    .refine(
+      (u) => URL.canParse(u) && ["http:", "https:"].includes(new URL(u).protocol),
+      "must be the address of a webhook proxy channel, e.g. https://smee.io/AbC123",
+    )
+    .optional(),
   GHE_PROTOCOL: z.enum(["http", "https"], { message: "must be http or https" }).default("https"),
   DATABASE_URL: z
     .string()
@@ -157,6 +164,8 @@ export interface Env {
   /** REST base URL; undefined means api.github.com. */
   baseUrl: string | undefined;
   databaseUrl: string | undefined;
+  /** A webhook proxy channel (smee.io) whose deliveries are forwarded to the webhook path (WEBHOOK_PROXY_URL). */
+  webhookProxyUrl?: string;
   production: boolean;
   /** Record every GitHub write as "would have done" instead of performing it, in every repository. */
   dryRun: boolean;
@@ -272,6 +281,7 @@ export function parseEnv(
     logLevel: e.LOG_LEVEL,
     baseUrl,
     databaseUrl: e.DATABASE_URL,
+    ...(e.WEBHOOK_PROXY_URL ? { webhookProxyUrl: e.WEBHOOK_PROXY_URL } : {}),
     production,
     dryRun,
     npmRegistry: e.ORCHESTRA_NPM_REGISTRY,

@@ -57,7 +57,7 @@ describe("setup mode: the service without App credentials", () => {
     url = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [main], {
       cwd,
-      env: childEnv({ PORT: String(port), HOST: "127.0.0.1" }),
+      env: childEnv({ PORT: String(port), HOST: "127.0.0.1", WEBHOOK_PROXY_URL: "https://smee.io/AbC123" }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
@@ -98,7 +98,13 @@ describe("setup mode: the service without App credentials", () => {
     expect(root.headers.get("location")).toBe("/probot");
     const page = await fetch(url + "/probot");
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("Register GitHub App");
+    const html = await page.text();
+    expect(html).toContain("Register GitHub App");
+    // The manifest the button posts to GitHub: the proxy channel is the App's webhook URL.
+    const manifest = /name="manifest"[^>]*value='([^']*)'|value='([^']*)'[^>]*name="manifest"/.exec(html);
+    expect(manifest).not.toBeNull();
+    const parsed = JSON.parse((manifest![1] ?? manifest![2])!.replace(/&quot;/g, '"')) as Record<string, unknown>;
+    expect(parsed["hook_attributes"]).toEqual({ url: "https://smee.io/AbC123" });
   });
 
   test("SIGTERM stops it cleanly", async () => {
