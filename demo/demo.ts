@@ -24,7 +24,7 @@ export const WORKER_NAME = "demo-worker";
 const STOP_GRACE_MS = 10_000;
 
 /** A git identity and no user configuration: the worker's git must not read the machine's. */
-const GIT_ENV = {
+export const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: "1",
   GIT_AUTHOR_NAME: "Stand-in Agent",
   GIT_AUTHOR_EMAIL: "agent@example.invalid",

@@ -1,0 +1,114 @@
+// What a fleet run comes to, in the figures users feel: tasks per hour per installation, GitHub calls per
+// task by route, how far the interlock label trails its claim, how long the labels take to converge after
+// the last merge, and double claims (must be 0).
+import type { RecordedRequest } from "../../test/fake-github/http.js";
+import type { ScenarioRaw } from "./scenario.js";
+
+const ISSUE_PATH = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)(\/labels(\/.*)?)?$/;
+
+export interface Summary {
+  name: string;
+  replicas: number;
+  tasks: number;
+  workers: number;
+  tasksPerHourPerInstallation: number;
+  claimsPerSecond: number;
+  /** REST and GraphQL calls (what GitHub's rate limits count), per task. */
+  callsPerTask: number;
+  callsPerTaskByRoute: Record<string, number>;
+  /** git fetches and pushes over smart HTTP, per task (not counted against the API's rate limit). */
+  gitPerTask: Record<string, number>;
+  interlockLagMs: { p50: number; p99: number; max: number };
+  labelsConvergedAfterLastMergeMs: number;
+  doubleClaims: number;
+  restartReadyMs: number | null;
+  violations: number;
+}
+
+const quantile = (xs: number[], q: number): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+};
+
+/** The labels a request puts on an issue, if it writes labels at all. */
+function labelWrite(r: RecordedRequest): { issue: number; adds: string[] } | null {
+  const m = ISSUE_PATH.exec(r.path);
+  if (!m || r.method === "GET") return null;
+  const body = r.body as { labels?: unknown } | unknown[] | null;
+  const labels = Array.isArray(body) ? body : Array.isArray(body?.labels) ? body.labels : null;
+  if (!m[2] && !labels) return null;
+  const names = (labels ?? []).map((l) => (typeof l === "string" ? l : String((l as { name?: unknown }).name)));
+  return { issue: Number(m[1]), adds: r.method === "DELETE" ? [] : names };
+}
+
+export function summarize(raw: ScenarioRaw): Summary {
+  const n = raw.config.tasks;
+  const lastMerge = Math.max(...raw.merges);
+  const isGit = (r: RecordedRequest) => r.operationId?.startsWith("git:") === true;
+  const api = raw.requests.filter((r) => !isGit(r));
+  const perTask = (rs: RecordedRequest[]): Record<string, number> => {
+    const byRoute: Record<string, number> = {};
+    for (const r of rs) {
+      const key = r.route ?? r.operationId ?? `${r.method} ${r.path}`;
+      byRoute[key] = (byRoute[key] ?? 0) + 1;
+    }
+    return Object.fromEntries(
+      Object.entries(byRoute)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, Math.round((v / n) * 100) / 100]),
+    );
+  };
+  const interlock = new Map<number, number>();
+  let lastLabelWrite = 0;
+  for (const r of raw.requests) {
+    const w = labelWrite(r);
+    if (!w) continue;
+    lastLabelWrite = Math.max(lastLabelWrite, r.at);
+    if (w.adds.includes("agent:in-progress") && !interlock.has(w.issue)) interlock.set(w.issue, r.at);
+  }
+  const lags: number[] = [];
+  for (const [issue, at] of interlock) {
+    const claimed = raw.claims.get(issue);
+    if (claimed !== undefined) lags.push(Math.max(0, at - claimed));
+  }
+  const claims = [...raw.claims.values()];
+  const claimSpan = (Math.max(...claims) - Math.min(...claims)) / 1000;
+  return {
+    name: raw.config.name,
+    replicas: raw.config.replicas,
+    tasks: n,
+    workers: raw.config.workers,
+    tasksPerHourPerInstallation: Math.round(n / ((lastMerge - raw.queuedAt) / 3_600_000)),
+    claimsPerSecond: claimSpan > 0 ? Math.round((claims.length / claimSpan) * 100) / 100 : NaN,
+    callsPerTask: Math.round((api.length / n) * 10) / 10,
+    callsPerTaskByRoute: perTask(api),
+    gitPerTask: perTask(raw.requests.filter(isGit)),
+    interlockLagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: Math.max(...lags) },
+    labelsConvergedAfterLastMergeMs: Math.max(0, Math.max(lastLabelWrite, raw.convergedAt) - lastMerge),
+    doubleClaims: raw.doubleClaims.length,
+    restartReadyMs: raw.restartReadyMs,
+    violations: raw.violations.length,
+  };
+}
+
+/** One line per scenario, then the routes of the first one. */
+export function render(summaries: Summary[]): string {
+  const lines = summaries.map(
+    (s) =>
+      `${s.name.padEnd(9)} ${s.replicas} replica(s) ${s.tasks} tasks ${s.workers} workers: ` +
+      `${s.tasksPerHourPerInstallation} tasks/h/installation, ${s.claimsPerSecond} claims/s, ` +
+      `${s.callsPerTask} GitHub calls/task, interlock label lag p50 ${s.interlockLagMs.p50} ms ` +
+      `p99 ${s.interlockLagMs.p99} ms, labels converged ${(s.labelsConvergedAfterLastMergeMs / 1000).toFixed(1)} s ` +
+      `after the last merge, ${s.doubleClaims} double claims` +
+      (s.restartReadyMs === null ? "" : `, killed replica ready again in ${s.restartReadyMs} ms`) +
+      (s.violations ? `, ${s.violations} requests outside GitHub's description` : ""),
+  );
+  for (const s of summaries) {
+    lines.push("", `${s.name}: GitHub calls per task by route`);
+    for (const [route, v] of Object.entries(s.callsPerTaskByRoute)) lines.push(`  ${String(v).padStart(6)}  ${route}`);
+    const git = Object.entries(s.gitPerTask).map(([op, v]) => `${v} ${op.slice(4)}`);
+    lines.push(`  git over HTTP per task (not rate-limited): ${git.join(", ") || "none"}`);
+  }
+  return lines.join("\n");
+}

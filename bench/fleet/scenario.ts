@@ -1,0 +1,181 @@
+// One fleet run: a database, R replicas behind a front, W real `orchestra worker` processes with a shell
+// script as their agent, N issues queued at once; with two or more replicas one is killed with SIGKILL once
+// half the pull requests are merged, and started again. Ends when every PR is merged and GitHub's labels
+// have converged (no closed issue carries an agent:* label, no GitHub write is pending).
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Child } from "../../demo/children.js";
+import { GIT_ENV } from "../../demo/demo.js";
+import { freshDatabase } from "../claims/world.js";
+import { makeTempDir, removeTempDir, sleep } from "../ingest/targets.js";
+import { startFront } from "./front.js";
+import { REPO, startFleetGitHub } from "./github.js";
+import { Replica } from "./replicas.js";
+import type { RecordedRequest } from "../../test/fake-github/http.js";
+
+export interface ScenarioConfig {
+  name: string;
+  replicas: number;
+  pgUrl: string | null;
+  tasks: number;
+  workers: number;
+  root: string;
+  /** Gives up after this long (ms). */
+  timeoutMs: number;
+}
+
+export interface ScenarioRaw {
+  config: Omit<ScenarioConfig, "pgUrl" | "root">;
+  queuedAt: number;
+  merges: number[];
+  /** First claim of each task (run startedAt), by issue. */
+  claims: Map<number, number>;
+  requests: RecordedRequest[];
+  convergedAt: number;
+  doubleClaims: string[];
+  restartReadyMs: number | null;
+  violations: string[];
+}
+
+const AGENT = `#!/bin/sh
+set -e
+journal="$1"
+if ! mkdir "$journal/$ORCHESTRA_ISSUE.lock" 2>/dev/null; then echo "$ORCHESTRA_ISSUE" >> "$journal/double"; fi
+echo "task $ORCHESTRA_ISSUE" > "task-$ORCHESTRA_ISSUE.txt"
+git add "task-$ORCHESTRA_ISSUE.txt"
+git commit -qm "Task $ORCHESTRA_ISSUE"
+rmdir "$journal/$ORCHESTRA_ISSUE.lock" 2>/dev/null || true
+`;
+
+async function api<T>(url: string, token: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export async function runScenario(c: ScenarioConfig, progress: (line: string) => void): Promise<ScenarioRaw> {
+  const dir = makeTempDir(`orchestra-fleet-${c.name}-`);
+  const db = await freshDatabase(dir, c.pgUrl);
+  let failure: unknown = null;
+  const gh = await startFleetGitHub((err) => (failure ??= err));
+  const adminToken = randomBytes(32).toString("hex");
+  const webhookSecret = randomBytes(20).toString("hex");
+  const settings = {
+    root: c.root,
+    dir,
+    databaseUrl: db.url,
+    github: { host: gh.fake.host, appId: gh.fake.appId, privateKey: gh.fake.privateKey },
+    webhookSecret,
+    adminToken,
+  };
+  const replicas: Replica[] = [];
+  const workers: Child[] = [];
+  const front = await startFront([]);
+  try {
+    for (let r = 0; r < c.replicas; r++) {
+      const replica = await Replica.create(`replica-${r + 1}`, settings);
+      await replica.start();
+      replicas.push(replica);
+    }
+    front.targets.push(...replicas.map((r) => r.url));
+    gh.connect(`${front.url}/api/github/webhooks`, webhookSecret);
+    const journal = join(dir, "journal");
+    mkdirSync(journal);
+    const agent = join(dir, "agent.sh");
+    writeFileSync(agent, AGENT, { mode: 0o755 });
+    for (let w = 0; w < c.workers; w++) {
+      const { token } = await api<{ token: string }>(front.url, adminToken, "/api/v1/workers", {
+        name: `worker-${w + 1}`,
+        repos: [REPO],
+      });
+      const home = join(dir, `home-${w + 1}`);
+      mkdirSync(home);
+      const args = ["worker", "--url", front.url, "--workdir", join(dir, `worker-${w + 1}`)];
+      args.push("--agent", `sh '${agent}' '${journal}'`, "--poll-seconds", "1", "--grace-seconds", "2");
+      workers.push(
+        new Child(`worker-${w + 1}`, process.execPath, [join(c.root, "bin", "orchestra.js"), ...args], {
+          cwd: dir,
+          env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: home, ...GIT_ENV, ORCHESTRA_WORKER_TOKEN: token },
+        }),
+      );
+    }
+    progress(`${c.name}: ${c.replicas} replica(s), ${c.workers} workers up; queueing ${c.tasks} issues`);
+    const queuedAt = await gh.queue(c.tasks);
+    const deadline = queuedAt + c.timeoutMs;
+    let restartReadyMs: number | null = null;
+    let reported = 0;
+    const check = () => {
+      if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+      for (const w of workers) if (w.exit) throw new Error(`${w.name} exited:\n${w.tail()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${c.name}: not done after ${c.timeoutMs / 1000} s (${gh.merges.size}/${c.tasks} merged)`);
+    };
+    while (gh.merges.size < c.tasks) {
+      check();
+      if (gh.merges.size >= reported + Math.max(1, Math.floor(c.tasks / 4))) {
+        reported = gh.merges.size;
+        progress(`${c.name}: ${reported}/${c.tasks} merged after ${((Date.now() - queuedAt) / 1000).toFixed(1)} s`);
+      }
+      if (restartReadyMs === null && c.replicas > 1 && gh.merges.size >= c.tasks / 2) {
+        const victim = replicas[replicas.length - 1]!;
+        front.targets.splice(front.targets.indexOf(victim.url), 1);
+        await victim.kill();
+        progress(`${c.name}: SIGKILL ${victim.name} at ${gh.merges.size}/${c.tasks} merged; starting it again`);
+        restartReadyMs = await victim.start();
+        front.targets.push(victim.url);
+      }
+      await sleep(100);
+    }
+    await gh.allMerged(c.tasks);
+    progress(`${c.name}: all ${c.tasks} merged; waiting for GitHub's labels to converge`);
+    for (;;) {
+      check();
+      const stale = [...Array(c.tasks).keys()].some((i) =>
+        gh.fake.state.labelsOf(REPO, i + 1).some((l) => l.startsWith("agent:")),
+      );
+      const { counts } = await api<{ counts: Record<string, number> }>(
+        front.url,
+        adminToken,
+        "/api/v1/effects?limit=1",
+      );
+      if (!stale && (counts["pending"] ?? 0) === 0 && (counts["running"] ?? 0) === 0) break;
+      await sleep(200);
+    }
+    const convergedAt = Date.now();
+    const { runs } = await api<{ runs: { startedAt: string; task: { issue: number } }[] }>(
+      front.url,
+      adminToken,
+      "/api/v1/runs?limit=1000",
+    );
+    const claims = new Map<number, number>();
+    for (const run of runs) {
+      const at = Date.parse(run.startedAt);
+      const seen = claims.get(run.task.issue);
+      if (seen === undefined || at < seen) claims.set(run.task.issue, at);
+    }
+    const doubles = join(journal, "double");
+    return {
+      config: { name: c.name, replicas: c.replicas, tasks: c.tasks, workers: c.workers, timeoutMs: c.timeoutMs },
+      queuedAt,
+      merges: [...gh.merges.values()],
+      claims,
+      requests: gh.requests(),
+      convergedAt,
+      doubleClaims: existsSync(doubles) ? readFileSync(doubles, "utf8").trim().split("\n") : [],
+      restartReadyMs,
+      violations: [...gh.fake.violations],
+    };
+  } finally {
+    await Promise.allSettled(workers.map((w) => w.stop(5_000)));
+    await Promise.allSettled(replicas.map((r) => r.stop()));
+    await front.close();
+    await gh.close();
+    await db.drop();
+    removeTempDir(dir);
+  }
+}
