@@ -18,7 +18,13 @@ export interface Summary {
   callsPerTaskByRoute: Record<string, number>;
   /** git fetches and pushes over smart HTTP, per task (not counted against the API's rate limit). */
   gitPerTask: Record<string, number>;
+  /**
+   * From a task's first claim to the first label write that stops GitHub saying it is queued (the owner's
+   * label on, or the queue label off); a task whose labels never said so counts until the labels converged.
+   */
   interlockLagMs: { p50: number; p99: number; max: number };
+  /** Tasks whose claim was never told on GitHub before they were done. */
+  interlockNeverWritten: number;
   labelsConvergedAfterLastMergeMs: number;
   doubleClaims: number;
   restartReadyMs: number | null;
@@ -31,16 +37,25 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
 };
 
-/** The labels a request puts on an issue, if it writes labels at all. */
-function labelWrite(r: RecordedRequest): { issue: number; adds: string[] } | null {
+/** What a request does to an issue's labels, if it writes labels at all. */
+function labelWrite(r: RecordedRequest): { issue: number; adds: string[]; removes: string[]; set: boolean } | null {
   const m = ISSUE_PATH.exec(r.path);
   if (!m || r.method === "GET") return null;
   const body = r.body as { labels?: unknown } | unknown[] | null;
   const labels = Array.isArray(body) ? body : Array.isArray(body?.labels) ? body.labels : null;
   if (!m[2] && !labels) return null;
   const names = (labels ?? []).map((l) => (typeof l === "string" ? l : String((l as { name?: unknown }).name)));
-  return { issue: Number(m[1]), adds: r.method === "DELETE" ? [] : names };
+  if (r.method === "DELETE")
+    return { issue: Number(m[1]), adds: [], removes: m[3] ? [decodeURIComponent(m[3].slice(1))] : [], set: false };
+  return { issue: Number(m[1]), adds: names, removes: [], set: r.method === "PUT" || !m[2] };
 }
+
+/** Whether GitHub stops saying "queued" with this write: the owner's label goes on, or the queue label comes off. */
+const tellsOwnership = (w: NonNullable<ReturnType<typeof labelWrite>>): boolean =>
+  w.adds.includes("agent:in-progress") ||
+  w.adds.includes("agent:review") ||
+  w.removes.includes("agent:queued") ||
+  (w.set && !w.adds.includes("agent:queued"));
 
 export function summarize(raw: ScenarioRaw): Summary {
   const n = raw.config.tasks;
@@ -65,12 +80,14 @@ export function summarize(raw: ScenarioRaw): Summary {
     const w = labelWrite(r);
     if (!w) continue;
     lastLabelWrite = Math.max(lastLabelWrite, r.at);
-    if (w.adds.includes("agent:in-progress") && !interlock.has(w.issue)) interlock.set(w.issue, r.at);
+    const claimed = raw.claims.get(w.issue);
+    if (claimed !== undefined && r.at >= claimed && tellsOwnership(w) && !interlock.has(w.issue))
+      interlock.set(w.issue, r.at);
   }
   const lags: number[] = [];
-  for (const [issue, at] of interlock) {
-    const claimed = raw.claims.get(issue);
-    if (claimed !== undefined) lags.push(Math.max(0, at - claimed));
+  for (const [issue, claimed] of raw.claims) {
+    // A claim whose labels never told GitHub (the task was done first) trails until the labels converged.
+    lags.push(Math.max(0, (interlock.get(issue) ?? raw.convergedAt) - claimed));
   }
   const claims = [...raw.claims.values()];
   const claimSpan = (Math.max(...claims) - Math.min(...claims)) / 1000;
@@ -85,6 +102,7 @@ export function summarize(raw: ScenarioRaw): Summary {
     callsPerTaskByRoute: perTask(api),
     gitPerTask: perTask(raw.requests.filter(isGit)),
     interlockLagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: Math.max(...lags) },
+    interlockNeverWritten: [...raw.claims.keys()].filter((i) => !interlock.has(i)).length,
     labelsConvergedAfterLastMergeMs: Math.max(0, Math.max(lastLabelWrite, raw.convergedAt) - lastMerge),
     doubleClaims: raw.doubleClaims.length,
     restartReadyMs: raw.restartReadyMs,
@@ -99,7 +117,7 @@ export function render(summaries: Summary[]): string {
       `${s.name.padEnd(9)} ${s.replicas} replica(s) ${s.tasks} tasks ${s.workers} workers: ` +
       `${s.tasksPerHourPerInstallation} tasks/h/installation, ${s.claimsPerSecond} claims/s, ` +
       `${s.callsPerTask} GitHub calls/task, interlock label lag p50 ${s.interlockLagMs.p50} ms ` +
-      `p99 ${s.interlockLagMs.p99} ms, labels converged ${(s.labelsConvergedAfterLastMergeMs / 1000).toFixed(1)} s ` +
+      `p99 ${s.interlockLagMs.p99} ms (${s.interlockNeverWritten} claims never on GitHub), labels converged ${(s.labelsConvergedAfterLastMergeMs / 1000).toFixed(1)} s ` +
       `after the last merge, ${s.doubleClaims} double claims` +
       (s.restartReadyMs === null ? "" : `, killed replica ready again in ${s.restartReadyMs} ms`) +
       (s.violations ? `, ${s.violations} requests outside GitHub's description` : ""),
