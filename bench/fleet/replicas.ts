@@ -11,6 +11,8 @@ export interface ReplicaSettings {
   github: { host: string; appId: number; privateKey: string };
   webhookSecret: string;
   adminToken: string;
+  /** LOG_LEVEL [warn] */
+  logLevel?: string;
 }
 
 export class Replica {
@@ -38,7 +40,7 @@ export class Replica {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",
         HOME: this.s.dir,
         NODE_ENV: "production",
-        LOG_LEVEL: "warn",
+        LOG_LEVEL: this.s.logLevel ?? "warn",
         LOG_FORMAT: "json",
         HOST: "127.0.0.1",
         PORT: String(this.port),
