@@ -102,7 +102,7 @@ export async function deliveriesScenario(
   await Promise.allSettled([...inFlight]);
   progress(`deliveries: ${items.length} sent (${refused} refused while the service was down); waiting to converge`);
   const deadline = Date.now() + o.timeoutMs;
-  let stored = 0;
+  let stored: number;
   const repliesOn = (n: number) => fake.state.commentsOn(REPO, n).filter((c) => c.viaApp).length;
   for (;;) {
     await fake.state.hookDeliveries.idle();
