@@ -15,7 +15,7 @@ import { startLoop, type LoopRig } from "../support/worker-rig.js";
  * GitHub API calls in all for one happy-path task: the App's (labels, check run, branch delete) and the worker's
  * (its brokered token, opening the PR) together.
  */
-const BUDGET = 22;
+const BUDGET = 17;
 
 /** git's smart HTTP (fetch and push): transfers, not API calls, and outside the API's rate limit. */
 const GIT = /\.git\/(info\/refs|git-upload-pack|git-receive-pack)$/;
