@@ -115,6 +115,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
         githubFor,
         log,
         unmanaged: (id) => unmanagedInstallation(rooms.effectRows, id),
+        observe: (payload) => rooms.seen.observe(payload),
         onIgnored,
       }),
       log,

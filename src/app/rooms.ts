@@ -14,7 +14,8 @@ import { Tasks, type Clock, type TasksDeps } from "../apply/tasks.js";
 import { Outbox } from "../effects/outbox.js";
 import { Installations } from "../effects/installations.js";
 import { Executor, type ExecutorOptions } from "../effects/executor.js";
-import { effectsQueries } from "../effects/queries.js";
+import { Seen } from "../effects/seen.js";
+import { effectsQueries, seenQueries } from "../effects/queries.js";
 import { Ledger } from "../cost/ledger.js";
 import { ledgerQueries } from "../cost/queries.js";
 import { Workers } from "../workers/workers.js";
@@ -121,6 +122,7 @@ export function buildRooms(o: RoomOptions) {
   const installations = new Installations(effectRows, clock, o.effects?.spacingMs ?? 1_000);
   const fleet = new FleetIssues({ queries: fleetQueries(db), configs, clock, botLogin, deliveriesWaiting: waiting });
   const dispatches = new DispatchBreaker({ queries: gateRows, tasks, configs, clock, log });
+  const seen = new Seen(seenQueries(db), clock);
   const executor = new Executor(
     {
       queries: effectRows,
@@ -134,6 +136,7 @@ export function buildRooms(o: RoomOptions) {
       fleet,
       credentials: broker,
       dispatches,
+      seen,
     },
     { windowMs: retry.windowMs!, ...o.effects },
   );
@@ -208,6 +211,7 @@ export function buildRooms(o: RoomOptions) {
     permissions,
     appAuth,
     fleet,
+    seen,
     dryRun: env.dryRun,
     clock,
     log,
@@ -247,6 +251,7 @@ export function buildRooms(o: RoomOptions) {
     installations,
     fleet,
     executor,
+    seen,
     workers,
     pauses,
     workerTokens,

@@ -49,6 +49,8 @@ export interface ExecutorDeps {
   fleet?: PerformContext["fleet"];
   /** Performs revoke-credentials effects (credentials/broker.ts). */
   credentials?: PerformContext["credentials"];
+  /** What GitHub already said of issues' labels and of Orchestra's check runs (effects/seen.ts). */
+  seen?: PerformContext["seen"];
   /**
    * The repository's breaker for dispatches GitHub refuses there (gates/dispatch-breaker.ts): a refusal for
    * the whole repository is raised through it, in one transaction with the breaker; an accepted one is told.

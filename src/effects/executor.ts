@@ -195,6 +195,7 @@ export class Executor {
           checkRunOf: this.#checkRunOf,
           ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
           ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
+          ...(this.deps.seen ? { seen: this.deps.seen } : {}),
         },
         e.spec.payload,
       );

@@ -1,7 +1,7 @@
 /**
  * How each kind of effect is performed. Every performer is safe to run again:
- * labels are brought to a wanted state (read first, write only what
- * differs), a comment or a dispatch whose answer was lost is looked for
+ * labels are brought to a wanted state (write only what differs from what
+ * GitHub last said, effects/perform-seen.ts), a comment or a dispatch whose answer was lost is looked for
  * before it is sent again, and whatever destroys or publishes re-checks its
  * positive evidence on GitHub right before acting. An effect that a later
  * state made pointless is dropped, not performed.
@@ -10,50 +10,12 @@ import { allGreen } from "../outcomes/classify.js";
 import { refusalScope } from "../outcomes/dispatch-refusal.js";
 import { GitHubError, repoRef, type GitHub, type RepoRef } from "../github/port.js";
 import { commentMarker, withMarker } from "../texts/comments.js";
-import type { RunView, TaskView } from "../machine/decision.js";
-import type { EffectKind, EffectPayloads } from "../machine/effects.js";
-import type { TaskEvent } from "../machine/events.js";
+import type { EffectKind } from "../machine/effects.js";
 import type { OutboxEffect } from "./outbox.js";
-import { CHECK_RUN_NAME, type CheckRunView } from "../texts/check-run.js";
-import { fitted, GITHUB_CHECK_SUMMARY_LIMIT } from "../texts/limits.js";
+import { done, dropped, type Performed, type Performer } from "./performed.js";
+import { checkRunPerformer, labelPerformer } from "./perform-seen.js";
 
-export interface PerformContext {
-  effect: OutboxEffect;
-  task: TaskView | null;
-  run: RunView | null;
-  github: GitHub;
-  /** What the Orchestra check run shows, read when it is performed. */
-  checkRunOf?: (taskId: string, headSha: string) => Promise<CheckRunView | null>;
-  /** The repositories' fleet issues (fleet/issues.ts). */
-  fleet?: { perform(effect: OutboxEffect, github: GitHub): Promise<Performed> };
-  /** The tokens handed to runs' workers (credentials/broker.ts). */
-  credentials?: { revoke(effect: OutboxEffect, github: GitHub): Promise<Performed> };
-}
-
-export type Performed =
-  | { status: "done"; result?: unknown; note?: string; event?: TaskEvent }
-  | { status: "dropped"; note: string; event?: TaskEvent };
-
-export interface Performer<K extends EffectKind> {
-  perform(ctx: PerformContext, payload: EffectPayloads[K]): Promise<Performed>;
-  /** Attempts for failures that retrying will not fix (4xx other than rate limits); default 3. */
-  deterministicAttempts?: number;
-  /** What the task hears when the effect is given up and parked. */
-  onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string, err: unknown): TaskEvent | null;
-}
-
-const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({
-  status: "done",
-  ...(result !== undefined ? { result } : {}),
-  ...(note ? { note } : {}),
-  ...(event ? { event } : {}),
-});
-const dropped = (note: string, event?: TaskEvent): Performed => ({
-  status: "dropped",
-  note,
-  ...(event ? { event } : {}),
-});
-const lower = (xs: string[]) => new Set(xs.map((x) => x.toLowerCase()));
+export type { PerformContext, Performed, Performer } from "./performed.js";
 
 /** Where the operator finds the whole text of an effect that GitHub's limits cut: its payload in the operator API. */
 export function fullTextAt(effect: Pick<OutboxEffect, "id" | "taskId">): string {
@@ -82,21 +44,7 @@ async function ifStillHead(
 }
 
 export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
-  label: {
-    async perform({ effect, task, github }, p) {
-      if (task && task.label !== p.label) return dropped(`superseded: the task now shows ${task.label ?? "no label"}`);
-      const r = repoRef(effect.repo);
-      const have = await github.issueLabels(r, p.issue);
-      if (have === null) return dropped(`issue #${p.issue} no longer exists`);
-      let now = have;
-      if (p.label !== null && !lower(have).has(p.label.toLowerCase()))
-        now = await github.addLabels(r, p.issue, [p.label]);
-      const present = lower(now);
-      const stale = p.others.filter((l) => present.has(l.toLowerCase()) && l.toLowerCase() !== p.label?.toLowerCase());
-      for (const l of stale) await github.removeLabel(r, p.issue, l);
-      return done({ added: now !== have ? p.label : null, removed: stale });
-    },
-  },
+  label: labelPerformer,
   "remove-label": {
     async perform({ effect, github }, p) {
       await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
@@ -266,24 +214,7 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
           }
         : null,
   },
-  "check-run": {
-    async perform({ effect, github, task, checkRunOf }, p) {
-      if (!task || !checkRunOf) return dropped("no task to show");
-      const view = await checkRunOf(task.id, p.headSha);
-      if (!view) return dropped("no task to show");
-      const r = repoRef(effect.repo);
-      const existing = (await github.checkRunsForRef(r, p.headSha)).find((c) => c.name === CHECK_RUN_NAME);
-      const summary = fitted(
-        view.summary,
-        GITHUB_CHECK_SUMMARY_LIMIT,
-        `shown by the task view in Orchestra's operator API (GET /api/v1/tasks/${task.id})`,
-      );
-      const fields = { status: "completed" as const, conclusion: view.conclusion, title: view.title, summary };
-      if (existing) await github.updateCheckRun(r, existing.id, fields);
-      else await github.createCheckRun(r, { name: CHECK_RUN_NAME, headSha: p.headSha, ...fields });
-      return done({ updated: Boolean(existing) });
-    },
-  },
+  "check-run": checkRunPerformer,
   "fleet-issue": {
     perform: ({ effect, github, fleet }) =>
       fleet ? fleet.perform(effect, github) : Promise.resolve(dropped("no fleet issue here: this process keeps none")),

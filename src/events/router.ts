@@ -104,6 +104,8 @@ export class EventRouter {
     unmanaged?(installationId: number): Promise<string | null>;
     /** Told of every delivery ignored here (counted). */
     onIgnored?(why: "unhandled" | "unmanaged"): Promise<void>;
+    /** Shown every handled delivery's payload before its handlers run (what it says of an issue's labels). */
+    observe?(payload: unknown): Promise<void>;
   }) {
     const ignore = async (why: "unhandled" | "unmanaged"): Promise<DispatchResult> => {
       await deps.onIgnored?.(why);
@@ -124,6 +126,7 @@ export class EventRouter {
         }
       }
       const payload = JSON.parse(d.payload) as EventContext["payload"];
+      await deps.observe?.(payload);
       let github: Promise<GitHub> | undefined;
       const ctx: EventContext = {
         deliveryId: d.deliveryId,

@@ -57,7 +57,7 @@ export function actionsMethods(octokit: Octokit, read: () => CallOptions, write:
       return logTail(ranged || cut ? text.slice(text.indexOf("\n") + 1) : text, lines);
     },
     async createCheckRun(r, run) {
-      await call("create check run", () =>
+      const res = await call("create check run", () =>
         rest.checks.create({
           ...r,
           name: run.name,
@@ -68,6 +68,7 @@ export function actionsMethods(octokit: Octokit, read: () => CallOptions, write:
           ...write(),
         }),
       );
+      return res.data.id;
     },
     async updateCheckRun(r, checkRunId, run) {
       await call("update check run", () =>

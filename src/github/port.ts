@@ -255,7 +255,8 @@ export interface GitHub {
    * range request); null when GitHub keeps none (404, 410).
    */
   jobLogTail(r: RepoRef, jobId: number, lines: number): Promise<string | null>;
-  createCheckRun(r: RepoRef, run: NewCheckRun): Promise<void>;
+  /** Creates the check run; its id. */
+  createCheckRun(r: RepoRef, run: NewCheckRun): Promise<number>;
   updateCheckRun(r: RepoRef, checkRunId: number, run: Omit<NewCheckRun, "name" | "headSha">): Promise<void>;
   rerequestCheckSuite(r: RepoRef, checkSuiteId: number): Promise<void>;
   rerunFailedJobs(r: RepoRef, workflowRunId: number): Promise<void>;

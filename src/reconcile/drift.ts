@@ -54,6 +54,8 @@ export interface ReconcileDeps {
   streaks?: FailureStreaks;
   /** The repositories' fleet issues: refreshed with each run, and never queued as a task. */
   fleet?: Pick<FleetIssues, "isFleetIssue">;
+  /** What the last deliveries said of issues' labels (effects/seen.ts): forgotten where they drifted. */
+  seen?: { forgetLabels(repo: string, issue: number): Promise<void> };
 }
 
 /** What one reconcile did, per action. */
@@ -173,9 +175,15 @@ export class Reconciler {
     // A task that shows a label but whose issue carries none any more: the label was removed by hand.
     for (const t of tasks) {
       if (seen.has(t.issue) || !LABELLED.has(t.state) || writing.has(t.id)) continue;
-      const r = await this.deps.tasks.raise({ taskId: t.id }, { kind: "drift", labels: [] });
+      const r = await this.#drift({ taskId: t.id }, repo, t.issue, []);
       if (r.outcome === "unchanged" && r.stepsRan) counts.restored++;
     }
+  }
+
+  /** Drift: the repair reads GitHub's labels again rather than trust what the last delivery said of them. */
+  async #drift(target: Parameters<Tasks["raise"]>[0], repo: string, issue: number, labels: string[]) {
+    await this.deps.seen?.forgetLabels(repo, issue);
+    return this.deps.tasks.raise(target, { kind: "drift", labels });
   }
 
   /**
@@ -216,7 +224,7 @@ export class Reconciler {
         );
         counts.closed++;
       } else if (agent.length > 0) {
-        const r = await tasks.raise(task ? { taskId: task.id } : { subject }, { kind: "drift", labels: agent });
+        const r = await this.#drift(task ? { taskId: task.id } : { subject }, repo, issue.number, agent);
         if (r.stepsRan) counts.cleared++;
       }
       return;
@@ -252,7 +260,7 @@ export class Reconciler {
         }
         return;
       }
-      const r = await tasks.raise({ subject }, { kind: "drift", labels: agent });
+      const r = await this.#drift({ subject }, repo, issue.number, agent);
       if (r.stepsRan) counts.cleared++;
       return;
     }
@@ -272,28 +280,8 @@ export class Reconciler {
     }
     const want = task.label === null ? [] : [task.label];
     if (!same(agent, want)) {
-      const r = await tasks.raise({ taskId: task.id }, { kind: "drift", labels: agent });
+      const r = await this.#drift({ taskId: task.id }, repo, issue.number, agent);
       if (r.stepsRan) counts.restored++;
     }
-  }
-}
-
-/** Runs the reconcile from the sweep loop at most every `everyMs` (default 5 minutes). */
-export class ReconcileSchedule {
-  #last: number;
-  /** The first run comes one interval after start-up (missed deliveries are recovered at once by their own sweep). */
-  constructor(
-    readonly reconciler: Pick<Reconciler, "run">,
-    readonly clock: { now(): Date },
-    readonly everyMs = 5 * 60_000,
-  ) {
-    this.#last = clock.now().getTime();
-  }
-
-  async sweep(held: ReadonlySet<number>): Promise<ReconcileCounts | null> {
-    const now = this.clock.now().getTime();
-    if (now - this.#last < this.everyMs) return null;
-    this.#last = now;
-    return this.reconciler.run(held);
   }
 }

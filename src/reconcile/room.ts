@@ -12,7 +12,8 @@ import type { ConfigResult } from "../config/repo.js";
 import type { PermissionCache } from "../trust/permissions.js";
 import { octokitAppHooks, octokitAppInstallations } from "../github/app-hooks.js";
 import { MissedDeliveries } from "./deliveries.js";
-import { ReconcileSchedule, Reconciler } from "./drift.js";
+import { Reconciler, type ReconcileDeps } from "./drift.js";
+import { ReconcileSchedule } from "./schedule.js";
 import { FailureStreaks } from "./failing.js";
 import { StaleBranches } from "./branches.js";
 import type { FleetIssues } from "../fleet/issues.js";
@@ -27,6 +28,8 @@ export interface ReconcileRoomDeps {
   appAuth: () => Promise<InstanceType<typeof ProbotOctokit>>;
   /** The fleet issues: refreshed by each reconcile, never queued as tasks. */
   fleet?: Pick<FleetIssues, "isFleetIssue">;
+  /** What deliveries said of issues' labels: forgotten where reconcile finds drift. */
+  seen?: ReconcileDeps["seen"];
   dryRun: boolean;
   clock: { now(): Date };
   log: Logger;
@@ -49,6 +52,7 @@ export function reconcileRoom(d: ReconcileRoomDeps) {
     streaks,
     dryRun: d.dryRun,
     ...(d.fleet ? { fleet: d.fleet } : {}),
+    ...(d.seen ? { seen: d.seen } : {}),
   });
   const schedule = new ReconcileSchedule(reconciler, clock, d.reconcileEveryMs ?? 5 * 60_000);
   const branches = new StaleBranches({ queries, githubFor: d.githubFor, configs: d.configs, clock });

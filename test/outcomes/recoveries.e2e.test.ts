@@ -63,8 +63,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
       recovery: "publish",
       evidence: { claimHeld: false },
     });
-    // Classified, re-verified before opening, and then the Orchestra check run on the new PR looks for itself.
-    expect(rig.fake.requestsFor("checks/list-for-ref")).toHaveLength(3);
+    // Classified and re-verified before opening; the Orchestra check run on the new PR is created without a read
+    // (Orchestra never began one on that commit).
+    expect(rig.fake.requestsFor("checks/list-for-ref")).toHaveLength(2);
     const pulls = [...rig.fake.state.repo(REPO).pulls.values()];
     expect(pulls).toHaveLength(1);
     expect(pulls[0]).toMatchObject({ headRef: run.branch });

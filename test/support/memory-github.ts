@@ -988,6 +988,7 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
           workflowRunId: null,
           by: "app",
         });
+        return id;
       }),
     updateCheckRun: (r, checkRunId, run) =>
       call("updateCheckRun", [r, checkRunId, run], () => {

@@ -1,0 +1,47 @@
+/** What a performer is given and what it answers (effects/perform.ts, effects/perform-seen.ts). */
+import type { GitHub } from "../github/port.js";
+import type { RunView, TaskView } from "../machine/decision.js";
+import type { EffectKind, EffectPayloads } from "../machine/effects.js";
+import type { TaskEvent } from "../machine/events.js";
+import type { CheckRunView } from "../texts/check-run.js";
+import type { OutboxEffect } from "./outbox.js";
+import type { Seen } from "./seen.js";
+
+export interface PerformContext {
+  effect: OutboxEffect;
+  task: TaskView | null;
+  run: RunView | null;
+  github: GitHub;
+  /** What the Orchestra check run shows, read when it is performed. */
+  checkRunOf?: (taskId: string, headSha: string) => Promise<CheckRunView | null>;
+  /** The repositories' fleet issues (fleet/issues.ts). */
+  fleet?: { perform(effect: OutboxEffect, github: GitHub): Promise<Performed> };
+  /** The tokens handed to runs' workers (credentials/broker.ts). */
+  credentials?: { revoke(effect: OutboxEffect, github: GitHub): Promise<Performed> };
+  /** What GitHub already said of an issue's labels and of Orchestra's check runs (effects/seen.ts). */
+  seen?: Seen;
+}
+
+export type Performed =
+  | { status: "done"; result?: unknown; note?: string; event?: TaskEvent }
+  | { status: "dropped"; note: string; event?: TaskEvent };
+
+export interface Performer<K extends EffectKind> {
+  perform(ctx: PerformContext, payload: EffectPayloads[K]): Promise<Performed>;
+  /** Attempts for failures that retrying will not fix (4xx other than rate limits); default 3. */
+  deterministicAttempts?: number;
+  /** What the task hears when the effect is given up and parked. */
+  onGiveUp?(ctx: { effect: OutboxEffect }, payload: EffectPayloads[K], why: string, err: unknown): TaskEvent | null;
+}
+
+export const done = (result?: unknown, note?: string, event?: TaskEvent): Performed => ({
+  status: "done",
+  ...(result !== undefined ? { result } : {}),
+  ...(note ? { note } : {}),
+  ...(event ? { event } : {}),
+});
+export const dropped = (note: string, event?: TaskEvent): Performed => ({
+  status: "dropped",
+  note,
+  ...(event ? { event } : {}),
+});
