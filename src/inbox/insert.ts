@@ -6,7 +6,8 @@
  * redelivery) or its body digest is (a replay under a new id).
  */
 import type { Database } from "../store/db.js";
-import { eachRowSqlite, select } from "../store/sql.js";
+import { atomically, eachRowSqlite, select } from "../store/sql.js";
+import { lockKeys, settleKeys } from "./heads.js";
 export interface IncomingDelivery {
   deliveryId: string;
   /** "ignored" when no capability handles the event: stored for the record, never processed. */
@@ -48,9 +49,11 @@ const COLUMNS = [
   "bodyDigest",
 ] as const;
 const MAX_BATCH = 200;
+// SQLite has one writer: a pending row is its key's head when the key has no open row (src/inbox/heads.ts).
 const SQLITE_INSERT =
-  `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) ` +
-  `VALUES (${COLUMNS.map(() => "?").join(",")}) ON CONFLICT DO NOTHING`;
+  `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")},"head") ` +
+  `SELECT ${COLUMNS.map(() => "?").join(",")}, (? = 'pending' AND NOT EXISTS (SELECT 1 FROM "Delivery" o ` +
+  `WHERE o."taskKey" = ? AND o."state" IN ('pending','processing'))) WHERE true ON CONFLICT DO NOTHING`;
 
 /** A delivery's row, in COLUMNS order. */
 function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
@@ -71,9 +74,6 @@ function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
     r.bodyDigest ?? null,
   ];
 }
-
-const argType = (v: unknown) =>
-  ({ scalarType: typeof v === "number" ? "int" : v instanceof Date ? "datetime" : "string", arity: "scalar" }) as const;
 
 interface Pending {
   d: IncomingDelivery;
@@ -170,23 +170,34 @@ export class BatchedInsert {
       const changes = eachRowSqlite(
         this.#raw,
         SQLITE_INSERT,
-        rows.map((r) => valuesOf(r, now)),
+        rows.map((r) => [...valuesOf(r, now), r.state ?? "pending", r.taskKey]),
       );
       return new Set(rows.filter((_, i) => changes[i] === 1).map((r) => r.deliveryId));
     }
+    // PostgreSQL: the rows go in with no head; then, in the same transaction and under the keys' locks, each key
+    // with no open row before gets its head (src/inbox/heads.ts).
     const params: unknown[] = [];
     const tuples = rows.map((r) => {
-      const marks = valuesOf(r, now).map((v) => {
-        params.push(v);
-        return `$${params.length}`;
-      });
-      return `(${marks.join(",")})`;
+      params.push(...valuesOf(r, now));
+      return `(${COLUMNS.map(() => "?").join(",")})`;
     });
-    const sql =
-      `INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) VALUES ${tuples.join(",")} ` +
-      `ON CONFLICT DO NOTHING RETURNING "deliveryId"`;
-    const out = await this.#raw.queryRaw({ sql, args: params, argTypes: params.map(argType) });
-    return new Set(out.rows.map((r) => String(r[0])));
+    const keys = rows.filter((r) => (r.state ?? "pending") === "pending").map((r) => r.taskKey);
+    let inserted: Record<string, unknown>[] = [];
+    await atomically({ raw: this.#raw, provider: this.#provider }, [
+      ...lockKeys(this.#provider, keys),
+      {
+        sql:
+          `WITH ins AS (INSERT INTO "Delivery" (${COLUMNS.map((c) => `"${c}"`).join(",")}) ` +
+          `VALUES ${tuples.join(",")} ON CONFLICT DO NOTHING RETURNING "deliveryId") SELECT "deliveryId" FROM ins`,
+        args: params,
+        check: (r) => {
+          inserted = r.rows;
+          return null;
+        },
+      },
+      ...(keys.length > 0 ? [settleKeys(keys)] : []),
+    ]);
+    return new Set(inserted.map((r) => String(r["deliveryId"])));
   }
 
   /** Which of these delivery ids are stored: a row not inserted and not stored under its id was a replayed body. */

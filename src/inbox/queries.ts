@@ -1,9 +1,10 @@
 /**
  * What the inbox room reads and writes through the client: the delivery rows
- * the processor claims, renews, finishes, retries and replays
- * (inbox/store.ts), and the operator's list and counts of them
- * (inbox/view.ts). The batched insert goes through the raw driver and is not
- * here. The room's classes take this interface, not the client.
+ * the processor claims, renews and releases (inbox/store.ts), and the
+ * operator's list and counts of them (inbox/view.ts). The batched insert and
+ * the writes that move a key's head (inbox/heads.ts) go through the raw
+ * driver and are not here. The room's classes take this interface, not the
+ * client.
  */
 import type { Db } from "../store/db.js";
 import type { Delivery } from "../store/generated/sqlite/client.js";
@@ -12,26 +13,16 @@ import type { Delivery } from "../store/generated/sqlite/client.js";
 export type ListedDelivery = Omit<Delivery, "payload">;
 
 export interface InboxQueries {
-  /** The oldest open delivery of each task key, in seq order (at most `take`). */
   /** These deliveries, in seq order. */
   deliveriesBySeq(seqs: number[]): Promise<Delivery[]>;
   /** Takes the delivery as it was read; false when another processor changed it first. */
   claimDelivery(head: Delivery, owner: string, lockedUntil: Date): Promise<boolean>;
   /** False when the owner no longer holds the claim. */
   renewClaim(seq: number, owner: string, lockedUntil: Date): Promise<boolean>;
-  /** False when the owner no longer holds the claim. */
-  completeDelivery(seq: number, owner: string, state: "done" | "ignored", now: Date): Promise<boolean>;
-  /** A failed attempt: back to pending at `nextAttemptAt`, or parked. */
-  failDelivery(
-    seq: number,
-    owner: string,
-    fields: { state: "parked" | "pending"; errors: string; nextAttemptAt: Date; firstFailedAt: Date | null },
-  ): Promise<void>;
   /** The number of processing deliveries put back to pending. */
   releaseProcessing(): Promise<number>;
   /** A claimed delivery back to pending, due at `now`, its attempt given back. */
   releaseDelivery(seq: number, owner: string, now: Date): Promise<void>;
-  replayDelivery(deliveryId: string, now: Date): Promise<boolean>;
   /** Deliveries in a listed state (inbox/view.ts), newest first, without their payload. */
   listedDeliveries(state: string | undefined, take: number): Promise<ListedDelivery[]>;
   /** Deliveries counted by stored state, and the pending ones that failed before. */
@@ -54,7 +45,7 @@ export function inboxQueries(db: Db): InboxQueries {
       }),
     async claimDelivery(head, owner, lockedUntil) {
       const won = await db.delivery.updateMany({
-        where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil },
+        where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil, head: true },
         data: {
           state: "processing",
           lockedBy: owner,
@@ -71,26 +62,6 @@ export function inboxQueries(db: Db): InboxQueries {
       });
       return r.count === 1;
     },
-    async completeDelivery(seq, owner, state, now) {
-      const r = await db.delivery.updateMany({
-        where: { seq, state: "processing", lockedBy: owner },
-        data: { state, processedAt: now, lockedBy: null, lockedUntil: null },
-      });
-      return r.count === 1;
-    },
-    async failDelivery(seq, owner, fields) {
-      await db.delivery.updateMany({
-        where: { seq, state: "processing", lockedBy: owner },
-        data: {
-          state: fields.state,
-          errors: fields.errors,
-          lockedBy: null,
-          lockedUntil: null,
-          nextAttemptAt: fields.nextAttemptAt,
-          firstFailedAt: fields.firstFailedAt,
-        },
-      });
-    },
     async releaseProcessing() {
       const r = await db.delivery.updateMany({
         where: { state: "processing" },
@@ -103,13 +74,6 @@ export function inboxQueries(db: Db): InboxQueries {
         where: { seq, state: "processing", lockedBy: owner },
         data: { state: "pending", lockedBy: null, lockedUntil: null, nextAttemptAt: now, attempts: { decrement: 1 } },
       });
-    },
-    async replayDelivery(deliveryId, now) {
-      const r = await db.delivery.updateMany({
-        where: { deliveryId, state: "parked" },
-        data: { state: "pending", attempts: 0, nextAttemptAt: now, firstFailedAt: null },
-      });
-      return r.count === 1;
     },
     listedDeliveries: (state, take) =>
       db.delivery.findMany({

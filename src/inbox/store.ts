@@ -10,6 +10,7 @@ import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "..
 import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
 import { select } from "../store/sql.js";
 import type { InboxQueries } from "./queries.js";
+import { DUE_HEADS, finishClaim, replayParked } from "./heads.js";
 import { BatchedInsert, type IncomingDelivery, type Recorded } from "./insert.js";
 
 export type { DeliverySummary } from "./view.js";
@@ -42,6 +43,7 @@ export class Inbox {
   readonly #queries: InboxQueries;
   readonly #raw: Database["raw"];
   readonly #provider: Database["provider"];
+  readonly #database: Pick<Database, "raw" | "provider">;
   readonly #insert: BatchedInsert;
 
   readonly retry: RetryPolicy;
@@ -51,6 +53,7 @@ export class Inbox {
     this.#queries = queries;
     this.#raw = database.raw;
     this.#provider = database.provider;
+    this.#database = { raw: database.raw, provider: database.provider };
     this.#insert = new BatchedInsert(database);
   }
 
@@ -78,18 +81,13 @@ export class Inbox {
     now = new Date(),
   ): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    // Due heads only: the oldest open delivery of each task key, and only when it is due (pending and its time
-    // has come, or processing under a lease that ran out). Keys that are backing off are not read at all, so
-    // however many of them wait, a due key behind them is claimed now. The (state, seq) and (taskKey, seq)
-    // indexes keep this cheap however long the inbox grows. A few more than `limit`: another replica may win some.
+    // Due heads only: each task key's head (its oldest open delivery, kept by src/inbox/heads.ts), and only when it
+    // is due (pending and its time has come, or processing under a lease that ran out). A key's backlog behind its
+    // head is not read at all, so a claim costs the same with 10 or 100,000 deliveries waiting on one key. A few
+    // more than `limit`: another replica may win some.
     const heads = await select(
       { raw: this.#raw, provider: this.#provider },
-      `SELECT d."seq" FROM "Delivery" d WHERE ` +
-        `((d."state" = 'pending' AND d."nextAttemptAt" <= ?) ` +
-        `OR (d."state" = 'processing' AND d."lockedUntil" IS NOT NULL AND d."lockedUntil" <= ?)) ` +
-        `AND NOT EXISTS (SELECT 1 FROM "Delivery" e WHERE e."taskKey" = d."taskKey" ` +
-        `AND e."seq" < d."seq" AND e."state" IN ('pending','processing')) ` +
-        `ORDER BY d."seq" LIMIT ${Math.max(1, Math.min(500, (limit + busy.size) * 2))}`,
+      DUE_HEADS + String(Math.max(1, Math.min(500, (limit + busy.size) * 2))),
       [now, now],
     );
     if (heads.length === 0) return [];
@@ -129,7 +127,7 @@ export class Inbox {
 
   /** Marks a claimed delivery finished. False when this owner no longer held it. */
   async complete(seq: number, owner: string, state: "done" | "ignored", now = new Date()): Promise<boolean> {
-    return this.#queries.completeDelivery(seq, owner, state, now);
+    return finishClaim(this.#database, seq, owner, { state, closes: true, columns: { processedAt: now } });
   }
 
   /**
@@ -163,11 +161,14 @@ export class Inbox {
         message: `parked after ${decision.why}. Fix the cause, then run: orchestra replay ${d.deliveryId}`,
       });
     }
-    await this.#queries.failDelivery(d.seq, owner, {
+    await finishClaim(this.#database, d.seq, owner, {
       state: parked ? "parked" : "pending",
-      errors: JSON.stringify(errors),
-      nextAttemptAt: parked ? now : decision.retryAt,
-      firstFailedAt: decision.firstFailedAt,
+      closes: parked,
+      columns: {
+        errors: JSON.stringify(errors),
+        nextAttemptAt: parked ? now : decision.retryAt,
+        firstFailedAt: decision.firstFailedAt,
+      },
     });
     return parked
       ? { state: "parked", why: decision.why, firstFailedAt: decision.firstFailedAt }
@@ -193,7 +194,7 @@ export class Inbox {
    * budget and retry window; history is kept in its errors.
    */
   async replay(deliveryId: string, now = new Date()): Promise<boolean> {
-    return this.#queries.replayDelivery(deliveryId, now);
+    return replayParked(this.#database, deliveryId, now);
   }
 
   /** Deliveries, newest first; state "retrying" lists pending ones that have failed before. */

@@ -97,7 +97,10 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await rig.task(2)).toBeNull();
     // The same delivery again (a redelivery) replies no second time.
     const db = rig.app.database.db;
-    await db.delivery.updateMany({ where: { deliveryId: id }, data: { state: "pending", processedAt: null } });
+    await db.delivery.updateMany({
+      where: { deliveryId: id },
+      data: { state: "pending", processedAt: null, head: true },
+    });
     rig.app.orchestra.processor.poke();
     await eventually(
       async () => ((await db.delivery.findUnique({ where: { deliveryId: id } }))?.processedAt ? true : undefined),
