@@ -30,6 +30,8 @@ export interface OutboxEffect {
   dryRun: boolean;
   createdAt: Date;
   errors: ErrorEntry[];
+  /** Effects sharing it are interchangeable: the newest does what the older would (machine/effects.ts). */
+  coalesceKey: string | null;
 }
 
 export interface EffectSummary {
@@ -68,6 +70,7 @@ function parsed(row: Effect): OutboxEffect {
     dryRun: row.dryRun,
     createdAt: row.createdAt,
     errors: parseRing(row.errors),
+    coalesceKey: row.coalesceKey,
   };
 }
 
@@ -105,7 +108,8 @@ export class Outbox {
   }
 
   /**
-   * Claims the installation's oldest due effect. An effect whose previous
+   * Claims the installation's next due effect: the first lane's oldest
+   * (machine/effects.ts, LANES), so ownership labels pass housekeeping. An effect whose previous
    * performer died mid-way is claimed as maybe-sent: its write may have
    * happened, so the performer reads before writing again.
    */
@@ -119,6 +123,11 @@ export class Outbox {
       }
     }
     return null;
+  }
+
+  /** The newer effect that does what this one would (its key), or null: this one goes out. */
+  async supersededBy(e: OutboxEffect, now: Date): Promise<string | null> {
+    return e.coalesceKey ? this.queries.newerOf(e.coalesceKey, e.seq, now) : null;
   }
 
   /**

@@ -13,8 +13,13 @@ import type { CompletionReceipt, Effect, Installation, Run, Task } from "../stor
 export interface OutboxQueries {
   /** Installations with effects due now, not in `skip`, lowest first (at most `take`). */
   dueInstallations(now: Date, skip: ReadonlySet<number>, take: number): Promise<Array<{ installationId: number }>>;
-  /** The installation's oldest due effects (at most 5). */
+  /** The installation's due effects, first lane first and oldest first within it (at most 5). */
   dueEffects(installationId: number, now: Date): Promise<Effect[]>;
+  /**
+   * The key of a newer effect of the coalescing key that does what the effect `seq` would: any but one
+   * pending and due only later (a debounced effect's next window); null when there is none.
+   */
+  newerOf(coalesceKey: string, seq: number, now: Date): Promise<string | null>;
   /** Takes the effect as it was read, maybe-sent when its previous performer died holding it. */
   claimEffect(c: Effect, owner: string, lockedUntil: Date): Promise<boolean>;
   /** A claimed effect back to pending at `at`. */
@@ -100,9 +105,21 @@ export function effectsQueries(db: Db): EffectsQueries {
     dueEffects: (installationId, now) =>
       db.effect.findMany({
         where: { installationId, ...due(now) },
-        orderBy: { seq: "asc" },
+        orderBy: [{ lane: "asc" }, { seq: "asc" }],
         take: 5,
       }),
+    newerOf: async (coalesceKey, seq, now) =>
+      (
+        await db.effect.findFirst({
+          where: {
+            coalesceKey,
+            seq: { gt: seq },
+            NOT: { state: "pending", nextAttemptAt: { gt: now } },
+          },
+          select: { key: true },
+          orderBy: { seq: "desc" },
+        })
+      )?.key ?? null,
     async claimEffect(c, owner, lockedUntil) {
       const won = await db.effect.updateMany({
         where: { seq: c.seq, state: c.state, lockedUntil: c.lockedUntil },
