@@ -48,15 +48,13 @@ describe.each(providers)("coalesced writes on %s", (provider) => {
       const newest = all[all.length - 1]!;
       expect(newest).toMatchObject({ state: "pending", attempts: 0 });
       // Each one was dropped by the next, as that one was recorded.
-      all
-        .slice(0, -1)
-        .forEach((older, i) =>
-          expect(older).toMatchObject({
-            state: "dropped",
-            attempts: 0,
-            note: `superseded by effect ${all[i + 1]!.key}`,
-          }),
-        );
+      all.slice(0, -1).forEach((older, i) =>
+        expect(older).toMatchObject({
+          state: "dropped",
+          attempts: 0,
+          note: `superseded by effect ${all[i + 1]!.key}`,
+        }),
+      );
     }
 
     const from = rig.fake.requests.length;
