@@ -11,7 +11,7 @@ import { type ErrorEntry, pushError } from "../store/error-ring.js";
 import { atomically, isUniqueViolation, StepRefused, type Step } from "../store/sql.js";
 import type { Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
 import { decisionSteps } from "./decisions.js";
-import { supersedeStep } from "./coalesce.js";
+import { supersedeSteps } from "./coalesce.js";
 import { laneOf } from "../machine/effects.js";
 
 /** A fence did not hold: the task (or run) changed since it was read. Nothing was written. */
@@ -241,7 +241,7 @@ export function stepsOf(
         e.coalesce ?? null,
       ]),
     });
-    steps.push(...d.effects.flatMap((e) => (e.coalesce ? [supersedeStep(e.coalesce, e.key, e.at ?? now, now)] : [])));
+    steps.push(...d.effects.flatMap((e) => (e.coalesce ? supersedeSteps(e.coalesce, e.key, e.at ?? now, now) : [])));
   }
   return { steps: [...steps, ...(input.steps ?? [])], taskId };
 }

@@ -7,6 +7,8 @@
  * label there but others too) the labels are read first, as before: a label is only removed on what GitHub
  * answered right before.
  *
+ * A label removal the issue was last seen without is done without a call.
+ *
  * A check run whose id Orchestra recorded at its creation is updated by that id; it is looked for on GitHub
  * only when a creation's answer was lost (or the id is gone there), so a commit's first summary is created
  * without a read.
@@ -62,6 +64,26 @@ export const labelPerformer: Performer<"label"> = {
       now.filter((l) => !left.has(l.toLowerCase())),
     );
     return done({ added, removed: stale });
+  },
+};
+
+/**
+ * A label removal the issue's labels, as GitHub last said, show nothing to do for: done without a call. The
+ * close of an issue whose task's own label write was still waiting names labels that write then took off.
+ */
+export const removeLabelPerformer: Performer<"remove-label"> = {
+  async perform({ effect, github, seen }, p) {
+    const known = (await seen?.labels(effect.repo, p.issue)) ?? null;
+    if (known && !lower(known).has(p.label.toLowerCase()))
+      return done(undefined, "the issue's last delivery or label write shows it without the label");
+    await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
+    if (known)
+      await seen?.sawLabels(
+        effect.repo,
+        p.issue,
+        known.filter((l) => l.toLowerCase() !== p.label.toLowerCase()),
+      );
+    return done();
   },
 };
 

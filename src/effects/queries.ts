@@ -13,7 +13,10 @@ import type { CompletionReceipt, Effect, Installation, Run, Task } from "../stor
 export interface OutboxQueries {
   /** Installations with effects due now, not in `skip`, lowest first (at most `take`). */
   dueInstallations(now: Date, skip: ReadonlySet<number>, take: number): Promise<Array<{ installationId: number }>>;
-  /** The installation's due effects, first lane first and oldest first within it (at most 5). */
+  /**
+   * The installation's due effects, first lane first and oldest first within it (at most 5): by creation, which
+   * an effect that superseded others has from the oldest of them (apply/coalesce.ts).
+   */
   dueEffects(installationId: number, now: Date): Promise<Effect[]>;
   /**
    * The key of a newer effect of the coalescing key that does what the effect `seq` would: any but one
@@ -105,7 +108,7 @@ export function effectsQueries(db: Db): EffectsQueries {
     dueEffects: (installationId, now) =>
       db.effect.findMany({
         where: { installationId, ...due(now) },
-        orderBy: [{ lane: "asc" }, { seq: "asc" }],
+        orderBy: [{ lane: "asc" }, { createdAt: "asc" }, { seq: "asc" }],
         take: 5,
       }),
     newerOf: async (coalesceKey, seq, now) =>

@@ -85,10 +85,11 @@ export const LANES = ["ownership", "waited-for", "housekeeping"] as const;
 export type Lane = (typeof LANES)[number];
 
 export const EFFECT_LANES: { readonly [K in EffectKind]: Lane } = {
-  // The interlock label of a claim and a finished task's label removal; a token outliving its lease.
+  // The interlock label of a claim and a finished task's label removal.
   label: "ownership",
   "remove-label": "ownership",
-  "revoke-credentials": "ownership",
+  // A finished run's tokens: no label waits behind them, and they go before any housekeeping.
+  "revoke-credentials": "waited-for",
   comment: "waited-for",
   reaction: "waited-for",
   "create-pull": "waited-for",

@@ -77,7 +77,7 @@ describe("how many attempts a deterministic failure of an effect gets before it 
 const LANE_OF = [
   ["label", 0],
   ["remove-label", 0],
-  ["revoke-credentials", 0],
+  ["revoke-credentials", 1],
   ["comment", 1],
   ["reaction", 1],
   ["create-pull", 1],
