@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { openDatabase } from "../../src/store/db.js";
 import { laneOf, type EffectKind } from "../../src/machine/effects.js";
+import type { RecordedRequest } from "../../test/fake-github/http.js";
 import { INSTALLATION, MAINTAINER, REPO, type FleetGitHub } from "./github.js";
 
 /** The backlog's branches: their requests are left out of the per-task figures. */
@@ -42,8 +43,23 @@ export async function seedBacklog(gh: FleetGitHub, databaseUrl: string, count: n
   }
 }
 
-/** Whether a request belongs to the backlog rather than to a task. */
-export function isBacklogRequest(path: string): boolean {
-  const p = decodeURIComponent(path);
+const mentionsBacklog = (r: RecordedRequest): boolean => {
+  const p = decodeURIComponent(r.path) + " " + Object.values(r.query).join(" ");
   return p.includes(BACKLOG_BRANCH) || p.includes(`/issues/${BACKLOG_ISSUE}/`);
+};
+
+/**
+ * The requests the backlog's own effects made: those naming its branches (in the path or the query) or its
+ * issue, and a stale-branch delete's read of the repository's default branch, which names neither: the
+ * repository read that comes right before one of the delete's own requests (an installation's effects are
+ * performed one at a time).
+ */
+export function backlogRequests(requests: readonly RecordedRequest[]): Set<RecordedRequest> {
+  const api = requests.filter((r) => r.operationId?.startsWith("git:") !== true);
+  const out = new Set<RecordedRequest>();
+  api.forEach((r, i) => {
+    const next = api[i + 1];
+    if (mentionsBacklog(r) || (r.route === "GET /repos/{owner}/{repo}" && next && mentionsBacklog(next))) out.add(r);
+  });
+  return out;
 }

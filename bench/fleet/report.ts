@@ -3,7 +3,7 @@
 // the last merge, and double claims (must be 0).
 import type { RecordedRequest } from "../../test/fake-github/http.js";
 import type { ScenarioRaw } from "./scenario.js";
-import { isBacklogRequest } from "./backlog.js";
+import { backlogRequests } from "./backlog.js";
 
 const ISSUE_PATH = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)(\/labels(\/.*)?)?$/;
 
@@ -66,7 +66,8 @@ export function summarize(raw: ScenarioRaw): Summary {
   const n = raw.config.tasks;
   const lastMerge = Math.max(...raw.merges);
   const isGit = (r: RecordedRequest) => r.operationId?.startsWith("git:") === true;
-  const api = raw.requests.filter((r) => !isGit(r) && !isBacklogRequest(r.path));
+  const backlog = backlogRequests(raw.requests);
+  const api = raw.requests.filter((r) => !isGit(r) && !backlog.has(r));
   const perTask = (rs: RecordedRequest[]): Record<string, number> => {
     const byRoute: Record<string, number> = {};
     for (const r of rs) {

@@ -193,6 +193,7 @@ export class Executor {
           ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
           ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
           ...(this.deps.seen ? { seen: this.deps.seen } : {}),
+          laneBusy: e.laneBusy === true,
         },
         e.spec.payload,
       );
@@ -220,6 +221,11 @@ export class Executor {
 
   /** Done or dropped; an outcome the task waits for is applied in the same transaction. */
   async #finish(e: OutboxEffect, out: Performed): Promise<void> {
+    if (out.status === "later") {
+      this.deps.log.debug({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, "effect continues later");
+      await this.deps.outbox.requeueBehind(e, this.owner, this.deps.clock.now());
+      return;
+    }
     const state = out.status === "done" ? "done" : "dropped";
     const result = out.status === "done" ? out.result : undefined;
     const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };

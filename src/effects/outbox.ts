@@ -32,6 +32,8 @@ export interface OutboxEffect {
   errors: ErrorEntry[];
   /** Effects sharing it are interchangeable: the newest does what the older would (machine/effects.ts). */
   coalesceKey: string | null;
+  /** Set at the claim: another effect of its lane was due behind it in its installation. */
+  laneBusy?: boolean;
 }
 
 export interface EffectSummary {
@@ -117,9 +119,14 @@ export class Outbox {
     for (let round = 0; round < 3; round++) {
       const candidates = await this.queries.dueEffects(installationId, now);
       if (candidates.length === 0) return null;
-      for (const c of candidates) {
+      for (const [i, c] of candidates.entries()) {
         const won = await this.queries.claimEffect(c, owner, new Date(now.getTime() + leaseMs));
-        if (won) return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
+        if (!won) continue;
+        const laneBusy = candidates.slice(i + 1).some((x) => x.lane === c.lane);
+        return {
+          ...parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" }),
+          laneBusy,
+        };
       }
     }
     return null;
@@ -207,6 +214,18 @@ export class Outbox {
   ): Promise<void> {
     const errors = JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error }));
     await this.queries.retryEffect(e.seq, owner, at, errors, opts);
+  }
+
+  /**
+   * Part of it done, the rest due now but behind the others of its lane (its place in line is now): a claim's
+   * label added, the labels it replaces removed after the other claims' labels are added.
+   */
+  async requeueBehind(e: OutboxEffect, owner: string, now: Date): Promise<void> {
+    await this.queries.retryEffect(e.seq, owner, now, JSON.stringify(e.errors), {
+      countAttempt: false,
+      maybeSent: false,
+      behind: now,
+    });
   }
 
   /**

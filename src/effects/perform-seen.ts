@@ -16,7 +16,7 @@
 import { GitHubError, repoRef, type GitHub, type RepoRef } from "../github/port.js";
 import { CHECK_RUN_NAME } from "../texts/check-run.js";
 import { fitted, GITHUB_CHECK_SUMMARY_LIMIT } from "../texts/limits.js";
-import { done, dropped, type Performer } from "./performed.js";
+import { done, dropped, later, type Performer } from "./performed.js";
 
 const lower = (xs: readonly string[]) => new Set(xs.map((x) => x.toLowerCase()));
 
@@ -24,7 +24,7 @@ const lower = (xs: readonly string[]) => new Set(xs.map((x) => x.toLowerCase()))
 const gone = (err: unknown) => err instanceof GitHubError && (err.status === 404 || err.status === 410);
 
 export const labelPerformer: Performer<"label"> = {
-  async perform({ effect, task, github, seen }, p) {
+  async perform({ effect, task, github, seen, laneBusy }, p) {
     if (task && task.label !== p.label) return dropped(`superseded: the task now shows ${task.label ?? "no label"}`);
     const r = repoRef(effect.repo);
     const wanted = p.label?.toLowerCase() ?? null;
@@ -56,6 +56,11 @@ export const labelPerformer: Performer<"label"> = {
       }
     }
     const stale = staleIn(now);
+    if (added !== null && stale.length > 0 && laneBusy) {
+      // The label that tells who owns the issue is on; the ones it replaces wait behind the other claims' own.
+      await seen?.sawLabels(effect.repo, p.issue, now);
+      return later(`added ${added}; ${stale.join(", ")} removed behind the other ownership writes`);
+    }
     for (const l of stale) await github.removeLabel(r, p.issue, l);
     const left = lower(stale);
     await seen?.sawLabels(

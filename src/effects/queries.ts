@@ -31,7 +31,7 @@ export interface OutboxQueries {
     owner: string,
     at: Date,
     errors: string,
-    opts: { countAttempt: boolean; maybeSent: boolean },
+    opts: { countAttempt: boolean; maybeSent: boolean; behind?: Date },
   ): Promise<void>;
   /** The number of pending effects dropped. */
   dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
@@ -147,6 +147,7 @@ export function effectsQueries(db: Db): EffectsQueries {
           errors,
           ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
           ...(opts.maybeSent ? { maybeSent: true } : {}),
+          ...(opts.behind ? { createdAt: opts.behind } : {}),
         },
       });
     },
