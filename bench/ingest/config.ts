@@ -15,7 +15,9 @@ export const USAGE = `Usage: npm run bench:ingest -- [options]
   --rounds N            alternate the targets N times, report medians (default 1)
   --database-url URL    Orchestra's database (default a fresh SQLite file per start;
                         postgres://... benches PostgreSQL)
-  --distinct N          distinct precomputed bodies (default 2000)
+  --distinct N          distinct precomputed bodies (default one per delivery; fewer
+                        repeat bodies, which Orchestra acknowledges as replays and
+                        does not store, so the store check counts them missing)
   --keys N              distinct issue/PR numbers, i.e. task keys (default 1000)
   --seed N              payload PRNG seed (default 1)
   --timeout-ms N        per-request timeout (default 10000)
@@ -45,7 +47,8 @@ export interface Config {
   settleMaxS: number;
   rounds: number;
   databaseUrl: string | null;
-  distinct: number;
+  /** Distinct bodies per round; null: one per delivery. */
+  distinct: number | null;
   keys: number;
   seed: number;
   timeoutMs: number;
@@ -74,7 +77,7 @@ export function parseConfig(argv: string[], root: string): Config {
       "settle-max": { type: "string", default: "30" },
       rounds: { type: "string", default: "1" },
       "database-url": { type: "string" },
-      distinct: { type: "string", default: "2000" },
+      distinct: { type: "string" },
       keys: { type: "string", default: "1000" },
       seed: { type: "string", default: "1" },
       "timeout-ms": { type: "string", default: "10000" },
@@ -119,7 +122,7 @@ export function parseConfig(argv: string[], root: string): Config {
     settleMaxS: num("settle-max", values["settle-max"], 0),
     rounds: Math.floor(num("rounds", values.rounds, 1)),
     databaseUrl,
-    distinct: Math.floor(num("distinct", values.distinct, 1)),
+    distinct: values.distinct === undefined ? null : Math.floor(num("distinct", values.distinct, 1)),
     keys: Math.floor(num("keys", values.keys, 1)),
     seed: Math.floor(num("seed", values.seed, 0)),
     timeoutMs: num("timeout-ms", values["timeout-ms"], 100),
