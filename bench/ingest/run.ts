@@ -14,6 +14,7 @@ import { parseConfig, USAGE, type Config } from "./config.js";
 import { fmt, READY_TARGET_MS, roundLines, RSS_TARGET_MB, summarise, table, type SessionResult } from "./report.js";
 import { makeSecrets, runSession } from "./session.js";
 import { runBench } from "../lifecycle.js";
+import { hotMain } from "./hot-run.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // dist/bench/ingest/run.js -> repository root
@@ -60,6 +61,7 @@ async function main(): Promise<number> {
   }
   const secrets = makeSecrets();
   const t0 = Date.now();
+  if (cfg.hotKey) return hotMain({ log, here, root }, cfg, secrets, { startedAt: t0, loadAtStart });
   // One body per delivery unless --distinct says otherwise: a body Orchestra
   // has stored before, under another delivery id, is a replay it acknowledges
   // without storing. Each round has its own bodies (a PostgreSQL database
