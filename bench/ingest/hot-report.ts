@@ -4,8 +4,14 @@ import type { DrainSpan } from "./backlog.js";
 import type { HotResult, HotRound } from "./hot.js";
 import { fmt, READY_TARGET_MS } from "./report.js";
 
-/** The drain rate at the longest backlog measured, against the one at the shortest. */
+/** The median drain rate over the longer half of the backlogs measured, against the shorter half's. */
 export const DRAIN_FLAT_TARGET = 0.75;
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
 
 export function drainLine(label: string, what: string, from: number, to: number, d: DrainSpan | null): string {
   if (from === 0) return `[${label}] ${what.padEnd(10)} no backlog: kept up`;
@@ -44,7 +50,7 @@ export function drainPoints(h: HotResult): { backlog: number; perS: number; seco
 export interface HotVerdicts {
   ratios: number[];
   ratioPass: boolean;
-  /** Drain rate at the longest backlog over the rate at the shortest; null when no backlog formed. */
+  /** Median drain rate at the longer half of the backlogs over the shorter half's; null when too few. */
   drainFlatness: number | null;
   drainPass: boolean;
   readyMs: number;
@@ -57,8 +63,10 @@ export function hotVerdicts(h: HotResult): HotVerdicts {
   const points = drainPoints(h);
   let drainFlatness: number | null = null;
   if (points.length >= 2) {
-    const byBacklog = [...points].sort((a, b) => a.backlog - b.backlog);
-    drainFlatness = byBacklog[byBacklog.length - 1]!.perS / byBacklog[0]!.perS;
+    // Halves, not the two ends: one short span's rate is too noisy to judge on.
+    const byBacklog = [...points].sort((a, b) => a.backlog - b.backlog).map((p) => p.perS);
+    const half = Math.floor(byBacklog.length / 2);
+    drainFlatness = median(byBacklog.slice(-half)) / median(byBacklog.slice(0, half));
   }
   const anyBacklog = h.rounds.some((r) => r.backlogAfterIngest > 0);
   return {
@@ -87,6 +95,10 @@ export function hotLines(h: HotResult, v: HotVerdicts, cfg: { count: number; dra
   out.push(
     `  ack p99 per round (orchestra / bare):  ${each((r) => `${fmt(r.subject.result.p99Ms, 1)}/${fmt(r.baseline.result.p99Ms, 1)}`)} ms`,
   );
+  const cpu = (x: number | null): string => (x === null ? "-" : fmt(x, 2));
+  out.push(
+    `  server CPU ms/delivery per round (orchestra / bare):  ${each((r) => `${cpu(r.subject.serverCpuMsPerDelivery)}/${cpu(r.baseline.serverCpuMsPerDelivery)}`)}`,
+  );
   out.push(
     `  pending backlog per round (after its ingest / after ${cfg.drainS} s of drain):  ${each((r) => `${r.backlogAfterIngest}/${r.backlogAtEnd}`)}`,
   );
@@ -96,9 +108,9 @@ export function hotLines(h: HotResult, v: HotVerdicts, cfg: { count: number; dra
       ? h.rounds.some((r) => r.backlogAfterIngest > 0)
         ? "too few measurements"
         : "no backlog formed"
-      : `longest/shortest ${fmt(v.drainFlatness, 2)}x`;
+      : `longer/shorter half ${fmt(v.drainFlatness, 2)}x`;
   out.push(
-    `  drain rate by backlog (longest/shortest >= ${DRAIN_FLAT_TARGET}):  ` +
+    `  drain rate by backlog (longer/shorter half >= ${DRAIN_FLAT_TARGET}):  ` +
       `${points.map((p) => `${fmt(p.perS, 0)}/s at ~${p.backlog}`).join(", ") || "-"}; ${flat}  ${verdict(v.drainPass)}`,
   );
   const left = h.finalDrain.samples[h.finalDrain.samples.length - 1];

@@ -3,8 +3,9 @@
 // backlog from round to round (as a hot issue's service would), so each round
 // shows what the backlog left by the earlier ones costs: the ingest ratio to
 // the bare app, the ack p99, the backlog at the round's end, and how fast it
-// drains. While the bare app is measured, Orchestra is paused (SIGSTOP), so
-// its background work neither slows the baseline down nor drains unwatched.
+// drains. While the bare app is measured (before Orchestra in even rounds,
+// after it in odd ones), Orchestra is paused (SIGSTOP), so its background
+// work neither slows the baseline down nor drains unwatched.
 import { join } from "node:path";
 import { closedLoop, WebhookClient, type PhaseResult } from "./load.js";
 import { hotSource, type HotShape } from "./hot-payloads.js";
@@ -148,6 +149,19 @@ export async function runHot(place: SessionPlace, cfg: Config, secrets: Secrets,
         const t0 = Date.now();
         const batch = source.next(cfg.count);
         log(`round ${round}/${cfg.rounds}: ${batch.length} deliveries signed in ${Date.now() - t0} ms`);
+        // Paused, the service neither competes with the baseline nor drains unwatched.
+        const bare = async (): Promise<Awaited<ReturnType<typeof ingest>>> => {
+          orchestra.child.kill("SIGSTOP");
+          try {
+            const b = await ingest(cfg, baseline.target, batch);
+            log(phaseLine("bare", `round ${round}`, b.result));
+            return b;
+          } finally {
+            orchestra.child.kill("SIGCONT");
+          }
+        };
+        // Who goes first alternates, as without --hot-key, so drift does not favour one.
+        const early = round % 2 === 0 ? await bare() : null;
         const before = await reader.counts();
         const s = await ingest(cfg, orchestra, batch);
         acked.push(...s.result.ackedIds);
@@ -160,15 +174,7 @@ export async function runHot(place: SessionPlace, cfg: Config, secrets: Secrets,
         const drain = after.open > 0 ? (drainSpans(window, 1)[0] ?? null) : null;
         const atEnd = window[window.length - 1]!.open;
         log(drainLine("orchestra", `drain ${round}`, after.open, atEnd, drain));
-        // Paused, the service neither competes with the baseline nor drains unwatched.
-        orchestra.child.kill("SIGSTOP");
-        let b;
-        try {
-          b = await ingest(cfg, baseline.target, batch);
-        } finally {
-          orchestra.child.kill("SIGCONT");
-        }
-        log(phaseLine("bare", `round ${round}`, b.result));
+        const b = early ?? (await bare());
         const r: HotRound = {
           round,
           subject: { result: withoutIds(s.result), serverCpuMsPerDelivery: s.serverCpuMsPerDelivery },
