@@ -14,6 +14,8 @@ export interface Summary {
   workers: number;
   /** GitHub writes waiting in the outbox when the issues were queued; their requests are not counted per task. */
   backlog: number;
+  /** How long the stand-in agent worked on each task. */
+  agentSeconds: number;
   tasksPerHourPerInstallation: number;
   claimsPerSecond: number;
   /** REST and GraphQL calls (what GitHub's rate limits count), per task. */
@@ -103,6 +105,7 @@ export function summarize(raw: ScenarioRaw): Summary {
     tasks: n,
     workers: raw.config.workers,
     backlog: raw.config.backlog,
+    agentSeconds: raw.config.agentSeconds,
     tasksPerHourPerInstallation: Math.round(n / ((lastMerge - raw.queuedAt) / 3_600_000)),
     claimsPerSecond: claimSpan > 0 ? Math.round((claims.length / claimSpan) * 100) / 100 : NaN,
     callsPerTask: Math.round((api.length / n) * 10) / 10,
@@ -123,6 +126,7 @@ export function render(summaries: Summary[]): string {
   const lines = summaries.map(
     (s) =>
       `${s.name.padEnd(9)} ${s.replicas} replica(s) ${s.tasks} tasks ${s.workers} workers` +
+      (s.agentSeconds ? ` (agents ${s.agentSeconds} s a task)` : "") +
       (s.backlog ? ` behind ${s.backlog} pending writes` : "") +
       ": " +
       `${s.tasksPerHourPerInstallation} tasks/h/installation, ${s.claimsPerSecond} claims/s, ` +

@@ -17,6 +17,7 @@ const USAGE = `Usage: npm run bench:fleet -- [options]
   --tasks <n>          issues queued at once [20]
   --workers <n>        orchestra worker processes [4]
   --backlog <n>        GitHub writes already waiting in the installation's outbox (replies, stale branches) [0]
+  --agent-seconds <n>  how long the stand-in agent works on a task, on average (from half to 1.5 times) [0]
   --database-url <u>   a PostgreSQL server where the role may create databases: adds pg-1 and pg-2
   --scenarios <list>   any of sqlite-1, pg-1, pg-2 [sqlite-1, and pg-1,pg-2 with --database-url]
   --max-minutes <n>    hard limit for the whole run [40]
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     tasks: { type: "string", default: "20" },
     workers: { type: "string", default: "4" },
     backlog: { type: "string", default: "0" },
+    "agent-seconds": { type: "string", default: "0" },
     "database-url": { type: "string" },
     scenarios: { type: "string" },
     "max-minutes": { type: "string", default: "40" },
@@ -49,6 +51,7 @@ const int = (name: string, v: string, min: number): number => {
 const tasks = int("tasks", values.tasks, 1);
 const workers = int("workers", values.workers, 1);
 const backlog = int("backlog", values.backlog, 0);
+const agentSeconds = int("agent-seconds", values["agent-seconds"], 0);
 const maxMinutes = int("max-minutes", values["max-minutes"], 1);
 const pgUrl = values["database-url"] ?? null;
 const scenarios = (values.scenarios ?? (pgUrl ? "sqlite-1,pg-1,pg-2" : "sqlite-1")).split(",");
@@ -79,6 +82,7 @@ async function main(): Promise<number> {
         tasks,
         workers,
         backlog,
+        agentSeconds,
         root,
         timeoutMs: Math.max(60_000, deadlineAt - Date.now() - 30_000),
       },
@@ -101,7 +105,7 @@ async function main(): Promise<number> {
   }));
   const file = writeResults(values.json ?? join(root, "bench", "results", `fleet-${stamp}.json`), {
     run: runFacts({ root, startedAt, loadAtStart }),
-    options: { tasks, workers, backlog, scenarios },
+    options: { tasks, workers, backlog, agentSeconds, scenarios },
     summaries,
     twoReplicasOverOne: ratio,
     targets,

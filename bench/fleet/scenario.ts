@@ -24,6 +24,8 @@ export interface ScenarioConfig {
   root: string;
   /** GitHub writes already waiting in the installation's outbox when the issues are queued (bench/fleet/backlog.ts). */
   backlog: number;
+  /** How long the stand-in agent works on each task before it commits. */
+  agentSeconds: number;
   /** Gives up after this long (ms). */
   timeoutMs: number;
 }
@@ -47,6 +49,8 @@ export interface ScenarioRaw {
 const AGENT = `#!/bin/sh
 set -e
 journal="$1"
+# Agents take their time, some longer than others: between half and one and a half times $2 seconds.
+sleep $(( $2 / 2 + ORCHESTRA_ISSUE * 7919 % ($2 + 1) ))
 if ! mkdir "$journal/$ORCHESTRA_ISSUE.lock" 2>/dev/null; then echo "$ORCHESTRA_ISSUE" >> "$journal/double"; fi
 echo "task $ORCHESTRA_ISSUE" > "task-$ORCHESTRA_ISSUE.txt"
 git add "task-$ORCHESTRA_ISSUE.txt"
@@ -102,7 +106,14 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
       const home = join(dir, `home-${w + 1}`);
       mkdirSync(home);
       const args = ["worker", "--url", front.url, "--workdir", join(dir, `worker-${w + 1}`)];
-      args.push("--agent", `sh '${agent}' '${journal}'`, "--poll-seconds", "1", "--grace-seconds", "2");
+      args.push(
+        "--agent",
+        `sh '${agent}' '${journal}' ${c.agentSeconds}`,
+        "--poll-seconds",
+        "1",
+        "--grace-seconds",
+        "2",
+      );
       workers.push(
         new Child(`worker-${w + 1}`, process.execPath, [join(c.root, "bin", "orchestra.js"), ...args], {
           cwd: dir,
@@ -187,6 +198,7 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
         tasks: c.tasks,
         workers: c.workers,
         backlog: c.backlog,
+        agentSeconds: c.agentSeconds,
         timeoutMs: c.timeoutMs,
       },
       queuedAt,
