@@ -134,6 +134,8 @@ export async function dbDownScenario(
     progress(`db-down: PostgreSQL accepting connections again (start took ${backAt - upAt} ms)`);
     return upAt - downAt;
   })();
+  // Awaited after the sends; a failure to stop or start the server must not go unhandled meanwhile.
+  outage.catch(() => undefined);
   for (let i = 0; i < unique.length; i++) {
     const due = t0 + (i * 1000) / o.rate;
     if (due > Date.now()) await sleep(due - Date.now());
