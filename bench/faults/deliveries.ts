@@ -24,24 +24,27 @@ export interface DeliveriesResult {
   restartMs: number[];
 }
 
-interface Item {
+export interface Item {
   event: string;
   guid: string;
   body: string;
 }
 
 /** A PRNG of its own, so a seed gives the same shuffle and the same kill points. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
-export async function deliveriesScenario(
+/**
+ * The labelled issues (one delivery each), then comments that ask nothing, so that `count / (1 + duplicateShare)`
+ * deliveries are distinct; then duplicates drawn from them up to `count`, all shuffled.
+ */
+export function buildDeliveries(
   w: FaultWorld,
-  o: { issues: number; deliveries: number; duplicateShare: number; kills: number; seed: number; timeoutMs: number },
-  progress: (line: string) => void,
-): Promise<DeliveriesResult> {
-  const random = prng(o.seed);
+  o: { issues: number; count: number; duplicateShare: number },
+  random: () => number,
+): { unique: Item[]; items: Item[] } {
   const { fake } = w;
   const unique: Item[] = [];
   for (let n = 1; n <= o.issues; n++) {
@@ -54,7 +57,7 @@ export async function deliveriesScenario(
     });
     unique.push({ event: "issues", guid: randomUUID(), body: JSON.stringify(labeled) });
   }
-  const fillers = Math.max(0, Math.round(o.deliveries / (1 + o.duplicateShare)) - unique.length);
+  const fillers = Math.max(0, Math.round(o.count / (1 + o.duplicateShare)) - unique.length);
   for (let k = 0; k < fillers; k++) {
     const n = 1 + Math.floor(random() * o.issues);
     const comment = fake.state.addComment(REPO, n, { body: `+1 (${k})`, user: DRIVE_BY });
@@ -67,15 +70,70 @@ export async function deliveriesScenario(
     unique.push({ event: "issue_comment", guid: randomUUID(), body: JSON.stringify(payload) });
   }
   const items = [...unique];
-  while (items.length < o.deliveries) items.push(unique[Math.floor(random() * unique.length)]!);
+  while (items.length < o.count) items.push(unique[Math.floor(random() * unique.length)]!);
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
   }
+  return { unique, items };
+}
+
+/** GitHub writes so far (token requests are not writes). */
+export const writesOf = (w: FaultWorld): number =>
+  w.fake.requests.filter((r) => r.method !== "GET" && !r.path.includes("access_tokens")).length;
+
+const repliesOn = (w: FaultWorld, n: number) => w.fake.state.commentsOn(REPO, n).filter((c) => c.viaApp).length;
+
+/**
+ * Waits until `unique` deliveries are stored, none is being processed, no effect is pending and every issue has
+ * a reply, or `timeoutMs` runs out; answers the deliveries stored.
+ */
+export async function converge(
+  w: FaultWorld,
+  o: { issues: number; unique: number; timeoutMs: number; label: string },
+  progress: (line: string) => void,
+): Promise<number> {
+  const deadline = Date.now() + o.timeoutMs;
+  for (;;) {
+    await w.fake.state.hookDeliveries.idle();
+    const d = await w.api<{ counts: Record<string, number> }>("/api/v1/deliveries?limit=1");
+    const e = await w.api<{ counts: Record<string, number> }>("/api/v1/effects?limit=1");
+    const stored = Object.values(d.counts).reduce((a, b) => a + b, 0);
+    const busy = (d.counts["pending"] ?? 0) + (d.counts["processing"] ?? 0) + (d.counts["retrying"] ?? 0);
+    const effectsBusy = (e.counts["pending"] ?? 0) + (e.counts["running"] ?? 0);
+    const allReplied = Array.from({ length: o.issues }, (_, k) => repliesOn(w, k + 1)).every((c) => c >= 1);
+    if (stored >= o.unique && busy === 0 && effectsBusy === 0 && allReplied) return stored;
+    if (Date.now() > deadline) {
+      progress(`${o.label}: not converged in time (stored ${stored}/${o.unique}, busy ${busy}/${effectsBusy})`);
+      return stored;
+    }
+    await sleep(500);
+  }
+}
+
+/** Issues whose reply count is not exactly one or that still carry the queue label, and the replies in all. */
+export function checkIssues(w: FaultWorld, issues: number): { wrongIssues: number[]; replies: number } {
+  const wrongIssues: number[] = [];
+  let replies = 0;
+  for (let n = 1; n <= issues; n++) {
+    const r = repliesOn(w, n);
+    replies += r;
+    if (r !== 1 || w.fake.state.labelsOf(REPO, n).includes("agent:queued")) wrongIssues.push(n);
+  }
+  return { wrongIssues, replies };
+}
+
+export async function deliveriesScenario(
+  w: FaultWorld,
+  o: { issues: number; deliveries: number; duplicateShare: number; kills: number; seed: number; timeoutMs: number },
+  progress: (line: string) => void,
+): Promise<DeliveriesResult> {
+  const random = prng(o.seed);
+  const { unique, items } = buildDeliveries(w, { ...o, count: o.deliveries }, random);
   const killAt = new Set(
     Array.from({ length: o.kills }, (_, k) => Math.floor(((k + 1) * items.length) / (o.kills + 1))),
   );
-  const writesBefore = fake.requests.filter((r) => r.method !== "GET" && !r.path.includes("access_tokens")).length;
+  const writesBefore = writesOf(w);
   const started = Date.now();
   const restartMs: number[] = [];
   let refused = 0;
@@ -92,7 +150,7 @@ export async function deliveriesScenario(
       );
     }
     const item = items[i]!;
-    const p = fake.state.hookDeliveries.send(item.event, item.body, { guid: item.guid }).then((d) => {
+    const p = w.fake.state.hookDeliveries.send(item.event, item.body, { guid: item.guid }).then((d) => {
       if (d.status < 200 || d.status >= 300) refused += 1;
     });
     const tracked = p.finally(() => inFlight.delete(tracked));
@@ -101,31 +159,12 @@ export async function deliveriesScenario(
   }
   await Promise.allSettled([...inFlight]);
   progress(`deliveries: ${items.length} sent (${refused} refused while the service was down); waiting to converge`);
-  const deadline = Date.now() + o.timeoutMs;
-  let stored: number;
-  const repliesOn = (n: number) => fake.state.commentsOn(REPO, n).filter((c) => c.viaApp).length;
-  for (;;) {
-    await fake.state.hookDeliveries.idle();
-    const d = await w.api<{ counts: Record<string, number> }>("/api/v1/deliveries?limit=1");
-    const e = await w.api<{ counts: Record<string, number> }>("/api/v1/effects?limit=1");
-    stored = Object.values(d.counts).reduce((a, b) => a + b, 0);
-    const busy = (d.counts["pending"] ?? 0) + (d.counts["processing"] ?? 0) + (d.counts["retrying"] ?? 0);
-    const effectsBusy = (e.counts["pending"] ?? 0) + (e.counts["running"] ?? 0);
-    const allReplied = Array.from({ length: o.issues }, (_, k) => repliesOn(k + 1)).every((c) => c >= 1);
-    if (stored >= unique.length && busy === 0 && effectsBusy === 0 && allReplied) break;
-    if (Date.now() > deadline) {
-      progress(`deliveries: not converged in time (stored ${stored}/${unique.length}, busy ${busy}/${effectsBusy})`);
-      break;
-    }
-    await sleep(500);
-  }
-  const wrongIssues: number[] = [];
-  let replies = 0;
-  for (let n = 1; n <= o.issues; n++) {
-    const r = repliesOn(n);
-    replies += r;
-    if (r !== 1 || fake.state.labelsOf(REPO, n).includes("agent:queued")) wrongIssues.push(n);
-  }
+  const stored = await converge(
+    w,
+    { issues: o.issues, unique: unique.length, timeoutMs: o.timeoutMs, label: "deliveries" },
+    progress,
+  );
+  const { wrongIssues, replies } = checkIssues(w, o.issues);
   return {
     deliveries: items.length,
     duplicates: items.length - unique.length,
@@ -135,8 +174,7 @@ export async function deliveriesScenario(
     uniqueSent: unique.length,
     wrongIssues,
     repliesPosted: replies,
-    writesToGitHub:
-      fake.requests.filter((r) => r.method !== "GET" && !r.path.includes("access_tokens")).length - writesBefore,
+    writesToGitHub: writesOf(w) - writesBefore,
     convergedAfterMs: Date.now() - started,
     restartMs,
   };
