@@ -150,4 +150,45 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(reads.filter((op) => op === "checks/list-for-ref")).toHaveLength(1);
     expect((await rig.task(5)).task.state).toBe("review");
   });
+
+  test("Orchestra's own label changes echoed back in a backlog are processed once, as the newest", async () => {
+    rig = await startRig({ provider });
+    await rig.queue(4);
+    const echo = (action: "labeled" | "unlabeled", label: string, at: number) =>
+      fakeWebhookPayload(
+        rig.fake,
+        "issues",
+        action,
+        { repo: REPO, issue: 4, label, sender: "orchestra-test[bot]" },
+        { issue: { updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, at)).toISOString() } },
+      );
+    // One echo processed: the App has read its own login (it tells its echoes by their sender from then on).
+    await rig.deliverPayload("issues", echo("labeled", "agent:queued", 0));
+    await rig.app.orchestra.processor.stop();
+    const ids = [
+      await send("issues", echo("unlabeled", "agent:queued", 1)),
+      await send("issues", echo("labeled", "agent:in-progress", 2)),
+      await send("issues", echo("unlabeled", "agent:in-progress", 3)),
+      await send("issues", echo("labeled", "agent:queued", 4)),
+    ];
+    const before = await ignored();
+    rig.app.orchestra.processor.start();
+    const newest = ids[ids.length - 1]!;
+    await eventually(async () => ((await row(newest)).state === "done" ? true : undefined), 10_000, "newest done");
+    const after = await Promise.all(ids.map(row));
+    expect(after.map((r) => [r.state, r.note])).toEqual([
+      ...ids
+        .slice(1)
+        .map(() => [
+          "ignored",
+          `collapsed into ${newest}: a later delivery on this key says the same and is processed`,
+        ]),
+      ["done", null],
+    ]);
+    const now = await ignored();
+    expect(now["ignored.collapsed"]! - before["ignored.collapsed"]!).toBe(3);
+    // The newest is the one processed: Orchestra's echo, only counted.
+    expect(now["ignored.own-echo"]! - before["ignored.own-echo"]!).toBe(1);
+    expect((await rig.task(4)).task.state).toBe("queued");
+  });
 });
