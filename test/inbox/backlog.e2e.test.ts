@@ -3,7 +3,8 @@
  * delivery that can never act is answered and stored as ignored at once (it
  * never waits behind its task key, and holds nothing up), and a backlog of
  * check-run deliveries that all say the same about one PR head is processed
- * once, as its newest, the older ones stored as ignored with a note naming it.
+ * once, as its newest, the older ones stored as ignored with a note naming it;
+ * so is a backlog of Orchestra's own label changes echoed back.
  * GitHub's example payloads, on SQLite and PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
