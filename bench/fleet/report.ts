@@ -3,6 +3,7 @@
 // the last merge, and double claims (must be 0).
 import type { RecordedRequest } from "../../test/fake-github/http.js";
 import type { ScenarioRaw } from "./scenario.js";
+import { backlogRequests } from "./backlog.js";
 
 const ISSUE_PATH = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)(\/labels(\/.*)?)?$/;
 
@@ -11,6 +12,8 @@ export interface Summary {
   replicas: number;
   tasks: number;
   workers: number;
+  /** GitHub writes waiting in the outbox when the issues were queued; their requests are not counted per task. */
+  backlog: number;
   tasksPerHourPerInstallation: number;
   claimsPerSecond: number;
   /** REST and GraphQL calls (what GitHub's rate limits count), per task. */
@@ -26,6 +29,8 @@ export interface Summary {
   /** Tasks whose claim was never told on GitHub before they were done. */
   interlockNeverWritten: number;
   labelsConvergedAfterLastMergeMs: number;
+  /** From the last merge until no GitHub write was pending (the backlog's included). */
+  outboxDrainedAfterLastMergeMs: number;
   doubleClaims: number;
   restartReadyMs: number | null;
   violations: number;
@@ -61,7 +66,8 @@ export function summarize(raw: ScenarioRaw): Summary {
   const n = raw.config.tasks;
   const lastMerge = Math.max(...raw.merges);
   const isGit = (r: RecordedRequest) => r.operationId?.startsWith("git:") === true;
-  const api = raw.requests.filter((r) => !isGit(r));
+  const backlog = backlogRequests(raw.requests);
+  const api = raw.requests.filter((r) => !isGit(r) && !backlog.has(r));
   const perTask = (rs: RecordedRequest[]): Record<string, number> => {
     const byRoute: Record<string, number> = {};
     for (const r of rs) {
@@ -87,7 +93,7 @@ export function summarize(raw: ScenarioRaw): Summary {
   const lags: number[] = [];
   for (const [issue, claimed] of raw.claims) {
     // A claim whose labels never told GitHub (the task was done first) trails until the labels converged.
-    lags.push(Math.max(0, (interlock.get(issue) ?? raw.convergedAt) - claimed));
+    lags.push(Math.max(0, (interlock.get(issue) ?? raw.labelsConvergedAt) - claimed));
   }
   const claims = [...raw.claims.values()];
   const claimSpan = (Math.max(...claims) - Math.min(...claims)) / 1000;
@@ -96,6 +102,7 @@ export function summarize(raw: ScenarioRaw): Summary {
     replicas: raw.config.replicas,
     tasks: n,
     workers: raw.config.workers,
+    backlog: raw.config.backlog,
     tasksPerHourPerInstallation: Math.round(n / ((lastMerge - raw.queuedAt) / 3_600_000)),
     claimsPerSecond: claimSpan > 0 ? Math.round((claims.length / claimSpan) * 100) / 100 : NaN,
     callsPerTask: Math.round((api.length / n) * 10) / 10,
@@ -103,7 +110,8 @@ export function summarize(raw: ScenarioRaw): Summary {
     gitPerTask: perTask(raw.requests.filter(isGit)),
     interlockLagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: Math.max(...lags) },
     interlockNeverWritten: [...raw.claims.keys()].filter((i) => !interlock.has(i)).length,
-    labelsConvergedAfterLastMergeMs: Math.max(0, Math.max(lastLabelWrite, raw.convergedAt) - lastMerge),
+    labelsConvergedAfterLastMergeMs: Math.max(0, Math.max(lastLabelWrite, raw.labelsConvergedAt) - lastMerge),
+    outboxDrainedAfterLastMergeMs: Math.max(0, raw.convergedAt - lastMerge),
     doubleClaims: raw.doubleClaims.length,
     restartReadyMs: raw.restartReadyMs,
     violations: raw.violations.length,
@@ -114,11 +122,14 @@ export function summarize(raw: ScenarioRaw): Summary {
 export function render(summaries: Summary[]): string {
   const lines = summaries.map(
     (s) =>
-      `${s.name.padEnd(9)} ${s.replicas} replica(s) ${s.tasks} tasks ${s.workers} workers: ` +
+      `${s.name.padEnd(9)} ${s.replicas} replica(s) ${s.tasks} tasks ${s.workers} workers` +
+      (s.backlog ? ` behind ${s.backlog} pending writes` : "") +
+      ": " +
       `${s.tasksPerHourPerInstallation} tasks/h/installation, ${s.claimsPerSecond} claims/s, ` +
       `${s.callsPerTask} GitHub calls/task, interlock label lag p50 ${s.interlockLagMs.p50} ms ` +
       `p99 ${s.interlockLagMs.p99} ms (${s.interlockNeverWritten} claims never on GitHub), labels converged ${(s.labelsConvergedAfterLastMergeMs / 1000).toFixed(1)} s ` +
-      `after the last merge, ${s.doubleClaims} double claims` +
+      `after the last merge (outbox drained after ${(s.outboxDrainedAfterLastMergeMs / 1000).toFixed(1)} s), ` +
+      `${s.doubleClaims} double claims` +
       (s.restartReadyMs === null ? "" : `, killed replica ready again in ${s.restartReadyMs} ms`) +
       (s.violations ? `, ${s.violations} requests outside GitHub's description` : ""),
   );

@@ -16,6 +16,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const USAGE = `Usage: npm run bench:fleet -- [options]
   --tasks <n>          issues queued at once [20]
   --workers <n>        orchestra worker processes [4]
+  --backlog <n>        GitHub writes already waiting in the installation's outbox (replies, stale branches) [0]
   --database-url <u>   a PostgreSQL server where the role may create databases: adds pg-1 and pg-2
   --scenarios <list>   any of sqlite-1, pg-1, pg-2 [sqlite-1, and pg-1,pg-2 with --database-url]
   --max-minutes <n>    hard limit for the whole run [40]
@@ -25,6 +26,7 @@ const { values } = parseArgs({
   options: {
     tasks: { type: "string", default: "20" },
     workers: { type: "string", default: "4" },
+    backlog: { type: "string", default: "0" },
     "database-url": { type: "string" },
     scenarios: { type: "string" },
     "max-minutes": { type: "string", default: "40" },
@@ -46,6 +48,7 @@ const int = (name: string, v: string, min: number): number => {
 };
 const tasks = int("tasks", values.tasks, 1);
 const workers = int("workers", values.workers, 1);
+const backlog = int("backlog", values.backlog, 0);
 const maxMinutes = int("max-minutes", values["max-minutes"], 1);
 const pgUrl = values["database-url"] ?? null;
 const scenarios = (values.scenarios ?? (pgUrl ? "sqlite-1,pg-1,pg-2" : "sqlite-1")).split(",");
@@ -75,6 +78,7 @@ async function main(): Promise<number> {
         pgUrl: name.startsWith("pg") ? pgUrl : null,
         tasks,
         workers,
+        backlog,
         root,
         timeoutMs: Math.max(60_000, deadlineAt - Date.now() - 30_000),
       },
@@ -97,7 +101,7 @@ async function main(): Promise<number> {
   }));
   const file = writeResults(values.json ?? join(root, "bench", "results", `fleet-${stamp}.json`), {
     run: runFacts({ root, startedAt, loadAtStart }),
-    options: { tasks, workers, scenarios },
+    options: { tasks, workers, backlog, scenarios },
     summaries,
     twoReplicasOverOne: ratio,
     targets,

@@ -12,6 +12,7 @@ import { makeTempDir, removeTempDir, sleep } from "../ingest/targets.js";
 import { startFront } from "./front.js";
 import { REPO, startFleetGitHub } from "./github.js";
 import { Replica } from "./replicas.js";
+import { seedBacklog } from "./backlog.js";
 import type { RecordedRequest } from "../../test/fake-github/http.js";
 
 export interface ScenarioConfig {
@@ -21,6 +22,8 @@ export interface ScenarioConfig {
   tasks: number;
   workers: number;
   root: string;
+  /** GitHub writes already waiting in the installation's outbox when the issues are queued (bench/fleet/backlog.ts). */
+  backlog: number;
   /** Gives up after this long (ms). */
   timeoutMs: number;
 }
@@ -32,6 +35,9 @@ export interface ScenarioRaw {
   /** First claim of each task (run startedAt), by issue. */
   claims: Map<number, number>;
   requests: RecordedRequest[];
+  /** When no closed issue carried an agent:* label any more, after the last merge. */
+  labelsConvergedAt: number;
+  /** When no GitHub write was pending any more (the backlog's included). */
   convergedAt: number;
   doubleClaims: string[];
   restartReadyMs: number | null;
@@ -104,6 +110,10 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
         }),
       );
     }
+    if (c.backlog > 0) {
+      await seedBacklog(gh, db.url, c.backlog);
+      progress(`${c.name}: ${c.backlog} GitHub writes already waiting in the outbox`);
+    }
     progress(`${c.name}: ${c.replicas} replica(s), ${c.workers} workers up; queueing ${c.tasks} issues`);
     const queuedAt = await gh.queue(c.tasks);
     const deadline = queuedAt + c.timeoutMs;
@@ -133,17 +143,28 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
     }
     await gh.allMerged(c.tasks);
     progress(`${c.name}: all ${c.tasks} merged; waiting for GitHub's labels to converge`);
+    let labelsConvergedAt: number | null = null;
+    let drained = 0;
     for (;;) {
       check();
       const stale = [...Array(c.tasks).keys()].some((i) =>
         gh.fake.state.labelsOf(REPO, i + 1).some((l) => l.startsWith("agent:")),
       );
+      if (!stale && labelsConvergedAt === null) {
+        labelsConvergedAt = Date.now();
+        progress(`${c.name}: labels converged; waiting for the outbox to drain`);
+      }
       const { counts } = await api<{ counts: Record<string, number> }>(
         front.url,
         adminToken,
         "/api/v1/effects?limit=1",
       );
-      if (!stale && (counts["pending"] ?? 0) === 0 && (counts["running"] ?? 0) === 0) break;
+      const left = (counts["pending"] ?? 0) + (counts["running"] ?? 0);
+      if (!stale && left === 0) break;
+      if (Date.now() - drained > 15_000) {
+        drained = Date.now();
+        progress(`${c.name}: ${left} GitHub writes still pending`);
+      }
       await sleep(200);
     }
     const convergedAt = Date.now();
@@ -160,11 +181,19 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
     }
     const doubles = join(journal, "double");
     return {
-      config: { name: c.name, replicas: c.replicas, tasks: c.tasks, workers: c.workers, timeoutMs: c.timeoutMs },
+      config: {
+        name: c.name,
+        replicas: c.replicas,
+        tasks: c.tasks,
+        workers: c.workers,
+        backlog: c.backlog,
+        timeoutMs: c.timeoutMs,
+      },
       queuedAt,
       merges: [...gh.merges.values()],
       claims,
       requests: gh.requests(),
+      labelsConvergedAt: labelsConvergedAt ?? convergedAt,
       convergedAt,
       doubleClaims: existsSync(doubles) ? readFileSync(doubles, "utf8").trim().split("\n") : [],
       restartReadyMs,

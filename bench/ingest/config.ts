@@ -1,21 +1,26 @@
 // bench:ingest options: usage text, parsing and checks.
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { HOT_SHAPES, type HotShape } from "./hot-payloads.js";
 
 export const USAGE = `Usage: npm run bench:ingest -- [options]
 
   --target LIST         subject,baseline (default orchestra,bare; bare,bare tests the harness)
-  --count N             closed-loop deliveries per target (default 5000)
+  --count N             closed-loop deliveries per target (default 5000; with --hot-key,
+                        per round, default 3000)
   --concurrency N       closed-loop senders = max sockets (default 32)
   --rate N              open-loop deliveries per second (default 500)
   --seconds N           open-loop duration (default 10)
   --warmup N            warm-up deliveries per target, not measured (default 500)
   --settle N            minimum pause between phases in seconds (default 2)
   --settle-max N        then wait up to N s for the server to go idle (default 30)
-  --rounds N            alternate the targets N times, report medians (default 1)
+  --rounds N            alternate the targets N times, report medians (default 1;
+                        with --hot-key, rounds on the same running targets, default 4)
   --database-url URL    Orchestra's database (default a fresh SQLite file per start;
                         postgres://... benches PostgreSQL)
-  --distinct N          distinct precomputed bodies (default 2000)
+  --distinct N          distinct precomputed bodies (default one per delivery; fewer
+                        repeat bodies, which Orchestra acknowledges as replays and
+                        does not store, so the store check counts them missing)
   --keys N              distinct issue/PR numbers, i.e. task keys (default 1000)
   --seed N              payload PRNG seed (default 1)
   --timeout-ms N        per-request timeout (default 10000)
@@ -30,6 +35,14 @@ export const USAGE = `Usage: npm run bench:ingest -- [options]
                         frames with the most self time; the targets are then stopped
                         with an exit on SIGUSR2 (so they write the profile), not SIGKILL
   --profile-top N       frames to print per profile (default 15)
+
+  --hot                 the hot-key mode with both shapes, as --hot-key issue,checks
+  --hot-key SHAPES      every delivery on one task key instead: issue (issue_comment.created
+                        on one issue), checks (a CI matrix's check_run.created/completed on
+                        one PR's head sha) or issue,checks; no open loop, no profile
+  --matrix N            check runs per CI matrix for --hot-key checks (default 40)
+  --drain-seconds N     after each round, watch the backlog drain for N s (default 5)
+  --drain-max N         after the last round, wait up to N s for it to empty (default 60)
 `;
 
 export type Kind = "orchestra" | "bare";
@@ -45,7 +58,8 @@ export interface Config {
   settleMaxS: number;
   rounds: number;
   databaseUrl: string | null;
-  distinct: number;
+  /** Distinct bodies per round; null: one per delivery. */
+  distinct: number | null;
   keys: number;
   seed: number;
   timeoutMs: number;
@@ -57,6 +71,11 @@ export interface Config {
   orchestraMain: string;
   profile: boolean;
   profileTop: number;
+  /** Shapes of the hot-key mode, in order; null for the usual spread over many keys. */
+  hotKey: HotShape[] | null;
+  matrix: number;
+  drainS: number;
+  drainMaxS: number;
 }
 
 export function parseConfig(argv: string[], root: string): Config {
@@ -65,16 +84,16 @@ export function parseConfig(argv: string[], root: string): Config {
     strict: true,
     options: {
       target: { type: "string", default: "orchestra,bare" },
-      count: { type: "string", default: "5000" },
+      count: { type: "string" },
       concurrency: { type: "string", default: "32" },
       rate: { type: "string", default: "500" },
       seconds: { type: "string", default: "10" },
       warmup: { type: "string", default: "500" },
       settle: { type: "string", default: "2" },
       "settle-max": { type: "string", default: "30" },
-      rounds: { type: "string", default: "1" },
+      rounds: { type: "string" },
       "database-url": { type: "string" },
-      distinct: { type: "string", default: "2000" },
+      distinct: { type: "string" },
       keys: { type: "string", default: "1000" },
       seed: { type: "string", default: "1" },
       "timeout-ms": { type: "string", default: "10000" },
@@ -86,6 +105,11 @@ export function parseConfig(argv: string[], root: string): Config {
       "orchestra-main": { type: "string" },
       profile: { type: "boolean", default: false },
       "profile-top": { type: "string", default: "15" },
+      hot: { type: "boolean", default: false },
+      "hot-key": { type: "string" },
+      matrix: { type: "string", default: "40" },
+      "drain-seconds": { type: "string", default: "5" },
+      "drain-max": { type: "string", default: "60" },
       help: { type: "boolean", default: false },
     },
   });
@@ -104,22 +128,30 @@ export function parseConfig(argv: string[], root: string): Config {
   if (targets.length !== 2 || targets.some((t) => t !== "orchestra" && t !== "bare")) {
     throw new UsageError(`--target takes two of orchestra|bare, e.g. orchestra,bare; got ${values.target}`);
   }
+  const hotRaw = values["hot-key"] ?? (values.hot ? HOT_SHAPES.join(",") : undefined);
+  const hotKey = hotRaw === undefined ? null : hotRaw.split(",").map((x) => x.trim());
+  if (hotKey && (hotKey.length === 0 || hotKey.some((x) => !HOT_SHAPES.includes(x as HotShape)))) {
+    throw new UsageError(`--hot-key takes ${HOT_SHAPES.join(", ")} or both, comma-separated; got ${hotRaw}`);
+  }
+  if (hotKey && values.target !== "orchestra,bare")
+    throw new UsageError("--hot-key always runs orchestra against bare");
+  if (hotKey && values.profile) throw new UsageError("--profile is not available with --hot-key");
   const databaseUrl = values["database-url"] ?? null;
   if (databaseUrl && !/^(postgres(ql)?:\/\/|file:)/.test(databaseUrl)) {
     throw new UsageError(`--database-url must be postgres://... or file:...`);
   }
   return {
     targets: targets as Kind[],
-    count: Math.floor(num("count", values.count, 1)),
+    count: Math.floor(num("count", values.count ?? (hotKey ? "3000" : "5000"), 1)),
     concurrency: Math.floor(num("concurrency", values.concurrency, 1)),
     rate: num("rate", values.rate, 1),
     seconds: num("seconds", values.seconds, 1),
     warmup: Math.floor(num("warmup", values.warmup, 0)),
     settleS: num("settle", values.settle, 0),
     settleMaxS: num("settle-max", values["settle-max"], 0),
-    rounds: Math.floor(num("rounds", values.rounds, 1)),
+    rounds: Math.floor(num("rounds", values.rounds ?? (hotKey ? "4" : "1"), 1)),
     databaseUrl,
-    distinct: Math.floor(num("distinct", values.distinct, 1)),
+    distinct: values.distinct === undefined ? null : Math.floor(num("distinct", values.distinct, 1)),
     keys: Math.floor(num("keys", values.keys, 1)),
     seed: Math.floor(num("seed", values.seed, 0)),
     timeoutMs: num("timeout-ms", values["timeout-ms"], 100),
@@ -131,6 +163,10 @@ export function parseConfig(argv: string[], root: string): Config {
     orchestraMain: values["orchestra-main"] ? resolve(values["orchestra-main"]) : join(root, "dist/src/main.js"),
     profile: values.profile === true,
     profileTop: Math.floor(num("profile-top", values["profile-top"], 1)),
+    hotKey: hotKey as HotShape[] | null,
+    matrix: Math.floor(num("matrix", values.matrix, 1)),
+    drainS: num("drain-seconds", values["drain-seconds"], 1),
+    drainMaxS: num("drain-max", values["drain-max"], 0),
   };
 }
 

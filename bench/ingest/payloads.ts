@@ -9,7 +9,7 @@ import { mulberry32 } from "../../test/support/random.js";
 
 type Json = Record<string, unknown>;
 
-interface ExampleGroup {
+export interface ExampleGroup {
   name: string;
   actions: string[];
   examples: Json[];
@@ -47,13 +47,13 @@ export const MIX: readonly MixEntry[] = [
   { event: "push", action: null, weight: 10 },
 ];
 
-function loadExamples(): ExampleGroup[] {
+export function loadExamples(): ExampleGroup[] {
   const require = createRequire(import.meta.url);
   const file = require.resolve("@octokit/webhooks-examples/api.github.com/index.json");
   return JSON.parse(readFileSync(file, "utf8")) as ExampleGroup[];
 }
 
-function hex(rand: () => number, length: number): string {
+export function hex(rand: () => number, length: number): string {
   let s = "";
   while (s.length < length)
     s += Math.floor(rand() * 0x100000000)
@@ -70,11 +70,10 @@ function obj(value: unknown): Json | undefined {
  * Rewrites the identifiers a task key is derived from. Only numbers, ids, shas
  * and branch names change; the shape stays exactly what GitHub sends.
  */
-function vary(event: string, payload: Json, n: number, rand: () => number): void {
+function vary(event: string, payload: Json, n: number, uniqueId: number, rand: () => number): void {
   // The examples carry no installation (a few carry someone else's); Orchestra
   // keys everything by installation, so every delivery names the same one.
   payload.installation = { id: 1, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==" };
-  const uniqueId = 900_000_000 + Math.floor(rand() * 99_000_000);
   const sha = hex(rand, 40);
   const setPrs = (prs: unknown): void => {
     if (!Array.isArray(prs)) return;
@@ -148,6 +147,8 @@ export interface PoolOptions {
   /** Distinct issue/PR numbers, i.e. roughly the number of task keys. */
   keys: number;
   seed: number;
+  /** Which round the pool is for: its ids differ from every other round's, so no body repeats across rounds. */
+  round: number;
 }
 
 export interface Pool {
@@ -184,7 +185,8 @@ export function buildPool(options: PoolOptions): Pool {
     const example = chosen.examples[Math.floor(rand() * chosen.examples.length)]!;
     const payload = structuredClone(example);
     const n = 1 + Math.floor(rand() * options.keys);
-    vary(chosen.event, payload, n, rand);
+    // Ids unique to this body (a comment takes the next one too): no two bodies are alike.
+    vary(chosen.event, payload, n, 1_000_000_000 + options.round * 40_000_000 + 2 * i, rand);
     const body = Buffer.from(JSON.stringify(payload));
     bytes += body.length;
     bodies.push({ event: chosen.event, action: chosen.action, body, signature: sign(options.secret, body) });

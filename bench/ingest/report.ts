@@ -25,11 +25,18 @@ export interface SessionResult {
   serverPeakRssMb: number | null;
   /** Resident memory once ready, before any delivery. */
   serverIdleRssMb: number | null;
+  /** Resident memory under the open loop: the highest sample of its second half. */
+  serverSteadyRssMb: number | null;
   profile: ProfileSummary | null;
   serverOutputLines: number;
   serverOutputTail: string;
   store: StoreCheck | null;
 }
+
+/** Start to ready, for every target of bench:ingest. */
+export const READY_TARGET_MS = 2000;
+/** Resident memory under the open loop's rate (500/s by default). */
+export const RSS_TARGET_MB = 150;
 
 export const fmt = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 
@@ -80,6 +87,8 @@ export interface Summary {
   };
   peakRssMb: number | null;
   idleRssMb: number | null;
+  steadyRssMb: number | null;
+  readyMs: number;
 }
 
 export function summarise(sessions: SessionResult[]): Summary {
@@ -110,6 +119,8 @@ export function summarise(sessions: SessionResult[]): Summary {
     },
     peakRssMb: orNull(m((s) => s.serverPeakRssMb ?? NaN)),
     idleRssMb: orNull(m((s) => s.serverIdleRssMb ?? NaN)),
+    steadyRssMb: orNull(m((s) => s.serverSteadyRssMb ?? NaN)),
+    readyMs: m((s) => s.readyMs),
   };
 }
 
@@ -157,7 +168,15 @@ export function table(cfg: Config, a: Summary, b: Summary): string {
   add("  idle again after (s)", idle(a), idle(b));
   const mb = (n: number | null): string => (n === null ? "-" : String(n));
   add("server RSS when ready (MB)", mb(a.idleRssMb), mb(b.idleRssMb), ratio(a.idleRssMb ?? NaN, b.idleRssMb ?? NaN));
+  add(
+    `server RSS at ${cfg.rate}/s (MB)`,
+    mb(a.steadyRssMb),
+    mb(b.steadyRssMb),
+    ratio(a.steadyRssMb ?? NaN, b.steadyRssMb ?? NaN),
+  );
   add("server peak RSS (MB)", mb(a.peakRssMb), mb(b.peakRssMb), ratio(a.peakRssMb ?? NaN, b.peakRssMb ?? NaN));
+
+  add("start to ready (ms)", a.readyMs, b.readyMs, ratio(a.readyMs, b.readyMs), 0);
 
   const header: [string, string, string, string] = ["", a.label, b.label, `${a.label}/${b.label}`];
   const all = [header, ...rows];

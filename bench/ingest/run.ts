@@ -8,12 +8,13 @@ import os from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PhaseResult } from "./load.js";
-import { buildPool } from "./payloads.js";
+import { buildPool, type Pool } from "./payloads.js";
 import { StartError } from "./targets.js";
 import { parseConfig, USAGE, type Config } from "./config.js";
-import { fmt, roundLines, summarise, table, type SessionResult } from "./report.js";
+import { fmt, READY_TARGET_MS, roundLines, RSS_TARGET_MB, summarise, table, type SessionResult } from "./report.js";
 import { makeSecrets, runSession } from "./session.js";
 import { runBench } from "../lifecycle.js";
+import { hotMain } from "./hot-run.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // dist/bench/ingest/run.js -> repository root
@@ -60,13 +61,27 @@ async function main(): Promise<number> {
   }
   const secrets = makeSecrets();
   const t0 = Date.now();
-  const pool = buildPool({ secret: secrets.webhookSecret, distinct: cfg.distinct, keys: cfg.keys, seed: cfg.seed });
-  log(
-    `payloads: ${pool.bodies.length} distinct bodies (mean ${pool.meanBytes} B) over ${cfg.keys} issue/PR numbers, ` +
-      `signed in ${Date.now() - t0} ms; mix ${Object.entries(pool.mix)
-        .map(([k, v]) => `${k} ${Math.round((100 * v) / pool.bodies.length)}%`)
-        .join(", ")}`,
-  );
+  if (cfg.hotKey) return hotMain({ log, here, root }, cfg, secrets, { startedAt: t0, loadAtStart });
+  // One body per delivery unless --distinct says otherwise: a body Orchestra
+  // has stored before, under another delivery id, is a replay it acknowledges
+  // without storing. Each round has its own bodies (a PostgreSQL database
+  // outlives a round); both targets of a round get the same ones.
+  const perSession = cfg.warmup + Math.round(cfg.rate * cfg.seconds) + cfg.count;
+  const poolFor = (round: number): Pool => {
+    const started = Date.now();
+    const distinct = cfg.distinct ?? perSession;
+    const pool = buildPool({ secret: secrets.webhookSecret, distinct, keys: cfg.keys, seed: cfg.seed, round });
+    log(
+      `payloads: ${pool.bodies.length} distinct bodies (mean ${pool.meanBytes} B) over ${cfg.keys} issue/PR numbers, ` +
+        `signed in ${Date.now() - started} ms; mix ${Object.entries(pool.mix)
+          .map(([k, v]) => `${k} ${Math.round((100 * v) / pool.bodies.length)}%`)
+          .join(", ")}`,
+    );
+    if (distinct < perSession)
+      log(`note: ${perSession} deliveries per target reuse ${distinct} bodies; Orchestra stores the repeats as none`);
+    return pool;
+  };
+  let pool: Pool | null = null;
 
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const profileRoot = cfg.profile ? join(root, "bench/results", `profiles-${stamp}`) : null;
@@ -76,6 +91,7 @@ async function main(): Promise<number> {
     // Alternate who goes first so slow drift (thermal, page cache, a noisy
     // neighbour) does not always favour the same target.
     const order = round % 2 === 1 ? [0, 1] : [1, 0];
+    pool = poolFor(round);
     for (const i of order) {
       sessions.push(
         await runSession({ log, here, root }, profileRoot, cfg, secrets, pool, cfg.targets[i]!, labels[i]!, round),
@@ -105,6 +121,16 @@ async function main(): Promise<number> {
     `  ${a.label} p99 ack at ${cfg.rate}/s <= ${cfg.p99TargetMs} ms:  ${fmt(a.open.p99Ms, 2)} ms` +
       `${openClean ? "" : ` with ${a.open.bad} non-2xx/failed`}  ${verdict(p99Pass)}` +
       `  (${b.label}: ${fmt(b.open.p99Ms, 2)} ms)`,
+  );
+  const rssPass = a.steadyRssMb !== null && a.steadyRssMb <= RSS_TARGET_MB;
+  log(
+    `  ${a.label} RSS under ${cfg.rate}/s <= ${RSS_TARGET_MB} MB:  ${a.steadyRssMb ?? "-"} MB  ${verdict(rssPass)}` +
+      `  (${b.label}: ${b.steadyRssMb ?? "-"} MB)`,
+  );
+  const readyPass = a.readyMs <= READY_TARGET_MS;
+  log(
+    `  ${a.label} start to ready <= ${READY_TARGET_MS} ms:  ${fmt(a.readyMs, 0)} ms  ${verdict(readyPass)}` +
+      `  (${b.label}: ${fmt(b.readyMs, 0)} ms)`,
   );
   if (stores.length > 0) {
     const stored = stores.reduce((n, s) => n + s.storedRows, 0);
@@ -136,7 +162,7 @@ async function main(): Promise<number> {
       ...cfg,
       databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)",
     },
-    payloads: { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix },
+    payloads: pool ? { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix } : null,
     summary: { subject: a, baseline: b },
     targets: {
       throughputRatio,
@@ -144,6 +170,12 @@ async function main(): Promise<number> {
       p99TargetMs: cfg.p99TargetMs,
       subjectOpenP99Ms: a.open.p99Ms,
       p99Pass,
+      rssTargetMb: RSS_TARGET_MB,
+      subjectSteadyRssMb: a.steadyRssMb,
+      rssPass,
+      readyTargetMs: READY_TARGET_MS,
+      subjectReadyMs: a.readyMs,
+      readyPass,
       storeChecked: stores.length > 0,
       storePass: stores.length > 0 ? storeOk : null,
     },
@@ -160,7 +192,7 @@ async function main(): Promise<number> {
   // run; missed performance targets only with --strict, since a noisy machine
   // should not turn a measurement into a red build by default.
   const correct = storeOk && a.open.bad + a.saturation.bad + b.open.bad + b.saturation.bad === 0;
-  const fast = throughputRatio >= 1 && p99Pass;
+  const fast = throughputRatio >= 1 && p99Pass && rssPass && readyPass;
   return correct && (fast || !cfg.strict) ? 0 : 1;
 }
 

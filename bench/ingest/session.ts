@@ -138,16 +138,27 @@ export async function runSession(
       // Open loop first: it is the steady-state figure the p99 target is
       // about, so it must not inherit the backlog a saturation burst leaves
       // for Orchestra's background processing.
+      // Resident memory under the open loop's steady load: sampled through
+      // it, the highest sample of its second half (the start is still ramping up).
+      const rss: { atMs: number; mb: number }[] = [];
+      const openStart = Date.now();
+      const sampler = setInterval(() => {
+        const mb = processRssMb(pid);
+        if (mb !== null) rss.push({ atMs: Date.now() - openStart, mb });
+      }, 250);
       const open = await measured(pid, () =>
         openLoop(client(), openBatch, cfg.rate, phaseDeadline(cfg.seconds * 1000)),
-      );
+      ).finally(() => clearInterval(sampler));
+      const secondHalf = rss.filter((x) => x.atMs >= (Date.now() - openStart) / 2).map((x) => x.mb);
+      const serverSteadyRssMb = secondHalf.length > 0 ? Math.max(...secondHalf) : null;
       allAcked.push(...open.result.ackedIds);
       log(
         phaseLine(
           label,
           `${cfg.rate}/s`,
           open.result,
-          `  (sent at ${fmt(open.result.sendRatePerS, 0)}/s, client lag p99 ${fmt(open.result.sendLagP99Ms, 2)} ms)`,
+          `  (sent at ${fmt(open.result.sendRatePerS, 0)}/s, client lag p99 ${fmt(open.result.sendLagP99Ms, 2)} ms` +
+            `, RSS ${serverSteadyRssMb ?? "-"} MB)`,
         ),
       );
       const settleAfterOpen = await settle(pid, cfg.settleS, Math.max(cfg.settleS, cfg.settleMaxS));
@@ -204,6 +215,7 @@ export async function runSession(
         saturation,
         serverPeakRssMb,
         serverIdleRssMb,
+        serverSteadyRssMb,
         profile,
         serverOutputLines,
         serverOutputTail,

@@ -11,6 +11,8 @@ import { type ErrorEntry, pushError } from "../store/error-ring.js";
 import { atomically, isUniqueViolation, StepRefused, type Step } from "../store/sql.js";
 import type { Decision, Subject, TaskPatch, TaskView } from "../machine/decision.js";
 import { decisionSteps } from "./decisions.js";
+import { supersedeSteps } from "./coalesce.js";
+import { laneOf } from "../machine/effects.js";
 
 /** A fence did not hold: the task (or run) changed since it was read. Nothing was written. */
 export class Stale extends Error {
@@ -220,8 +222,8 @@ export function stepsOf(
     steps.push({
       sql:
         `INSERT INTO "Effect" ("id","key","taskId","runId","installationId","repo","kind",` +
-        `"payload","state","nextAttemptAt","dryRun","createdAt") ` +
-        `VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
+        `"payload","state","nextAttemptAt","dryRun","createdAt","lane","coalesceKey") ` +
+        `VALUES ${d.effects.map(() => "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)").join(",")} ON CONFLICT ("key") DO NOTHING`,
       args: d.effects.flatMap((e) => [
         randomUUID(),
         e.key,
@@ -235,8 +237,11 @@ export function stepsOf(
         e.at ?? now,
         input.dryRun,
         now,
+        laneOf(e.kind),
+        e.coalesce ?? null,
       ]),
     });
+    steps.push(...d.effects.flatMap((e) => (e.coalesce ? supersedeSteps(e.coalesce, e.key, e.at ?? now, now) : [])));
   }
   return { steps: [...steps, ...(input.steps ?? [])], taskId };
 }

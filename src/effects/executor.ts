@@ -1,6 +1,7 @@
 /**
  * The effects executor: performs the outbox at GitHub's pace. Installations
- * are worked in parallel, each one's effects one at a time (oldest first),
+ * are worked in parallel, each one's effects one at a time (first lane
+ * first, oldest first within it; an effect a newer one supersedes is dropped),
  * writes spaced by the installation's pacer. A rate limit holds back only its
  * installation; a token GitHub will not mint pauses only its installation.
  * Failures retry on the same schedule as deliveries (retry/schedule.ts):
@@ -10,11 +11,9 @@
  * on behalf of a caller: the worker API and the inbox only write rows.
  */
 import { randomUUID } from "node:crypto";
-import { GitHubError } from "../github/port.js";
-import { instrument, newCounts, type CallCounts } from "../github/instrument.js";
-import { errorClass, errorText as errText, failureOf } from "../github/errors.js";
-import { DEFAULT_RETRY, retryDecision, type Failure } from "../retry/schedule.js";
-import { windowFromOf } from "../store/error-ring.js";
+import { instrument, newCounts } from "../github/instrument.js";
+import { errorText as errText } from "../github/errors.js";
+import { DEFAULT_RETRY } from "../retry/schedule.js";
 import { describeEffect } from "../machine/effects.js";
 import { runView, taskView } from "../apply/views.js";
 import { Outbox, type OutboxEffect } from "./outbox.js";
@@ -23,18 +22,9 @@ import type { TaskEvent } from "../machine/events.js";
 import { PERFORMERS, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
 import { HELD } from "./queries.js";
+import { recordFailure } from "./failure.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
-
-/**
- * Attempts a deterministic failure gets before its effect is parked: the
- * performer's own number (3 unless it says), but one for a GraphQL query
- * GitHub refused — refused the same way every time, so it is parked at once
- * with GitHub's messages rather than asked again.
- */
-export function attemptsBeforeParking(failure: Failure, performer: Pick<Performer<never>, "deterministicAttempts">) {
-  return failure.class === "graphql" ? 1 : (performer.deterministicAttempts ?? 3);
-}
 
 export class Executor {
   readonly owner: string;
@@ -165,6 +155,13 @@ export class Executor {
       log.info({ effect: e.id, task: e.taskId, kind: e.kind }, `dry run: would have ${describeEffect(e.spec)}`);
       return "go";
     }
+    // A newer effect of its coalescing key came after it (it was in flight or waiting to retry): that one says it all.
+    const newer = await outbox.supersededBy(e, now);
+    if (newer) {
+      await outbox.finish(e, this.owner, "dropped", { note: `superseded by effect ${newer}` }, now);
+      log.debug({ effect: e.id, task: e.taskId, kind: e.kind, newer }, "effect superseded");
+      return "go";
+    }
     // Recorded while (or just before) its repository was removed from the installation: it waits for it.
     if ((await queries.repoAccess(e.repo)) === "removed") {
       const message = "held: the repository was removed from the App's installation";
@@ -196,6 +193,7 @@ export class Executor {
           ...(this.deps.fleet ? { fleet: this.deps.fleet } : {}),
           ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
           ...(this.deps.seen ? { seen: this.deps.seen } : {}),
+          laneBusy: e.laneBusy === true,
         },
         e.spec.payload,
       );
@@ -203,7 +201,19 @@ export class Executor {
       await this.#finish(e, out);
       return "go";
     } catch (err) {
-      return await this.#failed(e, err, counts, performer);
+      return await recordFailure(
+        {
+          deps: this.deps,
+          owner: this.owner,
+          running: this.#running,
+          policy: { ...this.#o.backoff, windowMs: this.#o.windowMs },
+          settle: (effect, state, fields, event) => this.#settle(effect, state, fields, event),
+        },
+        e,
+        err,
+        counts,
+        performer,
+      );
     } finally {
       await this.deps.ledger.add(e.taskId, counts).catch(() => {});
     }
@@ -211,6 +221,11 @@ export class Executor {
 
   /** Done or dropped; an outcome the task waits for is applied in the same transaction. */
   async #finish(e: OutboxEffect, out: Performed): Promise<void> {
+    if (out.status === "later") {
+      this.deps.log.debug({ effect: e.id, task: e.taskId, kind: e.kind, note: out.note }, "effect continues later");
+      await this.deps.outbox.requeueBehind(e, this.owner, this.deps.clock.now());
+      return;
+    }
     const state = out.status === "done" ? "done" : "dropped";
     const result = out.status === "done" ? out.result : undefined;
     const fields = { ...(result !== undefined ? { result } : {}), ...(out.note ? { note: out.note } : {}) };
@@ -248,106 +263,5 @@ export class Executor {
       if (r.stepsRan) return;
     }
     await this.deps.outbox.finish(e, this.owner, state, fields, now);
-  }
-
-  async #failed(
-    e: OutboxEffect,
-    err: unknown,
-    counts: CallCounts,
-    performer: Performer<typeof e.kind>,
-  ): Promise<"go" | "stop"> {
-    const { outbox, installations, log } = this.deps;
-    const now = this.deps.clock.now();
-    const message = errText(err);
-    if (!this.#running) {
-      // Stopping: its GitHub calls were abandoned, which says nothing about the effect. It waits, pending.
-      await outbox.release(e, this.owner, counts.writeFailed, now);
-      log.info({ effect: e.id, kind: e.kind }, "effects: stopping; the effect in flight stays pending");
-      return "stop";
-    }
-    if (err instanceof GitHubError && err.tokenFailure) {
-      const until = await installations.tokenFailed(e.installationId, message);
-      await outbox.retryAt(
-        e,
-        this.owner,
-        until,
-        { class: "token", message },
-        { countAttempt: false, maybeSent: false },
-        now,
-      );
-      log.warn(
-        { installationId: e.installationId, until: until.toISOString(), err: message },
-        "effects: GitHub would not mint the installation's token; installation paused (is the App still installed?)",
-      );
-      return "stop";
-    }
-    const failure = failureOf(err);
-    // A failure on the first attempt since the effect was recorded or replayed starts a new window.
-    const firstFailedAt = e.attempts <= 1 ? null : windowFromOf(e.errors);
-    const policy = {
-      ...this.#o.backoff,
-      maxAttempts: attemptsBeforeParking(failure, performer),
-      windowMs: this.#o.windowMs,
-    };
-    const decision = retryDecision({ failure, attempts: e.attempts, firstFailedAt, now, policy });
-    const windowFrom = decision.firstFailedAt.toISOString();
-    const maybeSent =
-      failure.class !== "rate-limit" && counts.writeFailed && (err instanceof GitHubError ? err.mayHaveSent : true);
-    const klass = failure.class === "rate-limit" ? "rate-limit" : errorClass(err, "error");
-    if ("park" in decision) {
-      log.error(
-        { effect: e.id, task: e.taskId, kind: e.kind, attempts: e.attempts, failure: failure.class, err: message },
-        `effects: parked after ${e.attempts} attempts (${decision.why}); ` +
-          `fix the cause, then run: orchestra effects replay ${e.id}`,
-      );
-      const event = performer.onGiveUp?.({ effect: e }, e.spec.payload, message, err);
-      await this.#settle(
-        e,
-        "parked",
-        outbox.parked(e, { class: klass, message, windowFrom }, maybeSent, now, decision.why),
-        event ?? undefined,
-      );
-      return "go";
-    }
-    if (failure.class === "rate-limit") {
-      // The whole installation waits until GitHub's reset, not this effect's
-      // backoff; the wait is not the effect's fault and costs no attempt.
-      const lifts =
-        failure.retryAfterMs === undefined ? decision.retryAt : new Date(now.getTime() + failure.retryAfterMs);
-      await installations.rateLimited(e.installationId, lifts);
-      await outbox.retryAt(
-        e,
-        this.owner,
-        decision.retryAt,
-        { class: klass, message, windowFrom },
-        { countAttempt: false, maybeSent: false },
-        now,
-      );
-      log.warn(
-        { installationId: e.installationId, until: decision.retryAt.toISOString() },
-        "effects: rate limited by GitHub; this installation waits, the others go on",
-      );
-      return "stop";
-    }
-    await outbox.retryAt(
-      e,
-      this.owner,
-      decision.retryAt,
-      { class: klass, message, windowFrom },
-      { countAttempt: true, maybeSent },
-      now,
-    );
-    log.warn(
-      {
-        effect: e.id,
-        kind: e.kind,
-        attempt: e.attempts,
-        failure: failure.class,
-        retryAt: decision.retryAt.toISOString(),
-        err: message,
-      },
-      "effects: failed; retrying with backoff",
-    );
-    return "go";
   }
 }

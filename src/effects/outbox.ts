@@ -30,6 +30,10 @@ export interface OutboxEffect {
   dryRun: boolean;
   createdAt: Date;
   errors: ErrorEntry[];
+  /** Effects sharing it are interchangeable: the newest does what the older would (machine/effects.ts). */
+  coalesceKey: string | null;
+  /** Set at the claim: another effect of its lane was due behind it in its installation. */
+  laneBusy?: boolean;
 }
 
 export interface EffectSummary {
@@ -68,6 +72,7 @@ function parsed(row: Effect): OutboxEffect {
     dryRun: row.dryRun,
     createdAt: row.createdAt,
     errors: parseRing(row.errors),
+    coalesceKey: row.coalesceKey,
   };
 }
 
@@ -105,7 +110,8 @@ export class Outbox {
   }
 
   /**
-   * Claims the installation's oldest due effect. An effect whose previous
+   * Claims the installation's next due effect: the first lane's oldest
+   * (machine/effects.ts, LANES), so ownership labels pass housekeeping. An effect whose previous
    * performer died mid-way is claimed as maybe-sent: its write may have
    * happened, so the performer reads before writing again.
    */
@@ -113,12 +119,22 @@ export class Outbox {
     for (let round = 0; round < 3; round++) {
       const candidates = await this.queries.dueEffects(installationId, now);
       if (candidates.length === 0) return null;
-      for (const c of candidates) {
+      for (const [i, c] of candidates.entries()) {
         const won = await this.queries.claimEffect(c, owner, new Date(now.getTime() + leaseMs));
-        if (won) return parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" });
+        if (!won) continue;
+        const laneBusy = candidates.slice(i + 1).some((x) => x.lane === c.lane);
+        return {
+          ...parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" }),
+          laneBusy,
+        };
       }
     }
     return null;
+  }
+
+  /** The newer effect that does what this one would (its key), or null: this one goes out. */
+  async supersededBy(e: OutboxEffect, now: Date): Promise<string | null> {
+    return e.coalesceKey ? this.queries.newerOf(e.coalesceKey, e.seq, now) : null;
   }
 
   /**
@@ -198,6 +214,18 @@ export class Outbox {
   ): Promise<void> {
     const errors = JSON.stringify(pushError(e.errors, { at: now.toISOString(), ...error }));
     await this.queries.retryEffect(e.seq, owner, at, errors, opts);
+  }
+
+  /**
+   * Part of it done, the rest due now but behind the others of its lane (its place in line is now): a claim's
+   * label added, the labels it replaces removed after the other claims' labels are added.
+   */
+  async requeueBehind(e: OutboxEffect, owner: string, now: Date): Promise<void> {
+    await this.queries.retryEffect(e.seq, owner, now, JSON.stringify(e.errors), {
+      countAttempt: false,
+      maybeSent: false,
+      behind: now,
+    });
   }
 
   /**

@@ -7,6 +7,8 @@
  * label there but others too) the labels are read first, as before: a label is only removed on what GitHub
  * answered right before.
  *
+ * A label removal the issue was last seen without is done without a call.
+ *
  * A check run whose id Orchestra recorded at its creation is updated by that id; it is looked for on GitHub
  * only when a creation's answer was lost (or the id is gone there), so a commit's first summary is created
  * without a read.
@@ -14,7 +16,7 @@
 import { GitHubError, repoRef, type GitHub, type RepoRef } from "../github/port.js";
 import { CHECK_RUN_NAME } from "../texts/check-run.js";
 import { fitted, GITHUB_CHECK_SUMMARY_LIMIT } from "../texts/limits.js";
-import { done, dropped, type Performer } from "./performed.js";
+import { done, dropped, later, type Performer } from "./performed.js";
 
 const lower = (xs: readonly string[]) => new Set(xs.map((x) => x.toLowerCase()));
 
@@ -22,7 +24,7 @@ const lower = (xs: readonly string[]) => new Set(xs.map((x) => x.toLowerCase()))
 const gone = (err: unknown) => err instanceof GitHubError && (err.status === 404 || err.status === 410);
 
 export const labelPerformer: Performer<"label"> = {
-  async perform({ effect, task, github, seen }, p) {
+  async perform({ effect, task, github, seen, laneBusy }, p) {
     if (task && task.label !== p.label) return dropped(`superseded: the task now shows ${task.label ?? "no label"}`);
     const r = repoRef(effect.repo);
     const wanted = p.label?.toLowerCase() ?? null;
@@ -54,6 +56,11 @@ export const labelPerformer: Performer<"label"> = {
       }
     }
     const stale = staleIn(now);
+    if (added !== null && stale.length > 0 && laneBusy) {
+      // The label that tells who owns the issue is on; the ones it replaces wait behind the other claims' own.
+      await seen?.sawLabels(effect.repo, p.issue, now);
+      return later(`added ${added}; ${stale.join(", ")} removed behind the other ownership writes`);
+    }
     for (const l of stale) await github.removeLabel(r, p.issue, l);
     const left = lower(stale);
     await seen?.sawLabels(
@@ -62,6 +69,26 @@ export const labelPerformer: Performer<"label"> = {
       now.filter((l) => !left.has(l.toLowerCase())),
     );
     return done({ added, removed: stale });
+  },
+};
+
+/**
+ * A label removal the issue's labels, as GitHub last said, show nothing to do for: done without a call. The
+ * close of an issue whose task's own label write was still waiting names labels that write then took off.
+ */
+export const removeLabelPerformer: Performer<"remove-label"> = {
+  async perform({ effect, github, seen }, p) {
+    const known = (await seen?.labels(effect.repo, p.issue)) ?? null;
+    if (known && !lower(known).has(p.label.toLowerCase()))
+      return done(undefined, "the issue's last delivery or label write shows it without the label");
+    await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
+    if (known)
+      await seen?.sawLabels(
+        effect.repo,
+        p.issue,
+        known.filter((l) => l.toLowerCase() !== p.label.toLowerCase()),
+      );
+    return done();
   },
 };
 

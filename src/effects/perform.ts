@@ -13,7 +13,7 @@ import { commentMarker, withMarker } from "../texts/comments.js";
 import type { EffectKind } from "../machine/effects.js";
 import type { OutboxEffect } from "./outbox.js";
 import { done, dropped, type Performed, type Performer } from "./performed.js";
-import { checkRunPerformer, labelPerformer } from "./perform-seen.js";
+import { checkRunPerformer, labelPerformer, removeLabelPerformer } from "./perform-seen.js";
 
 export type { PerformContext, Performed, Performer } from "./performed.js";
 
@@ -45,12 +45,7 @@ async function ifStillHead(
 
 export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   label: labelPerformer,
-  "remove-label": {
-    async perform({ effect, github }, p) {
-      await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
-      return done();
-    },
-  },
+  "remove-label": removeLabelPerformer,
   comment: {
     async perform({ effect, github }, p) {
       const r = repoRef(effect.repo);

@@ -20,11 +20,15 @@ export interface PerformContext {
   credentials?: { revoke(effect: OutboxEffect, github: GitHub): Promise<Performed> };
   /** What GitHub already said of an issue's labels and of Orchestra's check runs (effects/seen.ts). */
   seen?: Seen;
+  /** Another effect of the same lane is due behind this one in its installation. */
+  laneBusy?: boolean;
 }
 
 export type Performed =
   | { status: "done"; result?: unknown; note?: string; event?: TaskEvent }
-  | { status: "dropped"; note: string; event?: TaskEvent };
+  | { status: "dropped"; note: string; event?: TaskEvent }
+  /** Its urgent part done; the rest goes behind the others of its lane (Outbox.requeueBehind). */
+  | { status: "later"; note: string };
 
 export interface Performer<K extends EffectKind> {
   perform(ctx: PerformContext, payload: EffectPayloads[K]): Promise<Performed>;
@@ -40,6 +44,7 @@ export const done = (result?: unknown, note?: string, event?: TaskEvent): Perfor
   ...(note ? { note } : {}),
   ...(event ? { event } : {}),
 });
+export const later = (note: string): Performed => ({ status: "later", note });
 export const dropped = (note: string, event?: TaskEvent): Performed => ({
   status: "dropped",
   note,

@@ -13,8 +13,16 @@ import type { CompletionReceipt, Effect, Installation, Run, Task } from "../stor
 export interface OutboxQueries {
   /** Installations with effects due now, not in `skip`, lowest first (at most `take`). */
   dueInstallations(now: Date, skip: ReadonlySet<number>, take: number): Promise<Array<{ installationId: number }>>;
-  /** The installation's oldest due effects (at most 5). */
+  /**
+   * The installation's due effects, first lane first and oldest first within it (at most 5): by creation, which
+   * an effect that superseded others has from the oldest of them (apply/coalesce.ts).
+   */
   dueEffects(installationId: number, now: Date): Promise<Effect[]>;
+  /**
+   * The key of a newer effect of the coalescing key that does what the effect `seq` would: any but one
+   * pending and due only later (a debounced effect's next window); null when there is none.
+   */
+  newerOf(coalesceKey: string, seq: number, now: Date): Promise<string | null>;
   /** Takes the effect as it was read, maybe-sent when its previous performer died holding it. */
   claimEffect(c: Effect, owner: string, lockedUntil: Date): Promise<boolean>;
   /** A claimed effect back to pending at `at`. */
@@ -23,7 +31,7 @@ export interface OutboxQueries {
     owner: string,
     at: Date,
     errors: string,
-    opts: { countAttempt: boolean; maybeSent: boolean },
+    opts: { countAttempt: boolean; maybeSent: boolean; behind?: Date },
   ): Promise<void>;
   /** The number of pending effects dropped. */
   dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
@@ -100,9 +108,21 @@ export function effectsQueries(db: Db): EffectsQueries {
     dueEffects: (installationId, now) =>
       db.effect.findMany({
         where: { installationId, ...due(now) },
-        orderBy: { seq: "asc" },
+        orderBy: [{ lane: "asc" }, { createdAt: "asc" }, { seq: "asc" }],
         take: 5,
       }),
+    newerOf: async (coalesceKey, seq, now) =>
+      (
+        await db.effect.findFirst({
+          where: {
+            coalesceKey,
+            seq: { gt: seq },
+            NOT: { state: "pending", nextAttemptAt: { gt: now } },
+          },
+          select: { key: true },
+          orderBy: { seq: "desc" },
+        })
+      )?.key ?? null,
     async claimEffect(c, owner, lockedUntil) {
       const won = await db.effect.updateMany({
         where: { seq: c.seq, state: c.state, lockedUntil: c.lockedUntil },
@@ -127,6 +147,7 @@ export function effectsQueries(db: Db): EffectsQueries {
           errors,
           ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
           ...(opts.maybeSent ? { maybeSent: true } : {}),
+          ...(opts.behind ? { createdAt: opts.behind } : {}),
         },
       });
     },

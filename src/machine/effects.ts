@@ -65,8 +65,48 @@ export type EffectSpec = {
      * without a task, so no task lists it or pays for its calls.
      */
     repoWide?: true;
+    /**
+     * Effects with the same coalescing key are interchangeable: each brings
+     * one object on GitHub to what Orchestra shows when it is performed (the
+     * task's label, the check run on one head, the fleet issue), so the
+     * newest pending one does all that the older ones would and they are
+     * dropped as superseded (src/effects/lanes.ts).
+     */
+    coalesce?: string;
   };
 }[EffectKind];
+
+/**
+ * The executor's lanes, first served first within an installation's pace:
+ * what makes GitHub tell the truth about who owns a task, then what people
+ * (or a task) wait for, then housekeeping.
+ */
+export const LANES = ["ownership", "waited-for", "housekeeping"] as const;
+export type Lane = (typeof LANES)[number];
+
+export const EFFECT_LANES: { readonly [K in EffectKind]: Lane } = {
+  // The interlock label of a claim and a finished task's label removal.
+  label: "ownership",
+  "remove-label": "ownership",
+  // A finished run's tokens: no label waits behind them, and they go before any housekeeping.
+  "revoke-credentials": "waited-for",
+  comment: "waited-for",
+  reaction: "waited-for",
+  "create-pull": "waited-for",
+  dispatch: "waited-for",
+  "rerun-failed-jobs": "waited-for",
+  "rerequest-check-suite": "waited-for",
+  "update-branch": "waited-for",
+  "check-run": "housekeeping",
+  "delete-branch": "housekeeping",
+  "delete-merged-branch": "housekeeping",
+  "fleet-issue": "housekeeping",
+};
+
+/** The lane's rank, as stored with the effect (`Effect.lane`): 0 first. */
+export function laneOf(kind: EffectKind): number {
+  return LANES.indexOf(EFFECT_LANES[kind]);
+}
 
 export function effect<K extends EffectKind>(
   kind: K,

@@ -42,6 +42,8 @@ export function fleetEffect(repo: string, now: Date, windowMs: number = DEFAULT_
     payload: { repo },
     at: new Date(w.end.getTime() + FLEET_SETTLE_MS),
     repoWide: true,
+    // An earlier window's edit still waiting when this one comes due adds nothing (src/effects/lanes.ts).
+    coalesce: `fleet-issue:${repo}`,
   };
 }
 

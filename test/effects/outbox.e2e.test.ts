@@ -389,7 +389,12 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const claim = await w.call("POST", "/api/v1/claims", {});
     expect(claim.status).toBe(200);
     expect(rig.writesSince(from)).toEqual([]);
-    expect((await rig.task(9)).effects.filter((e: { state: string }) => e.state === "pending")).toHaveLength(2);
+    // The claim's label supersedes the queue's, which never went out either.
+    const effects = (await rig.task(9)).effects as Array<{ state: string; kind: string; payload: { label?: string } }>;
+    expect(effects.map((e) => [e.kind, e.payload.label, e.state])).toEqual([
+      ["label", "agent:queued", "dropped"],
+      ["label", "agent:in-progress", "pending"],
+    ]);
     rig.startEffects();
     await rig.settle();
     expect(rig.labels(9)).toEqual(["agent:in-progress"]);

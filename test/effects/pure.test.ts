@@ -1,7 +1,9 @@
 import { backoffMs, retryDecision, type Failure } from "../../src/retry/schedule.js";
-import { attemptsBeforeParking } from "../../src/effects/executor.js";
+import { attemptsBeforeParking } from "../../src/effects/failure.js";
 import { pauseMs } from "../../src/effects/installations.js";
 import { classifyBackoffMs } from "../../src/exits/settle.js";
+import { laneOf } from "../../src/machine/effects.js";
+import { PERFORMERS } from "../../src/effects/perform.js";
 
 describe("an effect's retry delay: 2 s doubling to 10 min, ±25% jitter, never above the cap", () => {
   const policy = { baseMs: 2_000, capMs: 600_000 };
@@ -70,4 +72,27 @@ describe("how many attempts a deterministic failure of an effect gets before it 
     });
     expect(d).toMatchObject({ park: true, why: expect.stringContaining("a GraphQL query GitHub refused") });
   });
+});
+
+const LANE_OF = [
+  ["label", 0],
+  ["remove-label", 0],
+  ["revoke-credentials", 1],
+  ["comment", 1],
+  ["reaction", 1],
+  ["create-pull", 1],
+  ["dispatch", 1],
+  ["rerun-failed-jobs", 1],
+  ["rerequest-check-suite", 1],
+  ["update-branch", 1],
+  ["check-run", 2],
+  ["delete-branch", 2],
+  ["delete-merged-branch", 2],
+  ["fleet-issue", 2],
+] as const;
+
+describe("the executor's lanes: ownership first, then what people wait for, then housekeeping", () => {
+  test.each(LANE_OF)("%s → lane %i", (kind, lane) => expect(laneOf(kind)).toBe(lane));
+  test("the table names every kind the executor performs", () =>
+    expect(LANE_OF.map(([kind]) => kind).sort()).toEqual(Object.keys(PERFORMERS).sort()));
 });

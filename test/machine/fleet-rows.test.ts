@@ -65,6 +65,7 @@ describe("the debounce key: one effect per repository and window, due after the 
       payload: { repo: "acme/app" },
       at: at(due),
       repoWide: true,
+      coalesce: "fleet-issue:acme/app",
     });
     expect(fleetWindow(at(now), windowMs).start).toEqual(at(start));
     expect(e.at!.getTime() - fleetWindow(at(now), windowMs).end.getTime()).toBe(FLEET_SETTLE_MS);

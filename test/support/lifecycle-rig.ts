@@ -86,7 +86,7 @@ export interface Rig {
   /** Runs one sweep and waits until the effects it recorded are performed. */
   sweep(opts?: { timeoutMs?: number }): Promise<SweepReport>;
   /** Waits until no effect is due or in flight. */
-  settle(): Promise<void>;
+  settle(timeoutMs?: number): Promise<void>;
   /** Starts the executor of a rig started with `effects: { start: false }`. */
   startEffects(): void;
   /** GitHub write requests (not token exchanges: minting and revoking tokens) recorded since `from`. */

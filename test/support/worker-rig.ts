@@ -62,6 +62,8 @@ export async function startLoop(
     files?: Record<string, string>;
     /** The repository's .github/orchestra.yml, committed with the first files (git-backed files are git's). */
     config?: string;
+    /** The App's executor: `start: false` leaves every effect pending until `startEffects()`. */
+    effects?: { start?: boolean };
   } = {},
 ): Promise<LoopRig> {
   const fake = await startFakeGitHub();
@@ -77,7 +79,11 @@ export async function startLoop(
   });
   fake.state.setPermission(REPO, "alice", "write");
   fake.state.setPermission(REPO, "eve", "read");
-  const rig = await startRig({ fake, ...(opts.provider ? { provider: opts.provider } : {}) });
+  const rig = await startRig({
+    fake,
+    ...(opts.provider ? { provider: opts.provider } : {}),
+    ...(opts.effects ? { effects: opts.effects } : {}),
+  });
   fake.setWebhookTarget(rig.app.url + "/api/github/webhooks", rig.app.secret);
   autoWebhooks(fake);
   const root = mkdtempSync(join(tmpdir(), "orchestra-loop-"));

@@ -150,6 +150,7 @@ describe("the performers cut what they send", () => {
     dryRun: false,
     createdAt: new Date(),
     errors: [],
+    coalesceKey: null,
   });
   const HEAD = "a".repeat(40);
   let github: MemoryGitHub;

@@ -59,7 +59,10 @@ export function taskOf(ctx: Context): TaskView {
 /** The label effect that brings GitHub in line with `label` after a transition. */
 export function labelEffect(ctx: Context, taskId: string, version: number, label: string | null): EffectSpec {
   const others = stateLabelsOf(labelsOf(ctx)).filter((l) => l !== label);
-  return effect("label", `label:${taskId}:v${version}`, { issue: ctx.subject.issue, label, others });
+  return {
+    ...effect("label", `label:${taskId}:v${version}`, { issue: ctx.subject.issue, label, others }),
+    coalesce: `label:${taskId}`,
+  };
 }
 
 type MoveParts = Omit<Applied, "outcome" | "to" | "label" | "effects" | "task"> & {
@@ -100,7 +103,10 @@ export function checkRunEffect(
   prNumber: number,
   headSha: string,
 ): EffectSpec {
-  return effect("check-run", `check-run:${taskId}:${headSha}:v${version}`, { headSha, prNumber });
+  return {
+    ...effect("check-run", `check-run:${taskId}:${headSha}:v${version}`, { headSha, prNumber }),
+    coalesce: `check-run:${taskId}:${headSha}`,
+  };
 }
 
 /** The lease fields of a task without a live lease. */

@@ -1,0 +1,81 @@
+/**
+ * The executor's lanes: within an installation, the writes that make GitHub
+ * tell the truth about who owns a task go before housekeeping. A busy
+ * installation has 200 stale branches queued for deletion when a worker
+ * claims a task: the claim's `agent:in-progress` label goes out first, and the
+ * housekeeping still all gets done. Claims made together tell GitHub who
+ * owns each issue before any of them takes `agent:queued` off.
+ */
+import { randomUUID } from "node:crypto";
+import { laneOf } from "../../src/machine/effects.js";
+import { eventually } from "../support/orchestra.js";
+import { INSTALLATION, REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
+import { providers } from "../support/databases.js";
+import type { RecordedRequest } from "../fake-github/index.js";
+
+const STALE = 200;
+
+const isBranchDelete = (r: RecordedRequest) => r.route === "DELETE /repos/{owner}/{repo}/git/refs/{ref}";
+
+describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  let rig: Rig;
+  afterEach(async () => {
+    rig.fake.assertNoViolations();
+    await rig.stop();
+  });
+
+  test(`with ${STALE} branch deletes pending, a claim's interlock label is the next write`, async () => {
+    rig = await startRig({ provider, effects: { start: false } });
+    const now = rig.clock.now();
+    // The backlog, as released runs leave it: each a branch with nothing ahead of the default branch.
+    const rows = Array.from({ length: STALE }, (_, i) => {
+      const branch = `agent/stale-${i}`;
+      rig.fake.state.addBranch(REPO, branch);
+      return {
+        id: randomUUID(),
+        key: `delete-branch:stale-${i}`,
+        installationId: INSTALLATION,
+        repo: REPO,
+        kind: "delete-branch",
+        payload: JSON.stringify({ branch, attempt: 1 }),
+        state: "pending",
+        nextAttemptAt: now,
+        createdAt: now,
+        lane: laneOf("delete-branch"),
+      };
+    });
+    await rig.app.database.db.effect.createMany({ data: rows });
+    await rig.queue(1);
+    const w = await rig.worker();
+    expect((await w.claim()).status).toBe(200);
+
+    rig.startEffects();
+    await eventually(async () => (rig.labels(1).includes("agent:in-progress") ? true : undefined), 20_000, "label");
+    const writes = rig.fake.requests.filter((r) => r.method !== "GET" && !r.path.includes("access_tokens"));
+    const label = writes.findIndex((r) => r.method === "POST" && r.path.endsWith("/issues/1/labels"));
+    const firstDelete = writes.findIndex(isBranchDelete);
+    expect(label).toBeGreaterThanOrEqual(0);
+    expect(firstDelete === -1 || label < firstDelete).toBe(true);
+
+    // 200 deletes at the machine's speed, however busy it is: the wait is generous, the outcome the same.
+    await rig.settle(180_000);
+    expect(rig.labels(1)).toEqual(["agent:in-progress"]);
+    const deleted = rig.fake.requests.filter(isBranchDelete);
+    expect(deleted).toHaveLength(STALE);
+  }, 240_000);
+
+  test("three claims at once: the three interlock labels go out before any queued label comes off", async () => {
+    rig = await startRig({ provider, effects: { start: false } });
+    for (const n of [1, 2, 3]) await rig.queue(n);
+    for (const name of ["a", "b", "c"]) expect((await (await rig.worker(name)).claim()).status).toBe(200);
+
+    rig.startEffects();
+    await rig.settle();
+    const labelWrites = rig.fake.requests.filter((r) => r.method !== "GET" && /\/issues\/\d+\/labels/.test(r.path));
+    expect(labelWrites.map((r) => r.method)).toEqual(["POST", "POST", "POST", "DELETE", "DELETE", "DELETE"]);
+    expect(labelWrites.slice(0, 3).map((r) => r.body)).toEqual(
+      [1, 2, 3].map(() => ({ labels: ["agent:in-progress"] })),
+    );
+    for (const n of [1, 2, 3]) expect(rig.labels(n)).toEqual(["agent:in-progress"]);
+  });
+});
