@@ -37,6 +37,8 @@ export interface GitHubAccess {
   /** The App itself (its JWT): its login, its delivery log, its installations. */
   appAuth: () => Promise<InstanceType<typeof ProbotOctokit>>;
   botLogin: () => Promise<string>;
+  /** The App's bot login once a call has read it; null before (nothing is asked for it). */
+  knownBotLogin: () => string | null;
   isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
   /** Called once by the server's loader with Probot's app. */
   bind(probot: Probot): void;
@@ -83,8 +85,11 @@ export function gitHubAccess(o: {
     return probot.auth();
   };
   let login: Promise<string> | undefined;
+  let known: string | null = null;
   const botLogin = () => {
-    login ??= appAuth().then(appBotLogin);
+    login ??= appAuth()
+      .then(appBotLogin)
+      .then((l) => (known = l));
     login.catch(() => (login = undefined));
     return login;
   };
@@ -95,6 +100,7 @@ export function gitHubAccess(o: {
     githubFor,
     appAuth,
     botLogin,
+    knownBotLogin: () => known,
     isSelf,
     bind(app) {
       probot = app;

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { ProbotOctokit, Server } from "probot";
 import type { Credentials, Env } from "../config/env.js";
 import type { Database } from "../store/db.js";
-import { Inbox } from "../inbox/store.js";
+import { Inbox, type Collapsed } from "../inbox/store.js";
 import { inboxQueries } from "../inbox/queries.js";
 import { Processor, type ProcessorOptions } from "../inbox/processor.js";
 import type { RetryPolicy } from "../retry/schedule.js";
@@ -82,7 +82,15 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
   const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
-  const inbox = new Inbox(inboxQueries(db), database, retry);
+  const counters = new Counters({ database, queries: ignoredQueries(db), clock });
+  // A backlog said the same again and again (src/inbox/collapse.ts): logged, and counted as ignored.
+  const collapsed = (c: Collapsed): void => {
+    log.info(c, "inbox: deliveries that said what a later one says were collapsed into it");
+    counters
+      .bump("ignored.collapsed", c.collapsed)
+      .catch((err: unknown) => log.warn({ err: String(err) }, "could not count collapsed deliveries"));
+  };
+  const inbox = new Inbox(inboxQueries(db), database, retry, collapsed);
   const events = new EventRouter();
   const api = new Router({ throttle: new TokenThrottle(clock) });
   const { metrics, callHours, stale } = metricsRoom({
@@ -95,7 +103,6 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   });
   const github = gitHubAccess({ env, log, metrics, ...(o.Octokit ? { Octokit: o.Octokit } : {}) });
   const { server, githubFor } = github;
-  const counters = new Counters({ database, queries: ignoredQueries(db), clock });
   const onIgnored = (why: "unhandled" | "unmanaged") =>
     counters.bump(why === "unmanaged" ? "ignored.unmanaged" : "ignored.unhandled-event");
   const rooms = buildRooms({
@@ -138,6 +145,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     callHours,
     stale,
     isSelf: github.isSelf,
+    knownBotLogin: github.knownBotLogin,
     pokeInbox: () => processor.poke(),
     stopping: () => stopping,
     ...(o.ingest ? { ingest: o.ingest } : {}),

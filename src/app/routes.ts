@@ -17,6 +17,8 @@ import type { metricsRoom } from "../metrics/routes.js";
 import type { Rooms } from "./rooms.js";
 import { countingIgnored } from "../ignored/counters.js";
 import { webhookHandler } from "../ingest/webhook.js";
+import { InstallationStanding } from "../ingest/standing.js";
+import { unmanagedInstallation } from "../effects/installations.js";
 import { healthRoutes } from "../health/routes.js";
 import { webhookRoom } from "../webhooks/room.js";
 import { webhookQueries } from "../webhooks/queries.js";
@@ -43,6 +45,7 @@ export function registerRoutes(o: {
   callHours: MetricsRoom["callHours"];
   stale: MetricsRoom["stale"];
   isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
+  knownBotLogin: () => string | null;
   pokeInbox: () => void;
   /** The service is stopping: webhooks are refused with 503. */
   stopping: () => boolean;
@@ -114,10 +117,22 @@ export function registerRoutes(o: {
     res.writeHead(302, { location: "/dashboard" }).end();
   });
 
+  const standing = new InstallationStanding({
+    listUnmanaged: async () =>
+      (await r.effectRows.heldInstallations(clock.now()))
+        .filter((i) => i.deletedAt !== null || i.suspendedAt !== null)
+        .map((i) => String(i.id)),
+    // Its own events waiting (an unsuspend not processed yet): it may be managed again by then.
+    confirm: async (id) => ((await inbox.hasOpen(id)) ? null : unmanagedInstallation(r.effectRows, Number(id))),
+    clock,
+    log,
+  });
   const ingest = webhookHandler({
     secret: credentials.webhookSecret,
     record: metrics.countingRecord(countingIgnored((d) => inbox.record(d), counters, log)),
     handles: (event, action) => events.handlersFor(event, action).length > 0,
+    unmanaged: (id) => standing.unmanaged(id),
+    selfLogin: o.knownBotLogin,
     onStored: o.pokeInbox,
     stopping: o.stopping,
     log,

@@ -1,8 +1,8 @@
 /**
  * `orchestra deliveries`: how many deliveries are in each state (retrying
  * apart from fresh pending: a GitHub outage shows as retrying, not parked),
- * then the latest ones with their last error. A parked one says how to
- * replay it.
+ * then the latest ones with their last error, or why one was ignored or
+ * collapsed. A parked one says how to replay it.
  */
 export interface DeliveriesAnswer {
   summary: Record<string, number>;
@@ -14,6 +14,8 @@ export interface DeliveriesAnswer {
     attempts: number;
     nextAttemptAt: string;
     firstFailedAt: string | null;
+    /** Why it was ignored at ingest or collapsed into a later delivery (absent from older services). */
+    note?: string | null;
     errors: Array<{ class: string; message: string }>;
   }>;
 }
@@ -32,7 +34,7 @@ export function deliveriesText(body: DeliveriesAnswer): string {
     lines.push(
       `${d.deliveryId}  ${d.event}${d.action ? `.${d.action}` : ""}  ${d.state}  ` +
         `attempts=${d.attempts}${d.state === "retrying" || d.state === "parked" ? since : ""}` +
-        `${next}${last ? `  last error: ${last}` : ""}`,
+        `${next}${last ? `  last error: ${last}` : ""}${d.note ? `  ${d.note}` : ""}`,
     );
     const parked = d.state === "parked" ? d.errors.filter((e) => e.class === "parked").pop() : undefined;
     if (parked) lines.push(`  ${parked.message}`);

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { GitHub } from "../github/port.js";
 import type { ClaimedDelivery } from "../inbox/store.js";
+import { INSTALLATION_EVENTS } from "../inbox/task-key.js";
 import type { DispatchResult } from "../inbox/processor.js";
 
 type P<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>["payload"];
@@ -62,9 +63,6 @@ export interface EventContext<E extends HandledEvent = HandledEvent> {
 }
 
 type AnyHandler = (ctx: EventContext) => Promise<void>;
-
-/** Events about the installation itself: handled whatever its state (a reinstall, an unsuspend). */
-const INSTALLATION_EVENTS: ReadonlySet<string> = new Set(["installation", "installation_repositories"]);
 
 export class EventRouter {
   readonly #handlers = new Map<string, AnyHandler[]>();

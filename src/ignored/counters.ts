@@ -37,6 +37,10 @@ export const IGNORED = {
     "labels on pull requests or closed issues, comments on issues without a task)",
   /** Deliveries of events no capability handles, stored as ignored at ingest. */
   "ignored.unhandled-event": "webhook deliveries of events or actions no capability handles",
+  /** Deliveries of a run on one task key that said what the newest says again: processed once, as the newest. */
+  "ignored.collapsed":
+    "webhook deliveries that said what the next one on their issue or pull request says again " +
+    "(a backlog processed once, as its newest)",
   /** A signed body stored before, sent again under a new delivery id: a replay, never processed twice. */
   "ignored.replayed-body": "signed webhook bodies sent again under a new delivery id (replays), not processed again",
 } as const;
@@ -115,11 +119,12 @@ export async function raiseCounted(
 
 /**
  * The inbox's record, counting new deliveries stored as ignored (no
- * capability handles their event) and replayed bodies. A count that cannot be
+ * capability handles their event, or their installation is unmanaged or
+ * missing) and replayed bodies. A count that cannot be
  * written is logged, never turned into a failed delivery: GitHub would only
  * send it again.
  */
-export function countingIgnored<D extends { state?: string }>(
+export function countingIgnored<D extends { state?: string; why?: "unhandled" | "unmanaged" }>(
   record: (d: D) => Promise<"new" | "duplicate" | "replay">,
   counters: Pick<Counters, "bump">,
   log: { warn(obj: object, msg: string): void },
@@ -130,7 +135,9 @@ export function countingIgnored<D extends { state?: string }>(
       recorded === "replay"
         ? "ignored.replayed-body"
         : recorded === "new" && d.state === "ignored"
-          ? "ignored.unhandled-event"
+          ? d.why === "unmanaged"
+            ? "ignored.unmanaged"
+            : "ignored.unhandled-event"
           : null;
     if (name) {
       await counters

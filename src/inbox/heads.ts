@@ -152,3 +152,22 @@ export function replayParked(database: Raw, deliveryId: string, now: Date): Prom
     settleStep(key),
   ]);
 }
+
+/**
+ * A run of deliveries collapsed into its newest (src/inbox/collapse.ts): the older ones, the head among them,
+ * stored as ignored with the note, and the newest made the head. False (nothing written) when any of them
+ * changed meanwhile (another replica claimed the head, or collapsed the run first).
+ */
+export function collapseRun(database: Raw, taskKey: string, seqs: number[], note: string, now: Date): Promise<boolean> {
+  return moved(database, [
+    ...lockKeys(database.provider, [taskKey]),
+    {
+      sql:
+        `UPDATE "Delivery" SET "state" = 'ignored', "head" = FALSE, "processedAt" = ?, "note" = ? ` +
+        `WHERE "seq" IN (${seqs.map(() => "?").join(",")}) AND "state" = 'pending' AND "attempts" = 0`,
+      args: [now, note, ...seqs],
+      check: (r) => (r.changes === seqs.length ? null : "the run changed meanwhile"),
+    },
+    settleKeys([taskKey]),
+  ]);
+}

@@ -10,8 +10,14 @@ import { atomically, eachRowSqlite, select } from "../store/sql.js";
 import { lockKeys, settleKeys } from "./heads.js";
 export interface IncomingDelivery {
   deliveryId: string;
-  /** "ignored" when no capability handles the event: stored for the record, never processed. */
+  /** "ignored" when it can never act (src/ingest/verdict.ts): stored for the record, never processed. */
   state?: "pending" | "ignored";
+  /** Why it was stored as ignored, for the counters (not stored: `note` says it on the row). */
+  why?: "unhandled" | "unmanaged";
+  /** Why it was stored as ignored, shown with the delivery. */
+  note?: string | null;
+  /** What it says, for collapsing a run of deliveries on its key (src/inbox/collapse.ts). */
+  collapse?: string | null;
   event: string;
   action: string | null;
   installationId: string | null;
@@ -47,6 +53,8 @@ const COLUMNS = [
   "errors",
   "processedAt",
   "bodyDigest",
+  "note",
+  "collapse",
 ] as const;
 const MAX_BATCH = 200;
 // SQLite has one writer: a pending row is its key's head when the key has no open row (src/inbox/heads.ts).
@@ -72,6 +80,8 @@ function valuesOf(r: IncomingDelivery, now: Date): unknown[] {
     "[]",
     state === "ignored" ? now : null,
     r.bodyDigest ?? null,
+    r.note ?? null,
+    r.collapse ?? null,
   ];
 }
 

@@ -9,12 +9,23 @@
 import type { Db } from "../store/db.js";
 import type { Delivery } from "../store/generated/sqlite/client.js";
 
+/** A delivery's row. */
+export type DeliveryRow = Delivery;
+
 /** A delivery as listed: everything but its payload. */
 export type ListedDelivery = Omit<Delivery, "payload">;
 
 export interface InboxQueries {
   /** These deliveries, in seq order. */
   deliveriesBySeq(seqs: number[]): Promise<Delivery[]>;
+  /** The key's next pending deliveries after `seq`, oldest first, at most `take` ([taskKey, state, seq] index). */
+  nextPending(
+    taskKey: string,
+    seq: number,
+    take: number,
+  ): Promise<Array<Pick<Delivery, "seq" | "deliveryId" | "collapse" | "attempts">>>;
+  /** Whether the key has a pending or processing delivery. */
+  hasOpen(taskKey: string): Promise<boolean>;
   /** Takes the delivery as it was read; false when another processor changed it first. */
   claimDelivery(head: Delivery, owner: string, lockedUntil: Date): Promise<boolean>;
   /** False when the owner no longer holds the claim. */
@@ -43,6 +54,18 @@ export function inboxQueries(db: Db): InboxQueries {
         where: { seq: { in: seqs } },
         orderBy: { seq: "asc" },
       }),
+    nextPending: (taskKey, seq, take) =>
+      db.delivery.findMany({
+        where: { taskKey, state: "pending", seq: { gt: seq } },
+        orderBy: { seq: "asc" },
+        take,
+        select: { seq: true, deliveryId: true, collapse: true, attempts: true },
+      }),
+    hasOpen: async (taskKey) =>
+      (await db.delivery.findFirst({
+        where: { taskKey, state: { in: ["pending", "processing"] } },
+        select: { seq: true },
+      })) !== null,
     async claimDelivery(head, owner, lockedUntil) {
       const won = await db.delivery.updateMany({
         where: { seq: head.seq, state: head.state, lockedUntil: head.lockedUntil, head: true },

@@ -9,8 +9,9 @@ import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
 import { DEFAULT_RETRY, retryDecision, type Failure, type RetryPolicy } from "../retry/schedule.js";
 import { deliveryTally, listDeliveries, type DeliverySummary, type DeliveryTally } from "./view.js";
 import { select } from "../store/sql.js";
-import type { InboxQueries } from "./queries.js";
-import { DUE_HEADS, finishClaim, replayParked } from "./heads.js";
+import type { DeliveryRow, InboxQueries } from "./queries.js";
+import { collapseRun, DUE_HEADS, finishClaim, replayParked } from "./heads.js";
+import { runLength } from "./collapse.js";
 import { BatchedInsert, type IncomingDelivery, type Recorded } from "./insert.js";
 
 export type { DeliverySummary } from "./view.js";
@@ -39,17 +40,38 @@ export interface FailedAttempt {
 export type FailOutcome =
   { state: "pending"; retryAt: Date; firstFailedAt: Date } | { state: "parked"; why: string; firstFailedAt: Date };
 
+/** A run of deliveries collapsed into its newest (src/inbox/collapse.ts). */
+export interface Collapsed {
+  taskKey: string;
+  /** The delivery processed for the run. */
+  newest: string;
+  /** How many older ones were stored as ignored. */
+  collapsed: number;
+}
+
+/** Pending deliveries read behind a head to find its run, and runs followed on one key per claim. */
+const RUN_BATCH = 100;
+const RUN_ROUNDS = 10;
+
 export class Inbox {
   readonly #queries: InboxQueries;
   readonly #raw: Database["raw"];
   readonly #provider: Database["provider"];
   readonly #database: Pick<Database, "raw" | "provider">;
   readonly #insert: BatchedInsert;
+  readonly #onCollapsed: (c: Collapsed) => void;
 
   readonly retry: RetryPolicy;
 
-  constructor(queries: InboxQueries, database: Pick<Database, "raw" | "provider">, retry: Partial<RetryPolicy> = {}) {
+  constructor(
+    queries: InboxQueries,
+    database: Pick<Database, "raw" | "provider">,
+    retry: Partial<RetryPolicy> = {},
+    /** Told of each run collapsed (logged and counted by the caller). */
+    onCollapsed: (c: Collapsed) => void = () => {},
+  ) {
     this.retry = { ...DEFAULT_RETRY, ...retry };
+    this.#onCollapsed = onCollapsed;
     this.#queries = queries;
     this.#raw = database.raw;
     this.#provider = database.provider;
@@ -93,9 +115,11 @@ export class Inbox {
     if (heads.length === 0) return [];
     const rows = await this.#queries.deliveriesBySeq(heads.map((h) => Number(h["seq"])));
     const claimed: ClaimedDelivery[] = [];
-    for (const head of rows) {
+    for (const first of rows) {
       if (claimed.length >= limit) break;
-      if (busy.has(head.taskKey)) continue;
+      if (busy.has(first.taskKey)) continue;
+      const head = await this.#newestOfRun(first, now);
+      if (!head) continue;
       const due =
         head.state === "pending"
           ? head.nextAttemptAt <= now
@@ -118,6 +142,35 @@ export class Inbox {
       });
     }
     return claimed;
+  }
+
+  /**
+   * The head itself, or, when the deliveries right behind it say the same (src/inbox/collapse.ts), the newest
+   * of that run, made the head once the older ones are stored as ignored. Reads at most RUN_BATCH deliveries
+   * behind the head per round, and only for a head that can collapse. Null when the run changed meanwhile.
+   */
+  async #newestOfRun(head: DeliveryRow, now: Date): Promise<DeliveryRow | null> {
+    let current = head;
+    for (let round = 0; round < RUN_ROUNDS; round++) {
+      if (current.state !== "pending" || current.collapse === null || current.attempts !== 0) return current;
+      const newer = await this.#queries.nextPending(current.taskKey, current.seq, RUN_BATCH);
+      const n = runLength(current, newer);
+      if (n === 0) return current;
+      const newest = newer[n - 1]!;
+      const seqs = [current.seq, ...newer.slice(0, n - 1).map((r) => r.seq)];
+      const note = `collapsed into ${newest.deliveryId}: a later delivery on this key says the same and is processed`;
+      if (!(await collapseRun(this.#database, current.taskKey, seqs, note, now))) return null;
+      this.#onCollapsed({ taskKey: current.taskKey, newest: newest.deliveryId, collapsed: seqs.length });
+      const [next] = await this.#queries.deliveriesBySeq([newest.seq]);
+      if (!next) return null;
+      current = next;
+    }
+    return current;
+  }
+
+  /** Whether a task key has a delivery waiting or in flight (an installation's own events, for ingest). */
+  hasOpen(taskKey: string): Promise<boolean> {
+    return this.#queries.hasOpen(taskKey);
   }
 
   /** Extends the claim while a handler is still running. False when the claim was lost. */

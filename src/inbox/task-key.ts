@@ -6,6 +6,9 @@
  */
 type Obj = Record<string, unknown>;
 
+/** Events about an installation itself (its key is the installation's id): handled whatever its state. */
+export const INSTALLATION_EVENTS: ReadonlySet<string> = new Set(["installation", "installation_repositories"]);
+
 const obj = (v: unknown): Obj | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : undefined;
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) ? v : undefined);

@@ -24,6 +24,8 @@ export interface DeliverySummary {
   /** Start of the current failure window (null: it has not failed since it was received or replayed). */
   firstFailedAt: Date | null;
   processedAt: Date | null;
+  /** Why it was stored as ignored at ingest or collapsed into a later one; null otherwise. */
+  note: string | null;
   errors: ErrorEntry[];
 }
 
@@ -44,6 +46,7 @@ export async function listDeliveries(
     nextAttemptAt: r.nextAttemptAt,
     firstFailedAt: r.firstFailedAt,
     processedAt: r.processedAt,
+    note: r.note,
     errors: parseRing(r.errors),
   }));
 }

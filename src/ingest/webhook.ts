@@ -9,11 +9,12 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { installationIdOf, taskKeyOf } from "../inbox/task-key.js";
 import type { IncomingDelivery, Recorded } from "../inbox/store.js";
 import { pathOf, sendError, sendJson } from "../http/respond.js";
 import { budgetLimits, UnverifiedBudget } from "./budget.js";
 import { admit, DEFAULT_BODY_TIMING, readAdmitted, type BodyTiming } from "./body.js";
+import { asksStanding, verdictOf } from "./verdict.js";
+import { factsOf } from "./facts.js";
 
 export const WEBHOOK_PATH = "/api/github/webhooks";
 
@@ -43,6 +44,13 @@ export interface IngestDeps {
   record(d: IncomingDelivery): Promise<Recorded>;
   /** Whether any capability handles this event/action; others are stored as ignored. */
   handles(event: string, action: string | null): boolean;
+  /**
+   * Why Orchestra does not manage this installation, when that is known without asking GitHub
+   * (standing.ts); null when it is managed or not known. Its deliveries are stored as ignored.
+   */
+  unmanaged?(installationId: string): Promise<string | null>;
+  /** Orchestra's own login, once known: its label changes echoed back collapse (src/inbox/collapse.ts). */
+  selfLogin?(): string | null;
   /** Called after a new delivery that needs processing is stored. */
   onStored(): void;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -187,64 +195,6 @@ async function readVerified(
   return { body: read.body.toString("utf8"), digest: createHash("sha256").update(read.body).digest("hex") };
 }
 
-interface Facts {
-  action: string | null;
-  installationId: string | null;
-  taskKey: string;
-  /** What is kept of a delivery no capability handles: who, where and what, never its body. */
-  summary: string;
-}
-
-/** A stored summary of an ignored delivery stays under this many bytes. */
-export const SUMMARY_MAX_BYTES = 1024;
-
-const field = (o: unknown, key: string): unknown =>
-  o !== null && typeof o === "object" ? (o as Record<string, unknown>)[key] : undefined;
-const short = (v: unknown, max = 200): string | number | undefined =>
-  typeof v === "number" ? v : typeof v === "string" ? v.slice(0, max) : undefined;
-
-/**
- * The record kept of a delivery nothing handles: the event's where and who,
- * and the body's size. The body itself (tens of kilobytes for a push or a
- * workflow run) is not stored: nothing will ever read it.
- */
-export function summaryOf(payload: Record<string, unknown>, bytes: number): string {
-  const summary = {
-    summary: "ignored delivery: the body is not kept",
-    bytes,
-    action: short(payload["action"]),
-    installation: short(field(payload["installation"], "id")),
-    repository: short(field(payload["repository"], "full_name")),
-    sender: short(field(payload["sender"], "login")),
-    number: short(field(payload["issue"] ?? payload["pull_request"], "number")),
-  };
-  const text = JSON.stringify(summary);
-  return Buffer.byteLength(text) <= SUMMARY_MAX_BYTES ? text : JSON.stringify({ summary: summary.summary, bytes });
-}
-
-/**
- * What the inbox row needs from the payload. Synchronous on purpose: the
- * parsed object (many times the size of the text) is garbage as soon as this
- * returns, instead of living on across the await for the insert.
- */
-function factsOf(text: string): Facts | { error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-    return { error: "payload is not a JSON object" };
-  const payload = parsed as Record<string, unknown>;
-  return {
-    action: typeof payload["action"] === "string" ? payload["action"] : null,
-    installationId: installationIdOf(payload) ?? null,
-    taskKey: taskKeyOf(payload),
-    summary: summaryOf(payload, Buffer.byteLength(text)),
-  };
-}
-
 /** The answer to each outcome of the store: 202 for new work, 200 for what was stored before. */
 const ANSWERS: Record<Recorded, { status: number; stored: boolean; duplicate: boolean; replay: boolean }> = {
   new: { status: 202, stored: true, duplicate: false, replay: false },
@@ -260,20 +210,32 @@ async function store(
   text: string,
   bodyDigest: string,
 ): Promise<void> {
-  const facts = factsOf(text);
+  const facts = factsOf(text, event, deps.selfLogin?.() ?? null);
   if ("error" in facts) {
     sendError(res, 400, `payload is not valid JSON: ${facts.error}`);
     return;
   }
   const { summary, ...row } = facts;
-  const handled = deps.handles(event, facts.action);
+  const asked = {
+    event,
+    action: facts.action,
+    installationId: facts.installationId,
+    handled: deps.handles(event, facts.action),
+  };
+  const verdict = verdictOf({
+    ...asked,
+    unmanaged: asksStanding(asked) && deps.unmanaged ? await deps.unmanaged(facts.installationId!) : null,
+  });
+  const handled = verdict.state === "pending";
   let recorded: Recorded;
   try {
     recorded = await deps.record({
       deliveryId,
-      state: handled ? "pending" : "ignored",
       event,
       ...row,
+      ...(verdict.state === "ignored"
+        ? { state: "ignored", why: verdict.why, note: verdict.note, collapse: null }
+        : {}),
       payload: handled ? text : summary,
       bodyDigest,
     });

@@ -49,3 +49,44 @@ describe("orchestra deliveries", () => {
     ]);
   });
 });
+
+test("an ignored or collapsed delivery says why", () => {
+  const body: DeliveriesAnswer = {
+    summary: { pending: 0, retrying: 0, processing: 0, done: 1, ignored: 2, parked: 0 },
+    deliveries: [
+      {
+        ...base,
+        deliveryId: "d-new",
+        event: "check_run",
+        action: "completed",
+        state: "done",
+        attempts: 1,
+        note: null,
+      },
+      {
+        ...base,
+        deliveryId: "d-old",
+        event: "check_run",
+        action: "completed",
+        state: "ignored",
+        attempts: 0,
+        note: "collapsed into d-new: a later delivery on this key says the same and is processed",
+      },
+      {
+        ...base,
+        deliveryId: "d-gone",
+        state: "ignored",
+        attempts: 0,
+        note: "unmanaged: installation 7: the App was uninstalled",
+      },
+    ],
+  };
+  expect(deliveriesText(body).split("\n")).toEqual([
+    "deliveries: pending=0 retrying=0 processing=0 done=1 ignored=2 parked=0",
+    "d-new  check_run.completed  done  attempts=1",
+    "d-old  check_run.completed  ignored  attempts=0  " +
+      "collapsed into d-new: a later delivery on this key says the same and is processed",
+    "d-gone  issues.labeled  ignored  attempts=0  unmanaged: installation 7: the App was uninstalled",
+    "",
+  ]);
+});

@@ -141,9 +141,11 @@ describe.each(providers)("processor on %s", (provider) => {
     const sends: Array<Promise<Response>> = [];
     for (let i = 0; i < 5; i++) {
       for (const issue of [1, 2, 3]) {
+        // Each says something else (another label): deliveries that say the same are collapsed (inbox/collapse.ts).
         const payload = examplePayload("issues", "labeled", {
           installation: { id: 3 },
           issue: { number: issue, updated_at: nthUpdate(i) },
+          label: { name: `label-${i}` },
         });
         // Sequential per key so arrival order is defined; keys interleave.
         sends.push(

@@ -43,9 +43,11 @@ test("kill -9 during processing, then restart: each stored delivery finishes exa
     first = a.proc;
     const ids = Array.from({ length: 12 }, (_, i) => `kill-${i}`);
     for (const [i, id] of ids.entries()) {
+      // Each says something else (another label): deliveries that say the same are collapsed (inbox/collapse.ts).
       const payload = examplePayload("issues", "labeled", {
         installation: { id: 1 },
         issue: { number: 100 + (i % 4), updated_at: nthUpdate(i) },
+        label: { name: `label-${i}` },
       });
       const res = await sendWebhook(`http://127.0.0.1:${a.port}/api/github/webhooks`, {
         event: "issues",

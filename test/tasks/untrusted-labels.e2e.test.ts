@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
+import { INSTALLATION, REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 
@@ -204,8 +204,13 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     rig.fake.state.addIssue(REPO, { number: 7, labels: ["agent:queued"], user: "alice" });
     const id = await rig.deliver("issues", "labeled", { issue: 7, label: "agent:queued", sender: "alice" });
     const row = await rig.app.database.db.delivery.findUnique({ where: { deliveryId: id } });
-    // Its one attempt ignored it: no error, no retry.
-    expect(row).toMatchObject({ state: "ignored", attempts: 1, errors: "[]" });
+    // Ignored when it was stored, never attempted: no error, no retry, and the reason on the row.
+    expect(row).toMatchObject({
+      state: "ignored",
+      attempts: 0,
+      errors: "[]",
+      note: `unmanaged: installation ${INSTALLATION}: the App was uninstalled`,
+    });
     expect(await rig.task(7)).toBeNull();
     expect((await counters())["ignored.unmanaged"]).toBe(1);
   });

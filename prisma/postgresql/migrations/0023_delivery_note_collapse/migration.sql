@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Delivery" ADD COLUMN     "collapse" TEXT,
+ADD COLUMN     "note" TEXT;
