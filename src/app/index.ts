@@ -19,18 +19,17 @@ import { EventRouter } from "../events/router.js";
 import { Router } from "../http/router.js";
 import { TokenThrottle } from "../http/throttle.js";
 import type { GitHubFor } from "../github/port.js";
-import type { Clock, Tasks, TasksDeps } from "../apply/tasks.js";
+import type { Clock, Tasks } from "../apply/tasks.js";
 import type { Outbox } from "../effects/outbox.js";
 import { unmanagedInstallation } from "../effects/installations.js";
 import type { Executor, ExecutorOptions } from "../effects/executor.js";
-import type { ExitsDeps } from "../exits/exit.js";
 import { type Sweeper, startSweeper } from "../sweeps/sweeper.js";
 import { Counters } from "../ignored/counters.js";
 import { ignoredQueries } from "../ignored/queries.js";
 import type { MissedDeliveries } from "../reconcile/deliveries.js";
 import { metricsRoom } from "../metrics/routes.js";
 import { gitHubAccess } from "./github.js";
-import { buildRooms } from "./rooms.js";
+import { buildRooms, type TestHooks } from "./rooms.js";
 import { registerRoutes } from "./routes.js";
 
 export { ProductionOctokit } from "./github.js";
@@ -56,7 +55,7 @@ export interface OrchestraOptions {
   /** Webhook ingest limits; `maxUnverifiedBytes` caps bytes of unverified bodies held at once (default 64 MB). */
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
   /** Points where tests put a concurrent event exactly (never set in service). */
-  hooks?: Pick<TasksDeps, "afterTaskRead"> & Pick<ExitsDeps, "beforeTransition">;
+  hooks?: TestHooks;
 }
 
 export interface Orchestra {

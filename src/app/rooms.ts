@@ -51,6 +51,7 @@ import { reconcileQueries } from "../reconcile/queries.js";
 import { sweepQueries } from "../sweeps/queries.js";
 import { Questions } from "../human/conditions.js";
 import { reconcileRoom } from "../reconcile/room.js";
+import type { ReconcileDeps } from "../reconcile/drift.js";
 import { FleetIssues } from "../fleet/issues.js";
 import { fleetQueries } from "../fleet/queries.js";
 import { cachedFor } from "../gates/waiting.js";
@@ -59,6 +60,11 @@ import { Broker } from "../credentials/broker.js";
 import { credentialsQueries } from "../credentials/queries.js";
 import { sealerFrom } from "../credentials/seal.js";
 import { octokitInstallationTokens } from "../github/octokit-tokens.js";
+
+/** Points where tests put a concurrent event exactly (never set in service). */
+export type TestHooks = Pick<TasksDeps, "afterTaskRead"> &
+  Pick<ExitsDeps, "beforeTransition"> &
+  Pick<ReconcileDeps, "afterLabelsRead">;
 
 export interface RoomOptions {
   env: Env & { credentials: { privateKey: string } };
@@ -72,7 +78,7 @@ export interface RoomOptions {
   sweepMs?: number;
   deliveriesEveryMs?: number;
   effects?: ExecutorOptions & { spacingMs?: number; start?: boolean };
-  hooks?: Pick<TasksDeps, "afterTaskRead"> & Pick<ExitsDeps, "beforeTransition">;
+  hooks?: TestHooks;
 }
 
 export type Rooms = ReturnType<typeof buildRooms>;
@@ -216,6 +222,7 @@ export function buildRooms(o: RoomOptions) {
     clock,
     log,
     ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}),
+    ...(o.hooks?.afterLabelsRead ? { afterLabelsRead: o.hooks.afterLabelsRead } : {}),
   });
   const { deliveries } = reconcile;
   deliveriesWaiting = cachedFor(5_000, clock, () => deliveries.waiting());

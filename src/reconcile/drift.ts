@@ -56,6 +56,8 @@ export interface ReconcileDeps {
   fleet?: Pick<FleetIssues, "isFleetIssue">;
   /** What the last deliveries said of issues' labels (effects/seen.ts): forgotten where they drifted. */
   seen?: { forgetLabels(repo: string, issue: number): Promise<void> };
+  /** Runs right after a repository's labelled issues are read (tests put a concurrent write there). */
+  afterLabelsRead?: (repo: string) => Promise<void>;
 }
 
 /** What one reconcile did, per action. */
@@ -158,12 +160,14 @@ export class Reconciler {
       );
     const labels = stateLabelsOf(config.labels);
     const gh: ReconcileGitHub = github ?? (await this.deps.githubFor(installationId));
+    const readFrom = this.deps.clock.now();
     const issues = await gh.issuesLabelled(repoRef(repo), labels);
+    await this.deps.afterLabelsRead?.(repo);
     counts.queries += Math.max(1, Math.ceil(issues.length / 100));
     counts.issues += issues.length;
     const tasks = await this.deps.queries.repoTasks(repo);
     const byIssue = new Map(tasks.map((t) => [t.issue, t]));
-    const writing = await this.#labelsInHand(repo, this.deps.dryRun === true || config.dryRun);
+    const writing = await this.#labelsInHand(repo, this.deps.dryRun === true || config.dryRun, readFrom);
     const seen = new Set<number>();
     for (const issue of issues) {
       seen.add(issue.number);
@@ -191,14 +195,16 @@ export class Reconciler {
    * behind the task rather than drifted from it: still in the outbox, parked
    * (an operator replays it; raising it again would only park another), or,
    * in dry run, recorded as the plan (it never reaches GitHub, and planning
-   * it again each run would pile up the same plan).
+   * it again each run would pile up the same plan). One settled since the
+   * read began counts too: the read may have caught it halfway (a claim's
+   * label added, the queued one not yet off).
    */
-  async #labelsInHand(repo: string, dryRun: boolean): Promise<Set<string | null>> {
+  async #labelsInHand(repo: string, dryRun: boolean, readFrom: Date): Promise<Set<string | null>> {
     const { queries } = this.deps;
     const seqs = (await queries.latestLabelSeqs(repo)).filter((n): n is number => n !== null);
     if (seqs.length === 0) return new Set();
     const unsettled = ["pending", "running", "parked", ...(dryRun ? ["dry-run"] : [])];
-    const rows = await queries.effectTasks(seqs, unsettled);
+    const rows = await queries.effectTasks(seqs, unsettled, readFrom);
     return new Set(rows.map((r) => r.taskId));
   }
 

@@ -38,8 +38,8 @@ export interface ReconcileQueries {
   repoTasks(repo: string): Promise<Task[]>;
   /** The newest label effect of each task in the repository. */
   latestLabelSeqs(repo: string): Promise<Array<number | null>>;
-  /** The tasks of these effects that are in one of these states. */
-  effectTasks(seqs: number[], states: string[]): Promise<Array<{ taskId: string | null }>>;
+  /** The tasks of these effects that are in one of these states, or were settled at or after `since`. */
+  effectTasks(seqs: number[], states: string[], since: Date): Promise<Array<{ taskId: string | null }>>;
   repoInstallation(repo: string): Promise<{ installationId: number } | null>;
   /** The installation of any task in the repository. */
   taskInstallation(repo: string): Promise<{ installationId: number } | null>;
@@ -124,9 +124,9 @@ export function reconcileQueries(db: Db): ReconcileQueries {
       });
       return latest.map((l) => l._max.seq);
     },
-    effectTasks: (seqs, states) =>
+    effectTasks: (seqs, states, since) =>
       db.effect.findMany({
-        where: { seq: { in: seqs }, state: { in: states } },
+        where: { seq: { in: seqs }, OR: [{ state: { in: states } }, { doneAt: { gte: since } }] },
         select: { taskId: true },
       }),
     repoInstallation: (repo) => db.repo.findUnique({ where: { id: repo }, select: { installationId: true } }),

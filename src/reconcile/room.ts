@@ -34,6 +34,7 @@ export interface ReconcileRoomDeps {
   clock: { now(): Date };
   log: Logger;
   reconcileEveryMs?: number;
+  afterLabelsRead?: ReconcileDeps["afterLabelsRead"];
 }
 
 export function reconcileRoom(d: ReconcileRoomDeps) {
@@ -53,6 +54,7 @@ export function reconcileRoom(d: ReconcileRoomDeps) {
     dryRun: d.dryRun,
     ...(d.fleet ? { fleet: d.fleet } : {}),
     ...(d.seen ? { seen: d.seen } : {}),
+    ...(d.afterLabelsRead ? { afterLabelsRead: d.afterLabelsRead } : {}),
   });
   const schedule = new ReconcileSchedule(reconciler, clock, d.reconcileEveryMs ?? 5 * 60_000);
   const branches = new StaleBranches({ queries, githubFor: d.githubFor, configs: d.configs, clock });

@@ -18,8 +18,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
 
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock). */
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock); `timeoutMs` for its writes to be performed. */
-  async function reconcile(timeoutMs?: number) {
-    rig.clock.advance(5 * 60_000 + 1000);
+  async function reconcile(timeoutMs?: number, advanced = 0) {
+    rig.clock.advance(5 * 60_000 + 1000 - advanced);
     return rig.sweep({ timeoutMs });
   }
   const graphqlCalls = (from: number) => rig.fake.requests.slice(from).filter((r) => r.path.endsWith("graphql")).length;
@@ -44,11 +44,44 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(3);
     const w = await rig.worker();
     const run = (await w.claim()).body.run;
+    // The next reconcile is five minutes away; the run keeps its lease meanwhile.
+    rig.clock.advance(4 * 60_000);
+    expect((await w.heartbeat(run.id, run.leaseEpoch)).status).toBe(200);
     rig.fake.state.closeIssue(REPO, 3); // no webhook
     await reconcile();
     expect((await rig.task(3)).task.state).toBe("cancelled");
     expect(rig.labels(3)).toEqual([]);
     expect((await w.heartbeat(run.id, run.leaseEpoch)).status).toBe(409);
+  });
+
+  test("a label write that lands while the labels are read is not taken for a hand edit", async () => {
+    let duringRead: (() => Promise<void>) | null = null;
+    rig = await startRig({
+      provider,
+      effects: { start: false },
+      hooks: { afterLabelsRead: async () => duringRead?.() },
+    });
+    await rig.queue(6);
+    const w = await rig.worker();
+    const run = (await w.claim()).body.run;
+    // The next reconcile is five minutes away; the run keeps its lease meanwhile.
+    rig.clock.advance(4 * 60_000);
+    expect((await w.heartbeat(run.id, run.leaseEpoch)).status).toBe(200);
+    // The claim's label write halfway: its label added, the queue label's removal in flight.
+    const removal = rig.fake.hold("issues/remove-label");
+    rig.startEffects();
+    await removal.reached;
+    expect(rig.labels(6)).toEqual(["agent:queued", "agent:in-progress"]);
+    // GitHub answers the read with both labels; the write is done before they are compared.
+    duringRead = async () => {
+      duringRead = null;
+      removal.release();
+      await rig.settle();
+    };
+    expect((await reconcile(undefined, 4 * 60_000)).reconciled).toBe(0);
+    expect(rig.labels(6)).toEqual(["agent:in-progress"]);
+    expect(rig.fake.state.commentsOn(REPO, 6)).toEqual([]);
+    expect((await rig.task(6)).task.state).toBe("claimed");
   });
 
   test("labels changed by hand are restored with one comment; a label on an issue with no task goes", async () => {
@@ -70,6 +103,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     await rig.queue(10);
     const w = await rig.worker();
     const run = (await w.claim()).body.run;
+    // The next reconcile is five minutes away; the run keeps its lease meanwhile.
+    rig.clock.advance(4 * 60_000);
+    expect((await w.heartbeat(run.id, run.leaseEpoch)).status).toBe(200);
     await w.exit(run.id, { leaseEpoch: run.leaseEpoch, exitCode: 0 });
     expect((await rig.task(10)).task.state).toBe("failed");
     for (const n of [11, 12]) {
