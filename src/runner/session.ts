@@ -6,7 +6,7 @@
  * heartbeat brings are written for the agent and receipted, each once.
  */
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ServiceClient } from "./client.js";
 import { errorOf, reasonOf, ServiceUnavailable } from "./client.js";
@@ -185,7 +185,12 @@ export class Session {
     for (const d of decisions) {
       if (d.history || this.delivered.has(d.id)) continue;
       const file = join(this.worktree, ORCHESTRA_DIR, "decisions", decisionFile(d.id));
-      if (!existsSync(file)) await writeFile(file, renderDecision(d));
+      if (!existsSync(file)) {
+        // Whole or not at all: an agent watching the directory never reads a half-written decision.
+        const partial = join(this.worktree, ORCHESTRA_DIR, `.${decisionFile(d.id)}.partial`);
+        await writeFile(partial, renderDecision(d));
+        await rename(partial, file);
+      }
       const path =
         `/api/v1/runs/${encodeURIComponent(this.init.runId)}` + `/decisions/${encodeURIComponent(d.id)}/receipt`;
       const r = await this.ctx.client.post(path, { leaseEpoch: this.init.leaseEpoch }).catch((err: Error) => err);

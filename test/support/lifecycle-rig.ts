@@ -154,7 +154,7 @@ export async function startRig(
   };
   const settle = (timeoutMs?: number) =>
     effectsRunning
-      ? settleEffects(app, clock, { horizonMs: 5_000, timeoutMs: timeoutMs ?? 15_000 })
+      ? settleEffects(app, clock, { horizonMs: 5_000, timeoutMs: timeoutMs ?? 60_000 })
       : Promise.resolve();
   // Tests start from a quiet App: the sweep it runs at start-up has finished.
   await app.orchestra.sweepSettled();
