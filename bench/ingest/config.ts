@@ -174,3 +174,8 @@ export class UsageError extends Error {}
 
 /** Preloaded into profiled targets: exit now, so that `--cpu-prof` writes the profile. */
 export const EXIT_ON_SIGUSR2 = `data:text/javascript,process.on("SIGUSR2",()=>process.exit(0))`;
+
+/** The database as a results file names it: a URL's password masked, or the embedded default. */
+export function maskedDatabase(url: string | null): string {
+  return url ? url.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)";
+}

@@ -1,10 +1,8 @@
 // bench:ingest --hot-key: each shape in turn on fresh targets, then the
 // targets and the JSON results file.
-import { mkdirSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
-import { gitCommit } from "../results.js";
-import type { Config } from "./config.js";
+import { join, relative, resolve } from "node:path";
+import { runFacts, writeResults } from "../results.js";
+import { maskedDatabase, type Config } from "./config.js";
 import { runHot, type HotResult } from "./hot.js";
 import { hotLines, hotVerdicts, drainPoints, DRAIN_FLAT_TARGET } from "./hot-report.js";
 import { READY_TARGET_MS } from "./report.js";
@@ -28,28 +26,12 @@ export async function hotMain(
   });
 
   const stamp = new Date(run.startedAt).toISOString().replace(/[:.]/g, "-");
-  const out = cfg.out ? resolve(cfg.out) : join(root, "bench/results", `ingest-hot-${stamp}.json`);
-  mkdirSync(dirname(out), { recursive: true });
-  const cpus = os.cpus();
-  const report = {
-    startedAt: new Date(run.startedAt).toISOString(),
-    commit: gitCommit(root),
-    machine: {
-      loadAverageAtStart: run.loadAtStart,
-      loadAverageAtEnd: os.loadavg()[0] ?? null,
-      node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model ?? null,
-    },
-    config: {
-      ...cfg,
-      databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)",
-    },
+  const out = writeResults(cfg.out ? resolve(cfg.out) : join(root, "bench/results", `ingest-hot-${stamp}.json`), {
+    ...runFacts({ root, startedAt: run.startedAt, loadAtStart: [run.loadAtStart] }),
+    config: { ...cfg, databaseUrl: maskedDatabase(cfg.databaseUrl) },
     targets: { readyMs: READY_TARGET_MS, ratio: 1, drainFlatness: DRAIN_FLAT_TARGET },
     shapes: results.map((h, i) => ({ ...h, drainPoints: drainPoints(h), verdicts: verdicts[i] })),
-  };
-  writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
+  });
   log(`results: ${relative(process.cwd(), out) || out}`);
   // As without --hot-key: a lost or failed delivery always fails the run,
   // a missed performance target only with --strict.

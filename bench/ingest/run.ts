@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { PhaseResult } from "./load.js";
 import { buildPool, type Pool } from "./payloads.js";
 import { StartError } from "./targets.js";
-import { parseConfig, USAGE, type Config } from "./config.js";
+import { maskedDatabase, parseConfig, USAGE, type Config } from "./config.js";
 import { fmt, READY_TARGET_MS, roundLines, RSS_TARGET_MB, summarise, table, type SessionResult } from "./report.js";
 import { makeSecrets, runSession } from "./session.js";
 import { runBench } from "../lifecycle.js";
@@ -160,7 +160,7 @@ async function main(): Promise<number> {
     },
     config: {
       ...cfg,
-      databaseUrl: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/[^@/]*@/, "//***@") : "sqlite (fresh file per start)",
+      databaseUrl: maskedDatabase(cfg.databaseUrl),
     },
     payloads: pool ? { distinct: pool.bodies.length, meanBytes: pool.meanBytes, mix: pool.mix } : null,
     summary: { subject: a, baseline: b },

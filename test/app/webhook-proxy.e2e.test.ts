@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv } from "../support/cli.js";
-import { freePort } from "../support/orchestra.js";
+import { eventually, freePort } from "../support/orchestra.js";
 import { examplePayload, webhookHeaders } from "../support/webhooks.js";
 import { forwardTarget } from "../../src/app/webhook-proxy.js";
 
@@ -121,12 +121,8 @@ describe("the service with WEBHOOK_PROXY_URL", () => {
       const { deliveries } = (await r.json()) as { deliveries: { deliveryId: string; event: string }[] };
       return deliveries.find((d) => d.deliveryId === id);
     };
-    let found = await stored();
-    // Waits on the condition (the forward is asynchronous); the test's timeout bounds it.
-    while (!found) {
-      await new Promise((r) => setTimeout(r, 100));
-      found = await stored();
-    }
+    // The forward is asynchronous: wait for the delivery to be stored.
+    const found = await eventually(stored, 25_000, "the forwarded delivery stored");
     expect(found).toMatchObject({ deliveryId: id, event: "issues" });
   }, 30_000);
 

@@ -7,12 +7,11 @@
  * so is a backlog of Orchestra's own label changes echoed back.
  * GitHub's example payloads, on SQLite and PostgreSQL.
  */
-import { randomUUID } from "node:crypto";
 import { INSTALLATION, REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { addCiRun, checkRunCompleted } from "../support/ci-runs.js";
 import { providers } from "../support/databases.js";
 import { eventually } from "../support/orchestra.js";
-import { fakeWebhookPayload, sendWebhook, type Payload } from "../support/webhooks.js";
+import { fakeWebhookPayload, type Payload } from "../support/webhooks.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
@@ -22,14 +21,8 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
   });
 
   const send = async (event: string, payload: Payload) => {
-    const deliveryId = randomUUID();
-    const res = await sendWebhook(rig.app.url + "/api/github/webhooks", {
-      event,
-      payload,
-      secret: rig.app.secret,
-      deliveryId,
-    });
-    expect(res.status).toBe(202);
+    const { status, deliveryId } = await rig.post(event, payload);
+    expect(status).toBe(202);
     return deliveryId;
   };
   const row = (deliveryId: string) => rig.app.database.db.delivery.findUniqueOrThrow({ where: { deliveryId } });

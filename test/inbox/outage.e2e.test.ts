@@ -8,14 +8,13 @@
  * how to replay it.
  */
 import { childEnv } from "../support/cli.js";
-import { randomUUID } from "node:crypto";
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
 import { eventually } from "../support/orchestra.js";
-import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
+import { fakeWebhookPayload } from "../support/webhooks.js";
 import { providers } from "../support/databases.js";
 
 const MIN = 60_000;
@@ -46,20 +45,14 @@ describe.each(providers.map((p) => [p]))("a GitHub outage on %s", (provider) => 
       labels: ["agent:queued"],
       user: "alice",
     });
-    const deliveryId = randomUUID();
     const payload = fakeWebhookPayload(rig.fake, "issues", "labeled", {
       repo: REPO,
       issue,
       label: "agent:queued",
       sender: "alice",
     });
-    const res = await sendWebhook(rig.app.url + "/api/github/webhooks", {
-      event: "issues",
-      payload,
-      secret: rig.app.secret,
-      deliveryId,
-    });
-    expect(res.status).toBe(202);
+    const { status, deliveryId } = await rig.post("issues", payload);
+    expect(status).toBe(202);
     return deliveryId;
   }
 

@@ -25,18 +25,25 @@ export async function settleEffects(
   o: { horizonMs: number; timeoutMs: number },
 ): Promise<void> {
   const { outbox, executor } = app.orchestra;
-  const until = Date.now() + o.timeoutMs;
-  for (;;) {
-    if ((await outbox.active(new Date(clock.now().getTime() + o.horizonMs))) === 0) return;
-    if (Date.now() > until) {
-      const left = [...(await outbox.list({ state: "pending" })), ...(await outbox.list({ state: "running" }))].map(
-        (x) => ({ kind: x.kind, state: x.state, next: x.nextAttemptAt, attempts: x.attempts }),
-      );
-      throw new Error(`effects still pending after ${o.timeoutMs} ms: ${JSON.stringify(left)}`);
-    }
+  const idle = async () => {
+    if ((await outbox.active(new Date(clock.now().getTime() + o.horizonMs))) === 0) return true;
     executor.poke();
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return undefined;
+  };
+  const timedOut = (err: unknown) => {
+    if (err instanceof Error && err.message.startsWith("timed out")) return false;
+    throw err;
+  };
+  if (await eventually(idle, o.timeoutMs, "effects settled").catch(timedOut)) return;
+  const left = [...(await outbox.list({ state: "pending" })), ...(await outbox.list({ state: "running" }))].map(
+    (x) => ({
+      kind: x.kind,
+      state: x.state,
+      next: x.nextAttemptAt,
+      attempts: x.attempts,
+    }),
+  );
+  throw new Error(`effects still pending after ${o.timeoutMs} ms: ${JSON.stringify(left)}`);
 }
 
 export const REPO = "acme/app";
@@ -56,6 +63,13 @@ export interface WorkerClient {
   exit(runId: string, body: Record<string, unknown>): Promise<{ status: number; body: any }>;
 }
 
+/** A delivery as sent: its id and the webhook's answer. */
+export interface Posted {
+  deliveryId: string;
+  status: number;
+  res: Response;
+}
+
 export interface Rig {
   fake: FakeGitHub;
   db: TestDb;
@@ -71,6 +85,8 @@ export interface Rig {
     deliveryId?: string,
   ): Promise<string>;
   deliverPayload(event: string, payload: Record<string, unknown>, deliveryId?: string): Promise<string>;
+  /** Sends a signed delivery and answers GitHub's view of it (nothing waits for it to be processed). */
+  post(event: string, payload: Record<string, unknown>, deliveryId?: string): Promise<Posted>;
   /** Creates an issue carrying the queue label and delivers the labeled event from `sender`. */
   queue(number: number, sender?: string): Promise<void>;
   worker(name?: string, repos?: string[]): Promise<WorkerClient>;
@@ -159,12 +175,21 @@ export async function startRig(
   // Tests start from a quiet App: the sweep it runs at start-up has finished.
   await app.orchestra.sweepSettled();
 
+  async function post(
+    event: string,
+    payload: Record<string, unknown>,
+    deliveryId: string = randomUUID(),
+  ): Promise<Posted> {
+    const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
+    return { deliveryId, status: res.status, res };
+  }
+
   async function deliverPayload(
     event: string,
     payload: Record<string, unknown>,
     deliveryId: string = randomUUID(),
   ): Promise<string> {
-    const res = await sendWebhook(app.url + "/api/github/webhooks", { event, payload, secret: app.secret, deliveryId });
+    const { res } = await post(event, payload, deliveryId);
     if (res.status !== 202 && res.status !== 200)
       throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
     const answer = (await res.json()) as { replay?: boolean };
@@ -253,6 +278,7 @@ export async function startRig(
     deliver: (event, action, refs, overrides = {}, deliveryId) =>
       deliverPayload(event, payloadFor(fake, event, action, refs, overrides), deliveryId),
     deliverPayload,
+    post,
     queue,
 
     worker,
