@@ -101,6 +101,8 @@ export const schemas = {
       exitCode: z.number().int(),
       branch: text(LIMITS.branch).min(1, "must not be empty").optional(),
       headSha: sha.optional(),
+      /** The pull request the worker opened or found for the branch: a hint, checked against GitHub's word. */
+      prNumber: z.number().int().positive().optional(),
       testsPassed: z.boolean().optional(),
       dirty: z.boolean().optional(),
       turnCapHit: z.boolean().optional(),

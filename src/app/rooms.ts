@@ -37,6 +37,8 @@ import { DispatchBreaker } from "../gates/dispatch-breaker.js";
 import { gateQueries } from "../gates/queries.js";
 import { claimQueries } from "../claims/queries.js";
 import { exitQueries } from "../exits/queries.js";
+import { pullEvidence } from "../inbox/pull-evidence.js";
+import { inboxQueries } from "../inbox/queries.js";
 import { dispatchQueries } from "../dispatch/queries.js";
 import { blockerQueries } from "../blockers/queries.js";
 import { Blockers } from "../blockers/blockers.js";
@@ -194,6 +196,7 @@ export function buildRooms(o: RoomOptions) {
     configs,
     ledger,
     clock,
+    pullEvidence: pullEvidence(inboxQueries(db)),
     ...(o.hooks?.beforeTransition ? { beforeTransition: o.hooks.beforeTransition } : {}),
   });
   const dispatcher = new Dispatcher({

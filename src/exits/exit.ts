@@ -40,6 +40,15 @@ export interface ExitsDeps {
   configs: { get(installationId: number, repo: string): Promise<ConfigResult> };
   ledger: Ledger;
   clock: { now(): Date };
+  /**
+   * GitHub's word on the pull request an exit names, from the delivery GitHub sent when it opened (waiting briefly
+   * for it); null when none shows the run's branch at the pushed head, and the exit reads GitHub instead.
+   */
+  pullEvidence?: (
+    installationId: number,
+    number: number,
+    expect: { repo: string; branch: string; headSha: string },
+  ) => Promise<PullInfo | null>;
   /** Called after the exit has read its run and GitHub, before its transition: tests race other events there. */
   beforeTransition?: (runId: string) => Promise<void>;
 }
@@ -155,9 +164,19 @@ export class Exits {
     try {
       // Only a PR from the run's own branch in the task's repository proves the exit:
       // a fork, or another branch that merely says "Closes #n", does not.
-      branchPulls = (await github.pullsForBranch(r, branch, "all")).filter(
-        (p) => p.headRef === branch && p.headRepo === task.repo,
-      );
+      const shown =
+        report.prNumber !== undefined && report.headSha !== undefined && this.deps.pullEvidence
+          ? await this.deps.pullEvidence(task.installationId, report.prNumber, {
+              repo: task.repo,
+              branch,
+              headSha: report.headSha,
+            })
+          : null;
+      branchPulls = shown
+        ? [shown]
+        : (await github.pullsForBranch(r, branch, "all")).filter(
+            (p) => p.headRef === branch && p.headRepo === task.repo,
+          );
     } catch (err) {
       await tasks.recordRunError(run.id, errorClass(err, "error"), `looking for the pull request: ${errText(err)}`);
       throw new Refusal(

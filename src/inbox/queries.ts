@@ -26,6 +26,8 @@ export interface InboxQueries {
   ): Promise<Array<Pick<Delivery, "seq" | "deliveryId" | "collapse" | "attempts">>>;
   /** Whether the key has a pending or processing delivery. */
   hasOpen(taskKey: string): Promise<boolean>;
+  /** The body of the key's newest delivery of `event`, in any state, or null. */
+  newestPayload(taskKey: string, event: string): Promise<string | null>;
   /** Takes the delivery as it was read; false when another processor changed it first. */
   claimDelivery(head: Delivery, owner: string, lockedUntil: Date): Promise<boolean>;
   /** False when the owner no longer holds the claim. */
@@ -54,6 +56,14 @@ export function inboxQueries(db: Db): InboxQueries {
         where: { seq: { in: seqs } },
         orderBy: { seq: "asc" },
       }),
+    newestPayload: async (taskKey, event) =>
+      (
+        await db.delivery.findFirst({
+          where: { taskKey, event },
+          orderBy: { seq: "desc" },
+          select: { payload: true },
+        })
+      )?.payload ?? null,
     nextPending: (taskKey, seq, take) =>
       db.delivery.findMany({
         where: { taskKey, state: "pending", seq: { gt: seq } },

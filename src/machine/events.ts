@@ -21,6 +21,8 @@ export interface ExitReport {
   exitCode: number;
   branch?: string;
   headSha?: string;
+  /** The pull request the worker says it opened or found: verified from GitHub's delivery for it, or a read. */
+  prNumber?: number;
   testsPassed?: boolean;
   dirty?: boolean;
   turnCapHit?: boolean;

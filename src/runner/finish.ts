@@ -136,6 +136,7 @@ export async function finish(s: Session, end: AgentEnd): Promise<RunEnd> {
     exitCode: end.exitCode,
     branch: s.init.branch,
     headSha: facts.headSha,
+    ...(prNumber === undefined ? {} : { prNumber }),
     dirty: left.dirty,
     ...(testsPassed === undefined ? {} : { testsPassed }),
     ...(handoff ? { handoff: true } : {}),

@@ -1,8 +1,9 @@
 /**
  * The run's pull request, opened by the worker when none is open for its
- * branch (GitHub's REST API, with the brokered token). Read before write: a
- * PR opened by an earlier attempt, or by a POST whose answer was lost, is
- * found, not opened twice.
+ * branch (GitHub's REST API, with the brokered token). Written first, read
+ * only when GitHub refuses: a PR opened by an earlier attempt, or by someone
+ * meanwhile, makes GitHub answer 422 "A pull request already exists", and is
+ * then found, not opened twice. The happy path costs one call.
  */
 export interface PullRequest {
   number: number;
@@ -46,8 +47,6 @@ async function openFor(input: PullInput): Promise<PullRequest | null> {
 }
 
 export async function ensurePullRequest(input: PullInput): Promise<PullRequest> {
-  const found = await openFor(input);
-  if (found) return found;
   const res = await call(input, "POST", `/repos/${input.repo}/pulls`, {
     title: input.title,
     head: input.branch,
@@ -59,7 +58,7 @@ export async function ensurePullRequest(input: PullInput): Promise<PullRequest> 
     return { number: pr.number, url: pr.html_url, opened: true };
   }
   const text = await res.text();
-  // 422 "A pull request already exists": someone opened it meanwhile.
+  // 422 "A pull request already exists": an earlier attempt, or someone meanwhile, opened it.
   const again = res.status === 422 ? await openFor(input) : null;
   if (again) return again;
   throw new Error(`GitHub answered ${res.status} opening the pull request: ${text.slice(0, 500)}`);

@@ -52,9 +52,8 @@ test("finished work: committed, pushed, PR opened with Closes #n, exit facts fro
   const [pr] = r.api.calls("POST", /^\/gh\/repos\/acme\/app\/pulls$/);
   expect(pr!.body).toEqual({ title: "Fix the parser", head: BRANCH, base: "main", body: "Closes #12" });
   expect(pr!.headers.authorization).toBe(`Bearer ${BROKERED}`);
-  expect(r.api.calls("GET", /^\/gh\/repos\/acme\/app\/pulls\?/)[0]!.path).toBe(
-    `/gh/repos/acme/app/pulls?head=acme%3A${encodeURIComponent(BRANCH)}&state=open`,
-  );
+  // Written first: the happy path never lists the branch's pulls.
+  expect(r.api.calls("GET", /^\/gh\/repos\/acme\/app\/pulls\?/)).toEqual([]);
 
   expect(exits()).toHaveLength(1);
   expect(exits()[0]!.body).toEqual({
@@ -63,6 +62,7 @@ test("finished work: committed, pushed, PR opened with Closes #n, exit facts fro
     branch: BRANCH,
     headSha: head,
     dirty: false,
+    prNumber: 7,
     usage: { inputTokens: 1200, outputTokens: 300, costUsd: 0.05 },
     harness: "sh",
   });
@@ -105,6 +105,34 @@ test("finished work: committed, pushed, PR opened with Closes #n, exit facts fro
   expect(gitIn(r.workdir, "-C", join(r.workdir, "mirrors", "acme", "app.git"), "worktree", "list")).not.toContain(
     "run-1",
   );
+});
+
+test("a PR already open for the branch: GitHub's 422 makes the worker find it and name it, never open a second", async () => {
+  r = await rig();
+  claimOnce(r, r.claimAnswer());
+  r.api
+    .on("POST", /^\/gh\/repos\/acme\/app\/pulls$/, () => ({
+      status: 422,
+      body: {
+        message: "Validation Failed",
+        errors: [
+          { resource: "PullRequest", code: "custom", message: `A pull request already exists for acme:${BRANCH}.` },
+        ],
+        documentation_url: "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+      },
+    }))
+    .on("GET", /^\/gh\/repos\/acme\/app\/pulls\?/, () => ({
+      status: 200,
+      body: [{ number: 5, html_url: "https://github.com/acme/app/pull/5" }],
+    }));
+  const agent = r.agent("commit", "echo x > x.txt\ngit add x.txt\ngit commit -q -m x");
+  const res = await once(r, ["--agent", agent]);
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(r.api.calls("POST", /\/gh\/.*pulls$/)).toHaveLength(1);
+  expect(r.api.calls("GET", /^\/gh\/repos\/acme\/app\/pulls\?/)[0]!.path).toBe(
+    `/gh/repos/acme/app/pulls?head=acme%3A${encodeURIComponent(BRANCH)}&state=open`,
+  );
+  expect(exits()[0]!.body).toMatchObject({ exitCode: 0, prNumber: 5, headSha: refOf(r.bare, `refs/heads/${BRANCH}`) });
 });
 
 test("a mess left behind: committed as handoff work with the trailer, pushed, never deleted; no PR; dirty and handoff reported", async () => {
