@@ -3,9 +3,9 @@
  *
  * A label effect whose label the issue's last delivery already shows, with none of the others, is done
  * without a call. One that adds a label the issue did not carry adds it straight away: GitHub's answer is the
- * issue's labels now, fresh evidence for which others to remove. Otherwise (nothing seen, a removal only, the
- * label there but others too) the labels are read first, as before: a label is only removed on what GitHub
- * answered right before.
+ * issue's labels now, fresh evidence for which others to remove. A removal starts from the labels last seen, and
+ * each removal's answer is the issue's labels after it, the evidence for the next; the labels are read first only
+ * when nothing was seen, and again when GitHub says a label the last delivery showed is not there.
  *
  * A label removal the issue was last seen without is done without a call.
  *
@@ -36,39 +36,53 @@ export const labelPerformer: Performer<"label"> = {
     if (known && (wanted === null || lower(known).has(wanted)) && staleIn(known).length === 0)
       return done({ added: null, removed: [] }, "the issue's last delivery shows these labels already");
 
-    let now: string[] | null = null;
+    // What GitHub said last, and whether it said it in answer to this performance's own call.
+    let now: string[] | null = known;
+    let fresh = false;
     let added: string | null = null;
+    const read = async (): Promise<string[] | null> => {
+      const have = await github.issueLabels(r, p.issue);
+      if (have === null) return null;
+      fresh = true;
+      if (p.label === null || lower(have).has(wanted!)) return have;
+      added = p.label;
+      return github.addLabels(r, p.issue, [p.label]);
+    };
     if (p.label !== null && known && !lower(known).has(wanted!)) {
       try {
         now = await github.addLabels(r, p.issue, [p.label]);
         added = p.label;
+        fresh = true;
       } catch (err) {
         if (!gone(err)) throw err;
+        now = null;
       }
     }
-    if (now === null) {
-      const have = await github.issueLabels(r, p.issue);
-      if (have === null) return dropped(`issue #${p.issue} no longer exists`);
-      now = have;
-      if (p.label !== null && !lower(have).has(wanted!)) {
-        now = await github.addLabels(r, p.issue, [p.label]);
-        added = p.label;
-      }
-    }
+    if (now === null) now = await read();
+    if (now === null) return dropped(`issue #${p.issue} no longer exists`);
     const stale = staleIn(now);
     if (added !== null && stale.length > 0 && laneBusy) {
       // The label that tells who owns the issue is on; the ones it replaces wait behind the other claims' own.
       await seen?.sawLabels(effect.repo, p.issue, now);
       return later(`added ${added}; ${stale.join(", ")} removed behind the other ownership writes`);
     }
-    for (const l of stale) await github.removeLabel(r, p.issue, l);
-    const left = lower(stale);
-    await seen?.sawLabels(
-      effect.repo,
-      p.issue,
-      now.filter((l) => !left.has(l.toLowerCase())),
-    );
-    return done({ added, removed: stale });
+    // Each removal answers the issue's labels after it: the evidence for the next one. A label the last delivery
+    // showed that GitHub says is not there means that delivery is out of date: the labels are read.
+    const removed: string[] = [];
+    const tried = new Set<string>();
+    for (;;) {
+      const l: string | undefined = staleIn(now).find((x) => !tried.has(x.toLowerCase()));
+      if (l === undefined) break;
+      tried.add(l.toLowerCase());
+      const after = await github.removeLabel(r, p.issue, l);
+      if (after !== null) {
+        [now, fresh] = [after, true];
+        removed.push(l);
+      } else if (fresh) now = now.filter((x): boolean => x.toLowerCase() !== l.toLowerCase());
+      else if ((now = await read()) === null) return dropped(`issue #${p.issue} no longer exists`);
+    }
+    await seen?.sawLabels(effect.repo, p.issue, now);
+    return done({ added, removed });
   },
 };
 
@@ -81,8 +95,9 @@ export const removeLabelPerformer: Performer<"remove-label"> = {
     const known = (await seen?.labels(effect.repo, p.issue)) ?? null;
     if (known && !lower(known).has(p.label.toLowerCase()))
       return done(undefined, "the issue's last delivery or label write shows it without the label");
-    await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
-    if (known)
+    const after = await github.removeLabel(repoRef(effect.repo), p.issue, p.label);
+    if (after !== null) await seen?.sawLabels(effect.repo, p.issue, after);
+    else if (known)
       await seen?.sawLabels(
         effect.repo,
         p.issue,

@@ -98,9 +98,9 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
   "delete-merged-branch": {
     async perform({ effect, github }, p) {
       const r = repoRef(effect.repo);
-      const branch = await github.getBranch(r, p.branch);
+      const branch = await github.mergedBranch(r, p.branch);
       if (!branch) return done({ deleted: false }, "the branch was already gone");
-      if (await github.deletesMergedBranches(r))
+      if (branch.deletesMergedBranches)
         return done({ deleted: false }, "left to GitHub: the repository deletes merged branches itself");
       // Positive evidence, right before deleting: still at the merged head, and no other pull request from it.
       if (branch.sha !== p.headSha)
@@ -108,8 +108,7 @@ export const PERFORMERS: { readonly [K in EffectKind]: Performer<K> } = {
           `branch kept: it moved to ${branch.sha.slice(0, 12)} after pull request #${p.pr} ` +
             `merged at ${p.headSha.slice(0, 12)}, so it holds commits no pull request has`,
         );
-      const open = (await github.pullsForBranch(r, p.branch, "open"))[0];
-      if (open) return dropped(`branch kept: pull request #${open.number} uses it`);
+      if (branch.openPull !== null) return dropped(`branch kept: pull request #${branch.openPull} uses it`);
       await github.deleteBranch(r, p.branch);
       return done({ deleted: true, sha: branch.sha });
     },

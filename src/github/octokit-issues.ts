@@ -116,9 +116,10 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
     },
     async removeLabel(r, number, label) {
       // GitHub answers 404 when the label is not on the issue: already removed.
-      await maybe("remove label", () =>
+      const res = await maybe("remove label", () =>
         rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }),
       );
+      return res ? res.data.map((l) => l.name) : null;
     },
     async createComment(r, number, body) {
       const { data } = await call("create comment", () =>

@@ -23,9 +23,11 @@ import { actionsMethods } from "./octokit-actions.js";
 import {
   BRANCHES,
   ISSUES_LABELLED,
+  MERGED_BRANCH,
   OPEN_PULLS_INTO,
   type BranchesQuery,
   type IssuesLabelledQuery,
+  type MergedBranchQuery,
   type OpenPullsIntoQuery,
 } from "./queries.js";
 
@@ -163,9 +165,24 @@ export function octokitGitHub(octokit: Octokit, opts: AdapterOptions = {}): GitH
       const { data } = await call("get repository", () => rest.repos.get({ ...r, ...read() }));
       return data.default_branch;
     },
-    async deletesMergedBranches(r) {
-      const { data } = await call("get repository", () => rest.repos.get({ ...r, ...read() }));
-      return data.delete_branch_on_merge === true;
+    async mergedBranch(r, branch) {
+      const data = await call("merged branch", () =>
+        octokit.graphql<MergedBranchQuery>(MERGED_BRANCH, {
+          owner: r.owner,
+          repo: r.repo,
+          ref: `refs/heads/${branch}`,
+          ...read(),
+        }),
+      );
+      if (!data.repository)
+        throw new GitHubError("merged branch", undefined, `no repository ${r.owner}/${r.repo} in the answer`, false);
+      const ref = data.repository.ref;
+      if (!ref?.target) return null;
+      return {
+        sha: ref.target.oid,
+        deletesMergedBranches: data.repository.deleteBranchOnMerge,
+        openPull: ref.associatedPullRequests.nodes?.find((n) => n !== null)?.number ?? null,
+      };
     },
     async branchesWithPrefix(r, prefix) {
       const out: BranchListing[] = [];

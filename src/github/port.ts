@@ -54,6 +54,12 @@ export interface BranchInfo {
   sha: string;
 }
 
+export interface MergedBranchFacts {
+  sha: string;
+  deletesMergedBranches: boolean;
+  openPull: number | null;
+}
+
 export interface Comparison {
   status: "ahead" | "behind" | "diverged" | "identical";
   aheadBy: number;
@@ -188,8 +194,11 @@ export interface GitHub {
   issueLabels(r: RepoRef, number: number): Promise<string[] | null>;
   /** Adds labels (creating missing repo labels, as GitHub does) and answers the issue's labels after. Idempotent. */
   addLabels(r: RepoRef, number: number, labels: string[]): Promise<string[]>;
-  /** Removes a label; a label already absent is success. Idempotent. */
-  removeLabel(r: RepoRef, number: number, label: string): Promise<void>;
+  /**
+   * Removes a label and answers the issue's labels after it; null when GitHub answered that the label was not on
+   * the issue (or there is no issue): success too, but nothing said of the other labels. Idempotent.
+   */
+  removeLabel(r: RepoRef, number: number, label: string): Promise<string[] | null>;
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
   listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;
@@ -212,9 +221,11 @@ export interface GitHub {
 
   defaultBranch(r: RepoRef): Promise<string>;
   /**
-   * The repository deletes a pull request's head branch itself when it merges ("Automatically delete head branches").
+   * What deleting a merged pull request's branch needs, in one call (GraphQL): the branch's head, whether the
+   * repository deletes merged head branches itself ("Automatically delete head branches"), and an open pull request
+   * from the branch. Null when the branch is gone.
    */
-  deletesMergedBranches(r: RepoRef): Promise<boolean>;
+  mergedBranch(r: RepoRef, branch: string): Promise<MergedBranchFacts | null>;
   /**
    * Branches whose names start with `prefix` (one GraphQL query per 100):
    * head commit, its date, and pull requests of any state from each.

@@ -117,3 +117,27 @@ export interface BranchesQuery {
     } | null;
   } | null;
 }
+
+/**
+ * What deleting a merged pull request's branch needs, in one query: whether the repository deletes merged
+ * branches itself, the branch's head, and an open pull request from it.
+ */
+export const MERGED_BRANCH = `query MergedBranch($owner: String!, $repo: String!, $ref: String!) {
+  repository(owner: $owner, name: $repo) {
+    deleteBranchOnMerge
+    ref(qualifiedName: $ref) {
+      target { oid }
+      associatedPullRequests(states: [OPEN], first: 1) { nodes { number } }
+    }
+  }
+}`;
+
+export interface MergedBranchQuery {
+  repository: {
+    deleteBranchOnMerge: boolean;
+    ref: {
+      target: { oid: string } | null;
+      associatedPullRequests: { nodes: Array<{ number: number } | null> | null };
+    } | null;
+  } | null;
+}

@@ -241,7 +241,12 @@ describe("state: what the port writes, a later read sees", () => {
       async (gh) => {
         gh.addRepo("o/.github", { configs: { "orchestra.yml": { from: "org" } }, installed: false });
         expect(await gh.defaultBranch(R)).toBe("main");
-        expect(await gh.deletesMergedBranches(R)).toBe(false);
+        expect(await gh.mergedBranch(R, "main")).toEqual({
+          sha: expect.any(String),
+          deletesMergedBranches: false,
+          openPull: null,
+        });
+        expect(await gh.mergedBranch(R, "no-such-branch")).toBeNull();
         expect(await gh.permission(R, "alice")).toBe("write");
         expect(await gh.permission(R, "mallory")).toBe("none");
         expect(await gh.readConfig(R, "orchestra.yml")).toEqual({ from: "org" });

@@ -64,7 +64,7 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   createPull: "create pull request",
   updatePullBranch: "update pull request branch",
   defaultBranch: "get repository",
-  deletesMergedBranches: "get repository",
+  mergedBranch: "merged branch",
   branchesWithPrefix: "branches",
   getBranch: "get branch ref",
   deleteBranch: "delete branch",
@@ -764,7 +764,9 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
       call("removeLabel", [r, number, label], () => {
         // GitHub's 404 (no such label on the issue, or no issue) is success to the port.
         const i = repo("removeLabel", r).issues.get(number);
-        if (i && !i.deleted) i.labels = i.labels.filter((l) => l.toLowerCase() !== label.toLowerCase());
+        if (!i || i.deleted || !i.labels.some((l) => l.toLowerCase() === label.toLowerCase())) return null;
+        i.labels = i.labels.filter((l) => l.toLowerCase() !== label.toLowerCase());
+        return [...i.labels];
       }),
     createComment: (r, number, body) =>
       call("createComment", [r, number, body], () => {
@@ -856,8 +858,16 @@ export function memoryGitHub(init: MemoryGitHubInit = {}) {
       }),
 
     defaultBranch: (r) => call("defaultBranch", [r], () => repo("defaultBranch", r).defaultBranch),
-    deletesMergedBranches: (r) =>
-      call("deletesMergedBranches", [r], () => repo("deletesMergedBranches", r).deletesMergedBranches),
+    mergedBranch: (r, branch) =>
+      call("mergedBranch", [r, branch], () => {
+        const rec = repo("mergedBranch", r);
+        const sha = rec.branches.get(branch);
+        if (sha === undefined) return null;
+        const open = [...rec.pulls.values()].find(
+          (p) => p.headRef === branch && p.headRepo === rec.fullName && pullInfo(rec, p).state === "open",
+        );
+        return { sha, deletesMergedBranches: rec.deletesMergedBranches, openPull: open?.number ?? null };
+      }),
     branchesWithPrefix: (r, prefix) =>
       call("branchesWithPrefix", [r, prefix], () => {
         const rec = repo("branchesWithPrefix", r);

@@ -267,6 +267,10 @@ export function repoNode(ctx: GraphQLContext, repo: Repo): Node {
         args,
       ),
     ),
+    deleteBranchOnMerge: repo.deleteBranchOnMerge,
+    ref: served(["qualifiedName"], ({ qualifiedName }: { qualifiedName?: string }) =>
+      refByName(ctx, repo, String(qualifiedName)),
+    ),
     refs: served([...PAGE, "refPrefix", "query"], (args: RefsArgs) => connection(refsOf(ctx, repo, args), args)),
     issues: served([...PAGE, "labels", "states", "orderBy"], (args: IssuesArgs) =>
       connection(
@@ -309,22 +313,31 @@ function refsOf(ctx: GraphQLContext, repo: Repo, args: RefsArgs): Node[] {
     .map(([branch, sha]) => ({ full: `refs/heads/${branch}`, sha }))
     .filter((r) => r.full.startsWith(prefix) && (!args.query || r.full.slice(prefix.length).includes(args.query)))
     .sort((a, b) => (a.full < b.full ? -1 : a.full > b.full ? 1 : 0))
-    .map(({ full, sha }) => {
-      const branch = full.slice("refs/heads/".length);
-      const commit = repo.commits.get(sha);
-      return {
-        __typename: "Ref",
-        name: full.slice(prefix.length),
-        prefix,
-        target: { __typename: "Commit", oid: sha, committedDate: commit ? ts(commit.date) : null },
-        associatedPullRequests: served([...PAGE, "states"], (a: Page & { states?: string[] | null }) =>
-          connection(
-            pullsOf(repo, { headRefName: branch, states: a.states ?? null }).map((pr) => pullNode(ctx, repo, pr)),
-            a,
-          ),
-        ),
-      };
-    });
+    .map(({ full, sha }) => refNode(ctx, repo, full.slice("refs/heads/".length), sha, prefix));
+}
+
+/** A branch as a `Ref`, named without `prefix`; its pull requests are those with it as their head. */
+function refNode(ctx: GraphQLContext, repo: Repo, branch: string, sha: string, prefix: string): Node {
+  const commit = repo.commits.get(sha);
+  return {
+    __typename: "Ref",
+    name: `refs/heads/${branch}`.slice(prefix.length),
+    prefix,
+    target: { __typename: "Commit", oid: sha, committedDate: commit ? ts(commit.date) : null },
+    associatedPullRequests: served([...PAGE, "states"], (a: Page & { states?: string[] | null }) =>
+      connection(
+        pullsOf(repo, { headRefName: branch, states: a.states ?? null }).map((pr) => pullNode(ctx, repo, pr)),
+        a,
+      ),
+    ),
+  };
+}
+
+/** `Repository.ref(qualifiedName)`: `refs/heads/<branch>` first, then the short name, as GitHub matches; else null. */
+function refByName(ctx: GraphQLContext, repo: Repo, qualifiedName: string): Node | null {
+  const branch = qualifiedName.startsWith("refs/heads/") ? qualifiedName.slice("refs/heads/".length) : qualifiedName;
+  const sha = repo.branches.get(branch);
+  return sha === undefined ? null : refNode(ctx, repo, branch, sha, "refs/heads/");
 }
 
 type PullRequestsArgs = Page & {
