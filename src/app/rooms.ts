@@ -224,6 +224,7 @@ export function buildRooms(o: RoomOptions) {
     dryRun: env.dryRun,
     clock,
     log,
+    redeliveriesPerSweep: env.redeliveriesPerSweep,
     ...(o.reconcileEveryMs ? { reconcileEveryMs: o.reconcileEveryMs } : {}),
     ...(o.hooks?.afterLabelsRead ? { afterLabelsRead: o.hooks.afterLabelsRead } : {}),
   });
@@ -239,7 +240,7 @@ export function buildRooms(o: RoomOptions) {
     questions,
     reconcile: reconcile.schedule,
     deliveries,
-    deliveriesEveryMs: o.deliveriesEveryMs ?? 60_000,
+    deliveriesEveryMs: o.deliveriesEveryMs ?? env.deliveriesSweepSeconds * 1000,
     retention,
     installations,
     configs,

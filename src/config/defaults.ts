@@ -6,6 +6,10 @@
 
 /** The debounce window when ORCHESTRA_FLEET_DEBOUNCE_SECONDS is not set. */
 export const DEFAULT_FLEET_DEBOUNCE_MS = 30_000;
+/** How often GitHub's delivery log is read for deliveries that never arrived (ORCHESTRA_DELIVERIES_SWEEP_SECONDS). */
+export const DEFAULT_DELIVERIES_SWEEP_SECONDS = 60;
+/** Redeliveries asked of GitHub per sweep at most (ORCHESTRA_REDELIVERIES_PER_SWEEP). */
+export const DEFAULT_REDELIVERIES_PER_SWEEP = 50;
 
 export interface RetentionPolicy {
   /** Finished inbox rows (done, ignored): at least MIN_DELIVERIES_DAYS. */

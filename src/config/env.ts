@@ -4,13 +4,15 @@
  * value stops start-up with one line per setting that names it and says what
  * a valid value looks like.
  */
-import { createPrivateKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { maskUrl, SECRET_SETTING } from "../redact/redact.js";
 import { databaseUrlProblem } from "./database-url.js";
+import { normalizeKey, pem, whole } from "./env-fields.js";
 import {
+  DEFAULT_DELIVERIES_SWEEP_SECONDS,
   DEFAULT_FLEET_DEBOUNCE_MS,
+  DEFAULT_REDELIVERIES_PER_SWEEP,
   DEFAULT_RETENTION,
   GITHUB_REDELIVERY_DAYS,
   MIN_DELIVERIES_DAYS,
@@ -18,44 +20,6 @@ import {
 } from "./defaults.js";
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
-
-/** Probot accepts keys with escaped newlines (one-line env files); so do we. */
-function normalizeKey(key: string): string {
-  return key.includes("\\n") ? key.replace(/\\n/g, "\n") : key;
-}
-
-function readable(key: string): boolean {
-  try {
-    createPrivateKey(key);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const pem = z
-  .string()
-  .transform(normalizeKey)
-  .refine((k) => /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+-----END [A-Z ]*PRIVATE KEY-----/.test(k), {
-    message:
-      "must be a PEM private key (-----BEGIN RSA PRIVATE KEY----- ...), as downloaded from the App's settings page",
-    abort: true,
-  })
-  // A key cut short or pasted wrong passed the shape above, started, and failed every call to GitHub.
-  .refine(readable, {
-    message: "holds a PEM block that is not a readable private key (cut short, or pasted wrong?); download a new one",
-  });
-
-/** A whole number of `unit` between `min` and `max`, defaulting to `fallback`; `why` explains the minimum. */
-function whole(unit: string, min: number, max: number, fallback: number, why = "") {
-  return z
-    .string()
-    .regex(/^[0-9]+$/, `must be a whole number of ${unit}, e.g. ${fallback}`)
-    .transform(Number)
-    .refine((n) => n >= min, `must be at least ${min} ${min === 1 ? unit.replace(/s$/, "") : unit}${why}`)
-    .refine((n) => n <= max, `must be at most ${max} ${unit}`)
-    .default(fallback);
-}
 
 const schema = z.object({
   APP_ID: z
@@ -141,6 +105,14 @@ const schema = z.object({
     DEFAULT_FLEET_DEBOUNCE_MS / 1000,
     ": each window is at most one edit of a repository's fleet issue",
   ),
+  ORCHESTRA_DELIVERIES_SWEEP_SECONDS: whole(
+    "seconds",
+    10,
+    3_600,
+    DEFAULT_DELIVERIES_SWEEP_SECONDS,
+    ": each sweep reads GitHub's delivery log as the App",
+  ),
+  ORCHESTRA_REDELIVERIES_PER_SWEEP: whole("redeliveries", 1, 1_000, DEFAULT_REDELIVERIES_PER_SWEEP),
   ORCHESTRA_RETENTION_INTERVAL_MINUTES: whole(
     "minutes",
     0,
@@ -183,6 +155,12 @@ export interface Env {
    * fleet issue per window (ORCHESTRA_FLEET_DEBOUNCE_SECONDS).
    */
   fleetDebounceSeconds: number;
+  /**
+   * The pace of recovering deliveries GitHub could not deliver: a sweep of its delivery log every so many seconds
+   * (ORCHESTRA_DELIVERIES_SWEEP_SECONDS), asking for at most so many redeliveries (ORCHESTRA_REDELIVERIES_PER_SWEEP).
+   */
+  deliveriesSweepSeconds: number;
+  redeliveriesPerSweep: number;
   /** Bearer token `/metrics` requires (ORCHESTRA_METRICS_TOKEN); undefined serves it to anyone who reaches the port. */
   metricsToken: string | undefined;
   /** Present when the App is registered; absent means Probot's setup page runs. */
@@ -288,6 +266,8 @@ export function parseEnv(
     retention,
     retryWindowHours: e.ORCHESTRA_RETRY_WINDOW_HOURS,
     fleetDebounceSeconds: e.ORCHESTRA_FLEET_DEBOUNCE_SECONDS,
+    deliveriesSweepSeconds: e.ORCHESTRA_DELIVERIES_SWEEP_SECONDS,
+    redeliveriesPerSweep: e.ORCHESTRA_REDELIVERIES_PER_SWEEP,
     metricsToken: e.ORCHESTRA_METRICS_TOKEN,
     credentials,
   };

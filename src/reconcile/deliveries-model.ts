@@ -3,6 +3,7 @@
  * sweep (src/reconcile/deliveries.ts) reads, writes and answers.
  */
 import type { Logger } from "pino";
+import { DEFAULT_REDELIVERIES_PER_SWEEP } from "../config/defaults.js";
 import type { ReconcileQueries } from "./queries.js";
 import type { AppHooks, HookDelivery } from "../github/app-hooks.js";
 
@@ -20,7 +21,11 @@ export interface DeliveriesLimits {
   /** Failed guids held at once; reading pauses (and resumes from its cursor) beyond it. */
   pending: number;
 }
-export const DEFAULT_LIMITS: DeliveriesLimits = { pages: 10, redeliveries: 50, pending: 2_000 };
+export const DEFAULT_LIMITS: DeliveriesLimits = {
+  pages: 10,
+  redeliveries: DEFAULT_REDELIVERIES_PER_SWEEP,
+  pending: 2_000,
+};
 
 export interface DeliveriesReport {
   /** Delivery attempts read from the listing. */

@@ -34,12 +34,21 @@ export interface ReconcileRoomDeps {
   clock: { now(): Date };
   log: Logger;
   reconcileEveryMs?: number;
+  /** Redeliveries asked of GitHub per missed-deliveries sweep (default 50). */
+  redeliveriesPerSweep?: number;
   afterLabelsRead?: ReconcileDeps["afterLabelsRead"];
 }
 
 export function reconcileRoom(d: ReconcileRoomDeps) {
   const { queries, clock, log } = d;
-  const deliveries = new MissedDeliveries({ queries, hooks: octokitAppHooks(d.appAuth), clock, log, dryRun: d.dryRun });
+  const deliveries = new MissedDeliveries({
+    queries,
+    hooks: octokitAppHooks(d.appAuth),
+    clock,
+    log,
+    dryRun: d.dryRun,
+    ...(d.redeliveriesPerSweep ? { limits: { redeliveries: d.redeliveriesPerSweep } } : {}),
+  });
   const streaks = new FailureStreaks(queries, clock, log);
   const reconciler = new Reconciler({
     queries,

@@ -102,6 +102,24 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(await tasks()).toBe(1);
   });
 
+  test("the pace is the operator's: ORCHESTRA_DELIVERIES_SWEEP_SECONDS between sweeps, ORCHESTRA_REDELIVERIES_PER_SWEEP asked in each", async () => {
+    await start({ ORCHESTRA_DELIVERIES_SWEEP_SECONDS: "20", ORCHESTRA_REDELIVERIES_PER_SWEEP: "2" });
+    const guids = [11, 12, 13].map((n) => missedQueueLabel(n));
+
+    const first = await sweepLater(20_000);
+    expect(first.report.counts).toMatchObject({ missing: 3, redelivered: 2, deferred: 1, errors: 0 });
+    // Within the 20 s nothing is read again; at 20 s the one left is asked for.
+    const reports = () => rig.app.database.db.sweepReport.count({ where: { kind: "deliveries" } });
+    const before = await reports();
+    await sweepLater(10_000);
+    expect({ reports: await reports(), asked: asked() }).toEqual({ reports: before, asked: 2 });
+    const second = await sweepLater(10_000);
+    expect(second.report.counts).toMatchObject({ redelivered: 1, deferred: 0 });
+    for (const guid of guids) await processed(guid);
+    expect(asked()).toBe(3);
+    expect(await tasks()).toBe(3);
+  });
+
   test("a guid is asked for at most once an hour; waiting() names its installation until it is recovered", async () => {
     await start();
     const nowhere = `http://127.0.0.1:${await freePort()}/api/github/webhooks`;
