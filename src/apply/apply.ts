@@ -237,7 +237,7 @@ export function stepsOf(
         e.at ?? now,
         input.dryRun,
         now,
-        laneOf(e.kind),
+        laneOf(e),
         e.coalesce ?? null,
       ]),
     });

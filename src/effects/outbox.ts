@@ -7,7 +7,7 @@
 import type { Database } from "../store/db.js";
 import { atomically, StepRefused, type Step } from "../store/sql.js";
 import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
-import type { EffectKind, EffectSpec } from "../machine/effects.js";
+import { OWNERSHIP_LANE, type EffectKind, type EffectSpec } from "../machine/effects.js";
 import type { Effect } from "../store/generated/sqlite/client.js";
 import type { OutboxQueries } from "./queries.js";
 
@@ -32,6 +32,8 @@ export interface OutboxEffect {
   errors: ErrorEntry[];
   /** Effects sharing it are interchangeable: the newest does what the older would (machine/effects.ts). */
   coalesceKey: string | null;
+  /** Its lane's rank (machine/effects.ts, LANES). */
+  lane: number;
   /** Set at the claim: another effect of its lane was due behind it in its installation. */
   laneBusy?: boolean;
 }
@@ -73,6 +75,7 @@ function parsed(row: Effect): OutboxEffect {
     createdAt: row.createdAt,
     errors: parseRing(row.errors),
     coalesceKey: row.coalesceKey,
+    lane: row.lane,
   };
 }
 
@@ -225,6 +228,8 @@ export class Outbox {
       countAttempt: false,
       maybeSent: false,
       behind: now,
+      // An interlock whose label is on: what it replaces is ownership, behind the other claims' interlocks.
+      ...(e.lane < OWNERSHIP_LANE ? { lane: OWNERSHIP_LANE } : {}),
     });
   }
 

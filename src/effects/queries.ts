@@ -31,7 +31,7 @@ export interface OutboxQueries {
     owner: string,
     at: Date,
     errors: string,
-    opts: { countAttempt: boolean; maybeSent: boolean; behind?: Date },
+    opts: { countAttempt: boolean; maybeSent: boolean; behind?: Date; lane?: number },
   ): Promise<void>;
   /** The number of pending effects dropped. */
   dropPendingEffects(where: { installationId: number } | { repo: string }, why: string, now: Date): Promise<number>;
@@ -148,6 +148,7 @@ export function effectsQueries(db: Db): EffectsQueries {
           ...(opts.countAttempt ? {} : { attempts: { decrement: 1 } }),
           ...(opts.maybeSent ? { maybeSent: true } : {}),
           ...(opts.behind ? { createdAt: opts.behind } : {}),
+          ...(opts.lane !== undefined ? { lane: opts.lane } : {}),
         },
       });
     },

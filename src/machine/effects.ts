@@ -73,19 +73,25 @@ export type EffectSpec = {
      * dropped as superseded (src/effects/lanes.ts).
      */
     coalesce?: string;
+    /** A lane other than its kind's (EFFECT_LANES): a claim's interlock label goes in "interlock". */
+    lane?: Lane;
   };
 }[EffectKind];
 
 /**
  * The executor's lanes, first served first within an installation's pace:
- * what makes GitHub tell the truth about who owns a task, then what people
- * (or a task) wait for, then housekeeping.
+ * a claim's interlock label (`agent:in-progress`: from then on GitHub says
+ * the issue is taken), then the rest of what makes GitHub tell the truth
+ * about who owns a task (the labels a claim replaces, a finished task's
+ * label), then what people (or a task) wait for, then housekeeping. When
+ * claims come faster than GitHub's pace lets their labels out, every
+ * interlock still goes before any other write.
  */
-export const LANES = ["ownership", "waited-for", "housekeeping"] as const;
+export const LANES = ["interlock", "ownership", "waited-for", "housekeeping"] as const;
 export type Lane = (typeof LANES)[number];
 
 export const EFFECT_LANES: { readonly [K in EffectKind]: Lane } = {
-  // The interlock label of a claim and a finished task's label removal.
+  // A finished task's label, and what a claim's interlock replaces (the interlock itself: `lane: "interlock"`).
   label: "ownership",
   "remove-label": "ownership",
   // A finished run's tokens: no label waits behind them, and they go before any housekeeping.
@@ -104,9 +110,12 @@ export const EFFECT_LANES: { readonly [K in EffectKind]: Lane } = {
 };
 
 /** The lane's rank, as stored with the effect (`Effect.lane`): 0 first. */
-export function laneOf(kind: EffectKind): number {
-  return LANES.indexOf(EFFECT_LANES[kind]);
+export function laneOf(e: EffectKind | Pick<EffectSpec, "kind" | "lane">): number {
+  return typeof e === "string" ? LANES.indexOf(EFFECT_LANES[e]) : LANES.indexOf(e.lane ?? EFFECT_LANES[e.kind]);
 }
+
+/** Where an interlock effect goes once its label is on and what it replaces is left to do. */
+export const OWNERSHIP_LANE = LANES.indexOf("ownership");
 
 export function effect<K extends EffectKind>(
   kind: K,

@@ -64,6 +64,39 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(deleted).toHaveLength(STALE);
   }, 240_000);
 
+  test("a claim made while finished tasks' label removals wait: its interlock is the next write", async () => {
+    rig = await startRig({ provider, effects: { start: false } });
+    const now = rig.clock.now();
+    // Ownership writes already waiting, as finished tasks leave them when claims outrun GitHub's pace.
+    const finished = [11, 12, 13, 14, 15];
+    for (const issue of finished)
+      rig.fake.state.addIssue(REPO, { number: issue, title: `Done ${issue}`, labels: ["agent:review"], user: "alice" });
+    await rig.app.database.db.effect.createMany({
+      data: finished.map((issue) => ({
+        id: randomUUID(),
+        key: `remove-label:done-${issue}`,
+        installationId: INSTALLATION,
+        repo: REPO,
+        kind: "remove-label",
+        payload: JSON.stringify({ issue, label: "agent:review" }),
+        state: "pending",
+        nextAttemptAt: now,
+        createdAt: now,
+        lane: laneOf("remove-label"),
+      })),
+    });
+    await rig.queue(1);
+    expect((await (await rig.worker()).claim()).status).toBe(200);
+
+    rig.startEffects();
+    await rig.settle();
+    const labelWrites = rig.fake.requests.filter((r) => r.method !== "GET" && /\/issues\/\d+\/labels/.test(r.path));
+    expect(labelWrites[0]).toMatchObject({ method: "POST", body: { labels: ["agent:in-progress"] } });
+    expect(labelWrites[0]!.path).toMatch(/\/issues\/1\/labels$/);
+    expect(rig.labels(1)).toEqual(["agent:in-progress"]);
+    for (const issue of finished) expect(rig.labels(issue)).toEqual([]);
+  });
+
   test("three claims at once: the three interlock labels go out before any queued label comes off", async () => {
     rig = await startRig({ provider, effects: { start: false } });
     for (const n of [1, 2, 3]) await rig.queue(n);

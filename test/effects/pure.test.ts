@@ -75,23 +75,23 @@ describe("how many attempts a deterministic failure of an effect gets before it 
 });
 
 const LANE_OF = [
-  ["label", 0],
-  ["remove-label", 0],
-  ["revoke-credentials", 1],
-  ["comment", 1],
-  ["reaction", 1],
-  ["create-pull", 1],
-  ["dispatch", 1],
-  ["rerun-failed-jobs", 1],
-  ["rerequest-check-suite", 1],
-  ["update-branch", 1],
-  ["check-run", 2],
-  ["delete-branch", 2],
-  ["delete-merged-branch", 2],
-  ["fleet-issue", 2],
+  ["label", 1],
+  ["remove-label", 1],
+  ["revoke-credentials", 2],
+  ["comment", 2],
+  ["reaction", 2],
+  ["create-pull", 2],
+  ["dispatch", 2],
+  ["rerun-failed-jobs", 2],
+  ["rerequest-check-suite", 2],
+  ["update-branch", 2],
+  ["check-run", 3],
+  ["delete-branch", 3],
+  ["delete-merged-branch", 3],
+  ["fleet-issue", 3],
 ] as const;
 
-describe("the executor's lanes: ownership first, then what people wait for, then housekeeping", () => {
+describe("the executor's lanes: a claim's interlock, then ownership, then what people wait for, then housekeeping", () => {
   test.each(LANE_OF)("%s → lane %i", (kind, lane) => expect(laneOf(kind)).toBe(lane));
   test("the table names every kind the executor performs", () =>
     expect(LANE_OF.map(([kind]) => kind).sort()).toEqual(Object.keys(PERFORMERS).sort()));

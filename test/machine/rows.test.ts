@@ -8,6 +8,7 @@ import type { TaskEvent } from "../../src/machine/events.js";
 import { contextIn, exampleRun, NOW } from "../../src/machine/examples.js";
 import type { State } from "../../src/machine/model.js";
 import { decide } from "../../src/machine/table.js";
+import { LANES, laneOf } from "../../src/machine/effects.js";
 import type { Verdict } from "../../src/outcomes/classify.js";
 
 function config(doc: unknown = {}): RepoConfig {
@@ -151,6 +152,29 @@ describe("claims", () => {
       task: { attempt: 3, runId: "r9", leaseEpoch: "e9", workerId: "w" },
     });
     expect(kinds(d)).toEqual(["label"]);
+    // The interlock label goes before every other write of the installation.
+    expect(d.effects.map((e) => [e.kind, laneOf(e)])).toEqual([["label", LANES.indexOf("interlock")]]);
+  });
+  test("the repository's own in-progress label is the interlock; the label of a task leaving claimed is ownership", () => {
+    const labels = config({ labels: { inProgress: "bot:working" } });
+    const claim = applied(
+      decide(ctx("queued", { config: labels }), {
+        kind: "claim",
+        mode: "worker",
+        runId: "r9",
+        leaseEpoch: "e9",
+        workerId: "w",
+      }),
+    );
+    expect(claim.effects.map((e) => [e.payload, laneOf(e)])).toEqual([
+      [expect.objectContaining({ label: "bot:working" }), LANES.indexOf("interlock")],
+    ]);
+    const closed = applied(
+      decide(ctx("claimed", { config: labels }), { kind: "issue-closed", actor: "alice", completed: false }),
+    );
+    expect(closed.effects.filter((e) => e.kind === "label").map((e) => laneOf(e))).toEqual([
+      LANES.indexOf("ownership"),
+    ]);
   });
   test.each([
     ["backing off", { task: { backoffUntil: new Date(NOW.getTime() + 1000) } }, "worker", "backing-off"],

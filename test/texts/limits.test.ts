@@ -1,3 +1,4 @@
+import { laneOf } from "../../src/machine/effects.js";
 /**
  * Text cut to GitHub's limits: a table of shapes (plain, code block, details,
  * surrogate pairs at the cut, exact lengths), every comment and check run
@@ -151,6 +152,7 @@ describe("the performers cut what they send", () => {
     createdAt: new Date(),
     errors: [],
     coalesceKey: null,
+    lane: laneOf(kind),
   });
   const HEAD = "a".repeat(40);
   let github: MemoryGitHub;

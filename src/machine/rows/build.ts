@@ -62,6 +62,7 @@ export function labelEffect(ctx: Context, taskId: string, version: number, label
   return {
     ...effect("label", `label:${taskId}:v${version}`, { issue: ctx.subject.issue, label, others }),
     coalesce: `label:${taskId}`,
+    ...(label !== null && label === labelsOf(ctx).inProgress ? { lane: "interlock" as const } : {}),
   };
 }
 
