@@ -47,6 +47,8 @@ export interface MergeFact {
   mergeSha: string;
   headSha: string;
   mergedAt: Date;
+  /** GitHub's delivery of the merge said the repository deletes merged branches itself; absent: not known. */
+  deletesBranch?: true;
 }
 
 export interface IssueFact {

@@ -64,6 +64,7 @@ export class PullHandlers {
         mergeSha: pr.merge_commit_sha ?? "",
         headSha: pr.head.sha,
         mergedAt: pr.merged_at ? new Date(pr.merged_at) : this.deps.clock.now(),
+        ...(pr.base.repo.delete_branch_on_merge === true ? { deletesBranch: true as const } : {}),
       };
       await this.deps.tasks.raise({ taskId: task.id }, { kind: "pr-merged", merge });
       return;

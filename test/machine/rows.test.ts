@@ -401,4 +401,22 @@ describe("merges", () => {
     );
     expect(d.receipt).toMatchObject({ runId: "r0", prNumber: 7 });
   });
+  test.each([
+    [
+      "the repository keeps merged branches",
+      {},
+      [["delete-merged-branch", { branch: "agent/7-x", pr: 7, headSha: "h" }]],
+    ],
+    ["GitHub's delivery says the repository deletes them itself", { deletesBranch: true as const }, []],
+  ])("%s: the submitted branch's delete", (_name, fact, deletes) => {
+    const submitter = { ...exampleRun("review"), id: "r0", attempt: 1, prNumber: 7, branch: "agent/7-x" };
+    const d = applied(
+      decide(ctx("review", { runs: [submitter] }), {
+        kind: "pr-merged",
+        merge: { prNumber: 7, mergeSha: "m", headSha: "h", mergedAt: NOW, ...fact },
+      }),
+    );
+    expect(d.to).toBe("done");
+    expect(d.effects.filter((e) => e.kind === "delete-merged-branch").map((e) => [e.kind, e.payload])).toEqual(deletes);
+  });
 });

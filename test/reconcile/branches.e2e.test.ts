@@ -70,13 +70,15 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
   });
 
-  test("a repository that deletes merged branches itself is left to it", async () => {
+  test("a repository that deletes merged branches itself (its merge delivery says so) is left to it", async () => {
     rig = await startRig({ provider });
     rig.fake.state.repo(REPO).deleteBranchOnMerge = true;
     const merged = await mergedTask(5);
     expect(branches().has(merged.branch)).toBe(false);
     expect(deletes()).toEqual([]);
-    expect(await effectOf(merged.taskId)).toMatchObject({ state: "done", note: "the branch was already gone" });
+    // GitHub's delivery of the merge said so: no delete is recorded, and GitHub is not asked about the branch.
+    expect(await effectOf(merged.taskId)).toBeUndefined();
+    expect(rig.fake.requests.filter((r) => r.graphql?.operationName === "MergedBranch")).toEqual([]);
   });
 
   test("agent branches with no task, pull request or recent commit are listed as stale and never deleted", async () => {

@@ -24,6 +24,12 @@ const BUDGET = 12;
  */
 const INSTALLATION_REST_BUDGET = 10;
 
+/**
+ * Where the repository deletes merged branches itself (its "Automatically delete head branches" setting, which
+ * GitHub's delivery of the merge shows), the branch is left to GitHub: no guard query, no delete.
+ */
+const AUTO_DELETE_BUDGET = 10;
+
 /** Calls outside the installation's REST limit: the App's JWT routes, and GraphQL. */
 const outsideRestLimit = (r: RecordedRequest) => r.path.startsWith("/app/") || r.graphql !== undefined;
 
@@ -88,6 +94,24 @@ describe.each(providers)("GitHub calls for one task on %s", (provider) => {
       throw new Error(
         `${rest.total} calls on the installation's REST limit, budget ${INSTALLATION_REST_BUDGET}:\n${rest.table}`,
       );
+    rig.fake.assertNoViolations();
+  });
+
+  test(`in a repository that deletes merged branches itself, the whole task costs at most ${AUTO_DELETE_BUDGET} calls`, async () => {
+    rig = await startLoop({ provider });
+    rig.fake.state.repo(REPO).deleteBranchOnMerge = true;
+    await happyPath(1);
+    const from = rig.fake.requests.length;
+    await happyPath(10);
+
+    const calls = byRoute(rig.fake.requests.slice(from));
+    if (calls.total > AUTO_DELETE_BUDGET)
+      throw new Error(`${calls.total} GitHub calls, budget ${AUTO_DELETE_BUDGET}:\n${calls.table}`);
+    // GitHub deleted the branch at the merge; Orchestra neither read nor deleted it.
+    expect(calls.table).not.toMatch(/git\/refs|MergedBranch/);
+    const { branch } = ((await rig.task(10)) as { task: { branch: string } }).task;
+    expect(branch).toMatch(/issue-10$/);
+    expect(rig.fake.state.repo(REPO).branches.has(branch)).toBe(false);
     rig.fake.assertNoViolations();
   });
 });

@@ -81,8 +81,9 @@ function merged(ctx: Context, e: EventOf<"pr-merged">): Decision {
   const m = e.merge;
   const submitter = [...ctx.runs].reverse().find((r) => r.prNumber === m.prNumber) ?? null;
   const live = ctx.run && ctx.run.id === task.runId && ctx.run.state === "live" ? ctx.run : null;
-  // The task's branch has done its job; the executor deletes it only while it is still at the merged head.
-  const branch = submitter?.branch ?? null;
+  // The task's branch has done its job; the executor deletes it only while it is still at the merged head, and
+  // not at all where GitHub's delivery of the merge says the repository deletes merged branches itself.
+  const branch = m.deletesBranch ? null : (submitter?.branch ?? null);
   return move(ctx, "done", {
     summary: `pull request #${m.prNumber} merged: done`,
     ...(branch
