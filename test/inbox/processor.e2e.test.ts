@@ -188,7 +188,8 @@ if (providers.includes("postgresql")) {
       const handledBy = new Map<string, string[]>();
       const handler = (who: string) => async (d: ClaimedDelivery) => {
         handledBy.set(d.deliveryId, [...(handledBy.get(d.deliveryId) ?? []), who]);
-        await new Promise((r) => setTimeout(r, Math.random() * 4));
+        // Yield a few turns of the event loop, so the two replicas' claims interleave; no clock involved.
+        for (let turns = Math.floor(Math.random() * 4); turns > 0; turns--) await new Promise(setImmediate);
         return "done" as const;
       };
       const pa = new Processor(new Inbox(inboxQueries(a.db), a), handler("a"), quiet, {
