@@ -5,9 +5,11 @@
  * still waiting to be processed, when that delivery shows the run's branch in the task's repository at the head
  * the worker pushed. It waits briefly for one (a delivery on its way); when none comes, the caller reads GitHub.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { toPull, type RawPull } from "../github/mappers.js";
 import type { PullInfo } from "../github/port.js";
 import type { InboxQueries } from "./queries.js";
+import { subjectKey } from "./task-key.js";
 
 export interface PullExpectation {
   repo: string;
@@ -27,8 +29,6 @@ export interface PullEvidenceOptions {
   /** How often the inbox is looked at meanwhile (default 100 ms). */
   pollMs?: number;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The pull request a stored delivery's body shows, when it shows the expected head; else null. */
 export function pullShown(payload: string, expect: PullExpectation): PullInfo | null {
@@ -50,7 +50,7 @@ export function pullEvidence(
   const waitMs = opts.waitMs ?? 3_000;
   const pollMs = opts.pollMs ?? 100;
   return async (installationId, number, expect) => {
-    const taskKey = `${installationId}/${expect.repo}#${number}`;
+    const taskKey = subjectKey(String(installationId), expect.repo, number);
     const started = performance.now();
     for (;;) {
       const payload = await queries.newestPayload(taskKey, "pull_request");

@@ -36,10 +36,14 @@ export function installationIdOf(payload: Obj): string | undefined {
   return id === undefined ? undefined : String(id);
 }
 
+/** The key of an issue or pull request (`number`), or of its repository as a whole. */
+export function subjectKey(installationId: string, repo: string, number?: number): string {
+  return number === undefined ? `${installationId}/${repo}` : `${installationId}/${repo}#${number}`;
+}
+
 export function taskKeyOf(payload: Obj): string {
   const inst = installationIdOf(payload) ?? "-";
   const repo = obj(payload["repository"])?.["full_name"];
   if (typeof repo !== "string") return inst;
-  const n = subjectNumber(payload);
-  return n === undefined ? `${inst}/${repo}` : `${inst}/${repo}#${n}`;
+  return subjectKey(inst, repo, subjectNumber(payload));
 }
