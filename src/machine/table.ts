@@ -11,7 +11,8 @@ import { claim, dispatched, dispatchRefused, sweepFailed } from "./rows/runs.js"
 import { heartbeat, leaseExpired, leaseStalled, runReleased, workerRevoked } from "./rows/leases.js";
 import { runExited } from "./rows/exits.js";
 import { blockersRead, breakerOpened } from "./rows/schedule.js";
-import { branchKept, prPublished, publishRefused, runClassified } from "./rows/recoveries.js";
+import { runClassified } from "./rows/recoveries.js";
+import { branchKept, prPublished, publishRefused } from "./rows/recovery-outcomes.js";
 import { labelUntrusted } from "./rows/labels.js";
 import { configInvalid, issueClosed, queueLabel, queueLabelRemoved, queueLabelUntrusted } from "./rows/queue.js";
 import { branchPushed, branchRewritten } from "./rows/branches.js";
