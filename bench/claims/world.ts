@@ -8,7 +8,10 @@ import pg from "pg";
 import { startFakeGitHub, type FakeGitHub } from "../../test/fake-github/index.js";
 import { openDatabase, redact, type Database } from "../../src/store/db.js";
 import { migrate } from "../../src/store/migrate.js";
-import { parseRepoConfig } from "../../src/config/repo.js";
+import { parseRepoConfig, type ConfigResult } from "../../src/config/repo.js";
+import { gateColumns } from "../../src/gates/repos.js";
+import { candidateSql } from "../../src/claims/candidates.js";
+import { select } from "../../src/store/sql.js";
 
 export const INSTALLATION = 1;
 export const OWNER = "acme";
@@ -24,9 +27,10 @@ export const CONFIG_YAML = `limits:\n${Object.entries(LIMITS)
   .map(([k, v]) => `  ${k}: ${v}\n`)
   .join("")}`;
 
-export function checkConfig(): void {
+export function checkConfig(): ConfigResult {
   const r = parseRepoConfig({ limits: LIMITS });
   if (!r.ok) throw new Error(`the bench's .github/orchestra.yml is not valid for this build: ${r.problems.join("; ")}`);
+  return r;
 }
 
 export interface Layout {
@@ -110,12 +114,28 @@ export async function freshDatabase(dir: string, pgUrl: string | null): Promise<
 
 const BATCH = 1000;
 
-/** Migrates and inserts `tasks` queued rows matching the fake's issues. */
+/**
+ * Migrates and inserts what the queue-label webhooks would have left: each
+ * repository's row with the gates of its configuration (the columns
+ * `RepoGates.record` writes when the configuration is read), and `tasks`
+ * queued rows matching the fake's issues, their blockers read (none open).
+ */
 export async function seed(url: string, l: Layout, progress: (line: string) => void): Promise<void> {
   const database = await openDatabase(url);
   try {
     await migrate(database);
     const now = Date.now();
+    const gates = gateColumns(checkConfig());
+    await database.db.repo.createMany({
+      data: Array.from({ length: l.repos }, (_, i) => ({
+        id: repoName(i),
+        installationId: INSTALLATION,
+        owner: OWNER,
+        ...gates,
+        configAt: new Date(now),
+        updatedAt: new Date(now),
+      })),
+    });
     const firstQueued = now - l.tasks * 10 - 60_000;
     for (let from = 0; from < l.tasks; from += BATCH) {
       const data = [];
@@ -134,6 +154,7 @@ export async function seed(url: string, l: Layout, progress: (line: string) => v
           queuedAt: new Date(firstQueued + k * 10),
           branch: `agent/issue-${issue}`,
           label: QUEUED,
+          blockersAt: new Date(now),
           createdAt: new Date(now),
           updatedAt: new Date(now),
         });
@@ -158,33 +179,30 @@ export interface Plan {
   fullScanSort: boolean;
 }
 
-// The candidate query of Claims.claim (a worker with no repository list).
-const CANDIDATES =
-  `SELECT * FROM "Task" WHERE "state" = 'queued' AND ("backoffUntil" IS NULL OR "backoffUntil" <= $NOW) ` +
-  `ORDER BY "priority" ASC, "queuedAt" ASC LIMIT 25`;
-
+/** The plan of the query `Claims.claim` runs for a worker with no repository list (the service's own SQL). */
 export async function explainCandidates(url: string): Promise<Plan> {
   return withDatabase(url, async (database) => {
+    const q = candidateSql(INSTALLATION, { mode: "worker", now: new Date(), repos: null, skip: [], limit: 25 });
     if (database.provider === "sqlite") {
-      const rows = await database.db.$queryRawUnsafe<{ detail: string }[]>(
-        `EXPLAIN QUERY PLAN ${CANDIDATES.replace("$NOW", "?")}`,
-        new Date(),
-      );
-      const lines = rows.map((r) => r.detail);
-      const key = lines.find((l) => /\bTask\b/.test(l)) ?? lines[0] ?? "";
+      const rows = await select(database, `EXPLAIN QUERY PLAN ${q.sql}`, q.args);
+      const lines = rows.map((r) => String(r["detail"]));
+      const key =
+        lines.find((l) => /\bTask\b.*\bt\b|\bTask AS t\b/.test(l)) ?? lines.find((l) => /\bTask\b/.test(l)) ?? "";
       return {
         lines,
         key,
-        fullScanSort: lines.some((l) => /^SCAN\b/.test(l)) && lines.some((l) => /TEMP B-TREE/.test(l)),
+        fullScanSort:
+          lines.some((l) => /^SCAN (Task AS )?t\b/.test(l)) && lines.some((l) => /TEMP B-TREE FOR ORDER BY/.test(l)),
       };
     }
-    const rows = await database.db.$queryRawUnsafe<Record<string, string>[]>(
-      `EXPLAIN ${CANDIDATES.replace("$NOW", "$1::timestamp(3)")}`,
-      new Date(),
-    );
-    const lines = rows.map((r) => Object.values(r)[0] ?? "");
-    const key = lines.find((l) => /Scan/.test(l)) ?? lines[0] ?? "";
-    return { lines, key, fullScanSort: lines.some((l) => /Seq Scan/.test(l)) && lines.some((l) => /\bSort\b/.test(l)) };
+    const rows = await select(database, `EXPLAIN ${q.sql}`, q.args);
+    const lines = rows.map((r) => String(Object.values(r)[0] ?? ""));
+    const key = lines.find((l) => /Scan .* on "?Task"? t\b/.test(l)) ?? lines.find((l) => /Scan/.test(l)) ?? "";
+    return {
+      lines,
+      key: key.trim(),
+      fullScanSort: lines.some((l) => /Seq Scan on "?Task"? t\b/.test(l)) && lines.some((l) => /\bSort\b/.test(l)),
+    };
   });
 }
 

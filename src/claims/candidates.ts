@@ -54,16 +54,8 @@ export async function installationsInTurn(
   return ids.sort((a, b) => (live.get(a) ?? 0) - (live.get(b) ?? 0) || tie.get(a)! - tie.get(b)!);
 }
 
-/**
- * One installation's claimable tasks, best first. The live-lease limits are
- * counted in the query (the claim's transaction checks them again, exactly).
- */
-export async function candidates(
-  database: Pick<Database, "raw" | "provider">,
-  installationId: number,
-  q: CandidateQuery,
-): Promise<Task[]> {
-  if (q.repos && q.repos.length === 0) return [];
+/** The candidate query's SQL and arguments (the benchmark explains the very query the claims run). */
+export function candidateSql(installationId: number, q: CandidateQuery): { sql: string; args: unknown[] } {
   // The repositories with room whose gates are open, computed once per query
   // (a small set); the walk over queued tasks then tests membership from the
   // index alone, so a repository full of queued work costs an index entry per
@@ -79,27 +71,23 @@ export async function candidates(
     `COALESCE(lr."n", 0) < r."maxPerRepo"`,
     `COALESCE(lo."n", 0) < r."maxPerOrg"`,
   ];
-  const args: unknown[] = [installationId, q.now, EVERYWHERE];
   const where = [
     `t."state" = 'queued'`,
     `t."installationId" = ?`,
     `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" ` +
       `LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`,
-  ];
-  const whereArgs: unknown[] = [installationId, ...args];
-  where.push(
     `t."blockedBy" IS NULL`,
     `t."blockersAt" IS NOT NULL`,
     `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`,
-  );
-  whereArgs.push(q.now);
+  ];
+  const args: unknown[] = [installationId, installationId, q.now, EVERYWHERE, q.now];
   if (q.repos) {
     where.push(`t."repo" IN (${marks(q.repos.length)})`);
-    whereArgs.push(...q.repos);
+    args.push(...q.repos);
   }
   if (q.skip.length) {
     where.push(`t."id" NOT IN (${marks(q.skip.length)})`);
-    whereArgs.push(...q.skip);
+    args.push(...q.skip);
   }
   const sql = [
     `WITH lr AS (SELECT "repo", COUNT(*) AS "n" FROM "Task" WHERE "state" = 'claimed' GROUP BY "repo"),`,
@@ -108,6 +96,20 @@ export async function candidates(
     `SELECT t.* FROM "Task" t WHERE ${where.join(" AND ")}`,
     `ORDER BY t."priority", t."queuedAt" LIMIT ${Math.max(1, Math.floor(q.limit))}`,
   ].join(" ");
-  const rows = await select(database, sql, whereArgs);
+  return { sql, args };
+}
+
+/**
+ * One installation's claimable tasks, best first. The live-lease limits are
+ * counted in the query (the claim's transaction checks them again, exactly).
+ */
+export async function candidates(
+  database: Pick<Database, "raw" | "provider">,
+  installationId: number,
+  q: CandidateQuery,
+): Promise<Task[]> {
+  if (q.repos && q.repos.length === 0) return [];
+  const { sql, args } = candidateSql(installationId, q);
+  const rows = await select(database, sql, args);
   return rows.map(taskFromSql);
 }
