@@ -175,14 +175,24 @@ export async function seed(url: string, l: Layout, progress: (line: string) => v
 export interface Plan {
   lines: string[];
   key: string;
-  /** The plan reads every row and sorts them: the claim does not stay indexed. */
+  /**
+   * The plan sorts the candidates instead of walking the queue's index in
+   * order: it reads every claimable row before it can answer, so a claim's
+   * cost grows with the queue.
+   */
   fullScanSort: boolean;
 }
 
 /** The plan of the query `Claims.claim` runs for a worker with no repository list (the service's own SQL). */
 export async function explainCandidates(url: string): Promise<Plan> {
   return withDatabase(url, async (database) => {
-    const q = candidateSql(INSTALLATION, { mode: "worker", now: new Date(), repos: null, skip: [], limit: 25 });
+    const q = candidateSql(database.provider, INSTALLATION, {
+      mode: "worker",
+      now: new Date(),
+      repos: null,
+      skip: [],
+      limit: 25,
+    });
     if (database.provider === "sqlite") {
       const rows = await select(database, `EXPLAIN QUERY PLAN ${q.sql}`, q.args);
       const lines = rows.map((r) => String(r["detail"]));
@@ -191,8 +201,7 @@ export async function explainCandidates(url: string): Promise<Plan> {
       return {
         lines,
         key,
-        fullScanSort:
-          lines.some((l) => /^SCAN (Task AS )?t\b/.test(l)) && lines.some((l) => /TEMP B-TREE FOR ORDER BY/.test(l)),
+        fullScanSort: lines.some((l) => /TEMP B-TREE FOR ORDER BY/.test(l)),
       };
     }
     const rows = await select(database, `EXPLAIN ${q.sql}`, q.args);
@@ -201,7 +210,7 @@ export async function explainCandidates(url: string): Promise<Plan> {
     return {
       lines,
       key: key.trim(),
-      fullScanSort: lines.some((l) => /Seq Scan on "?Task"? t\b/.test(l)) && lines.some((l) => /\bSort\b/.test(l)),
+      fullScanSort: lines.some((l) => /Sort Key: t\.priority/.test(l)),
     };
   });
 }

@@ -55,7 +55,11 @@ export async function installationsInTurn(
 }
 
 /** The candidate query's SQL and arguments (the benchmark explains the very query the claims run). */
-export function candidateSql(installationId: number, q: CandidateQuery): { sql: string; args: unknown[] } {
+export function candidateSql(
+  provider: Database["provider"],
+  installationId: number,
+  q: CandidateQuery,
+): { sql: string; args: unknown[] } {
   // The repositories with room whose gates are open, computed once per query
   // (a small set); the walk over queued tasks then tests membership from the
   // index alone, so a repository full of queued work costs an index entry per
@@ -71,11 +75,17 @@ export function candidateSql(installationId: number, q: CandidateQuery): { sql: 
     `COALESCE(lr."n", 0) < r."maxPerRepo"`,
     `COALESCE(lo."n", 0) < r."maxPerOrg"`,
   ];
+  const openRepos =
+    `SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" ` +
+    `LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")}`;
   const where = [
     `t."state" = 'queued'`,
     `t."installationId" = ?`,
-    `t."repo" IN (SELECT r."id" FROM "Repo" r LEFT JOIN lr ON lr."repo" = r."id" ` +
-      `LEFT JOIN lo ON lo."owner" = r."owner" WHERE ${open.join(" AND ")})`,
+    // PostgreSQL estimates the open set at one row and would then read every
+    // queued task of every open repository and sort them (35 ms at 10,000
+    // queued); as an array computed once it walks the queue's index in order
+    // and stops at the limit (1 ms). SQLite walks the index for IN already.
+    provider === "postgresql" ? `t."repo" = ANY(ARRAY(${openRepos}))` : `t."repo" IN (${openRepos})`,
     `t."blockedBy" IS NULL`,
     `t."blockersAt" IS NOT NULL`,
     `(t."backoffUntil" IS NULL OR t."backoffUntil" <= ?)`,
@@ -109,7 +119,7 @@ export async function candidates(
   q: CandidateQuery,
 ): Promise<Task[]> {
   if (q.repos && q.repos.length === 0) return [];
-  const { sql, args } = candidateSql(installationId, q);
+  const { sql, args } = candidateSql(database.provider, installationId, q);
   const rows = await select(database, sql, args);
   return rows.map(taskFromSql);
 }

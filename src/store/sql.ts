@@ -140,7 +140,7 @@ async function runOn(q: SqlQueryable, step: Step): Promise<StepResult> {
     args: step.args.map((a) => (a === undefined ? null : a)),
     argTypes: step.args.map(argType),
   };
-  if (/^\s*(SELECT|WITH)\b/i.test(step.sql)) {
+  if (/^\s*(SELECT|WITH|EXPLAIN)\b/i.test(step.sql)) {
     const r = await q.queryRaw(query);
     return { changes: 0, rows: r.rows.map((row) => Object.fromEntries(r.columnNames.map((c, i) => [c, row[i]]))) };
   }
