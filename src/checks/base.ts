@@ -13,6 +13,7 @@ import { repoRef, type GitHub, type PullMergeability } from "../github/port.js";
 import type { Tasks } from "../apply/tasks.js";
 import type { ConfigResult, RepoConfig } from "../config/repo.js";
 import type { ChecksQueries } from "./queries.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export type BaseGitHub = Pick<GitHub, "openPullsInto">;
 
@@ -103,5 +104,3 @@ export class BaseMoves {
     return acted;
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -6,6 +6,7 @@
  * instead of being asked again every few seconds.
  */
 import type { InstallationQueries } from "./queries.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface Clock {
   now(): Date;
@@ -20,8 +21,6 @@ export interface InstallationHold {
 export function pauseMs(failures: number): number {
   return Math.min(3600_000, 60_000 * 2 ** Math.max(0, failures - 1));
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Why Orchestra does not manage an installation now (uninstalled or suspended), or null: it does. */
 export async function unmanagedInstallation(

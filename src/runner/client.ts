@@ -6,6 +6,7 @@
  * the caller's to read.
  */
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface Answer<T = unknown> {
   status: number;
@@ -27,8 +28,6 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   onRetry?: (what: string, attempt: number, why: string) => void;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What a run needs of the service: the worker API client, or a dispatched run's local stand-in (dispatched.ts). */
 export type ServiceClient = Pick<WorkerClient, "get" | "post">;

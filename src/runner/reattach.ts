@@ -14,8 +14,7 @@ import type { LiveRun } from "./protocol.js";
 import { release } from "./run.js";
 import { Session, type WorkerContext } from "./session.js";
 import { loadRecord, mirrorPath, worktreePath } from "./workspace.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** The agent a dead worker left behind, stopped before its worktree is committed. */
 async function stopOrphan(pid: number | undefined, graceMs: number): Promise<void> {

@@ -16,6 +16,7 @@ import { decisionFile, renderDecision } from "./prompt.js";
 import type { Credentials, Decision, HeartbeatAnswer, Progress, RunContinuation } from "./protocol.js";
 import type { Reporter, RunRef } from "./report.js";
 import type { WorkerSettings } from "./config.js";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface WorkerContext {
   settings: WorkerSettings;
@@ -41,13 +42,10 @@ export interface SessionInit {
   apiUrl: string;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
+/** Waits ms, or less when the signal aborts (never rejects on abort; each wait leaves no listener behind). */
+const pause = (ms: number, signal: AbortSignal) =>
+  sleep(ms, undefined, { signal }).catch((error: unknown) => {
+    if ((error as { name?: string }).name !== "AbortError") throw error;
   });
 
 export class Session {
@@ -104,7 +102,7 @@ export class Session {
         // By the service's count of seconds left when it says one (clocks differ), else by its expiry time.
         const left = this.leaseSeconds !== null ? this.leaseSeconds * 1000 : this.leaseExpiresAt - Date.now();
         const wait = Math.max(1000, left / 3);
-        await sleep(wait, beats.signal);
+        await pause(wait, beats.signal);
         if (beats.signal.aborted) break;
         await this.heartbeat();
       }
