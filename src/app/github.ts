@@ -11,6 +11,7 @@ import { appBotLogin, octokitGitHub } from "../github/octokit.js";
 import type { GitHubFor } from "../github/port.js";
 import type { Metrics } from "../metrics/registry.js";
 import { stoppable } from "../github/stop.js";
+import { appJwtSigner } from "../github/app-jwt.js";
 
 /**
  * Probot's octokit without its throttling: writes are paced per installation
@@ -29,6 +30,21 @@ export const ProductionOctokit = ProbotOctokit.defaults((o: Record<string, unkno
  * handlers without going through the durable inbox.
  */
 const PROBOT_INTERNAL_WEBHOOK_PATH = "/-/probot-internal-webhooks";
+
+/**
+ * The App client signs its JWT with `createJwt` (one signature reused for
+ * its life) instead of the private key (a signature per request). Probot
+ * needs the key itself, so it is swapped here, where Probot's options reach
+ * the client.
+ */
+function signedOnce(Base: typeof ProbotOctokit, privateKey: string): typeof ProbotOctokit {
+  const createJwt = appJwtSigner(privateKey);
+  return Base.defaults((o: { auth?: Record<string, unknown> }) => {
+    if (o.auth?.privateKey !== privateKey) return o;
+    const { privateKey: _signedOnce, ...auth } = o.auth;
+    return { ...o, auth: { ...auth, createJwt } };
+  });
+}
 
 export interface GitHubAccess {
   server: Server;
@@ -56,7 +72,7 @@ export function gitHubAccess(o: {
   const { credentials } = env;
   // Every GitHub call of this service (installations, the App, tokens) ends when the service stops.
   const stopping = new AbortController();
-  const Octokit = (o.Octokit ?? ProductionOctokit).plugin(stoppable(stopping.signal));
+  const Octokit = signedOnce(o.Octokit ?? ProductionOctokit, credentials.privateKey).plugin(stoppable(stopping.signal));
   const ProbotWithDefaults = Probot.defaults({
     appId: credentials.appId,
     privateKey: credentials.privateKey,

@@ -119,6 +119,11 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const asked = await beat(w, run, { renewCredentials: true });
     const third = asked.body.credentials.token as string;
     expect(new Set([first, second, third]).size).toBe(3);
+    // Every token was minted as the App with one JWT, signed once: not a signature per request.
+    const appJwts = rig.fake.requestsFor("apps/create-installation-access-token").map((r) => r.headers.authorization);
+    expect(appJwts.length).toBeGreaterThanOrEqual(3);
+    expect(appJwts[0]).toMatch(/^bearer [\w-]+\.[\w-]+\.[\w-]+$/i);
+    expect(new Set(appJwts).size).toBe(1);
     // The replaced ones are left to expire; the lease's end revokes every token the run was handed.
     expect(rig.fake.state.tokenLive(first)).toBe(true);
     const cancel = await rig.app.admin(`/api/v1/tasks/${claim.task.id}/cancel`, {
