@@ -17,6 +17,7 @@ import type { WorkerPauses } from "../workers/pauses.js";
 import { INFRA_DEATHS } from "../outcomes/facts.js";
 import { parseCondition } from "../human/conditions.js";
 import type { Idempotency } from "./idempotency.js";
+import type { Admission } from "../http/admission.js";
 
 /**
  * Bounds of what a worker may report. Everything reported is stored on the
@@ -155,4 +156,6 @@ export interface WorkerApiDeps {
   credentials?: Pick<Broker, "forHeartbeat">;
   releases: Releases;
   pauses: WorkerPauses;
+  /** Claims running and waiting in this process, the rest refused (503); unset: CLAIM_ADMISSION's. */
+  claimAdmission?: Admission;
 }

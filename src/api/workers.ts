@@ -12,6 +12,8 @@ import type { Worker, Workers } from "../workers/workers.js";
 import { schemas, type WorkerApiDeps } from "./worker-schemas.js";
 import { repoUrls } from "../claims/claims.js";
 import { replayed } from "../credentials/broker.js";
+import { Admission } from "../http/admission.js";
+import { CLAIM_ADMISSION } from "../config/defaults.js";
 
 const REGISTER_AGAIN = "register a new worker (POST /api/v1/workers, admin token) and give it the new token";
 
@@ -44,6 +46,7 @@ function revokedError(worker: Worker): HttpError {
 
 export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   const { queries, workers, idempotency } = deps;
+  const admission = deps.claimAdmission ?? new Admission({ ...CLAIM_ADMISSION, what: "claims" });
 
   // A restarted worker re-attaches: its live runs, to go on heartbeating instead of losing them.
   router.add("GET", "/api/v1/workers/me/runs", async ({ req, res }) => {
@@ -75,12 +78,16 @@ export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
     // A claim makes a lease: the worker is read afresh, so a token revoked or rotated on another replica cannot claim.
     const worker = await authWorker(req, workers, { fresh: true });
     const { raw } = await jsonRequest(req, schemas.claim);
-    await idempotency.run(req, res, worker.id, raw, async () => {
-      deps.pauses.assertClaimable(worker);
-      const claim = await deps.claims.claim(worker);
-      // A token is never stored in the clear: a replay of this answer says where to get one.
-      return claim ? { status: 200, body: claim, replayBody: replayed(claim) } : { status: 204 };
-    });
+    // Over this replica's limit the claim is refused before its Idempotency-Key is stored,
+    // so the worker's retry with the same key is a first try.
+    await admission.run(() =>
+      idempotency.run(req, res, worker.id, raw, async () => {
+        deps.pauses.assertClaimable(worker);
+        const claim = await deps.claims.claim(worker);
+        // A token is never stored in the clear: a replay of this answer says where to get one.
+        return claim ? { status: 200, body: claim, replayBody: replayed(claim) } : { status: 204 };
+      }),
+    );
   });
 
   router.add("POST", "/api/v1/runs/:id/heartbeat", async ({ req, res, params }) => {

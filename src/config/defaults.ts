@@ -10,6 +10,12 @@ export const DEFAULT_FLEET_DEBOUNCE_MS = 30_000;
 export const DEFAULT_DELIVERIES_SWEEP_SECONDS = 60;
 /** Redeliveries asked of GitHub per sweep at most (ORCHESTRA_REDELIVERIES_PER_SWEEP). */
 export const DEFAULT_REDELIVERIES_PER_SWEEP = 50;
+/**
+ * Claims one replica runs at once, and claims it lets wait for a turn; the
+ * next is answered 503 with Retry-After (http/admission.ts). At about 40
+ * claims a second per replica, a full queue is under a second of waiting.
+ */
+export const CLAIM_ADMISSION = { concurrency: 4, queue: 32, retryAfterSeconds: 1 } as const;
 
 export interface RetentionPolicy {
   /** Finished inbox rows (done, ignored): at least MIN_DELIVERIES_DAYS. */

@@ -111,7 +111,11 @@ export class Router {
             sendError(res, 429, tooManyMessage(wait, (err as BadToken).hint), { retryAfterSeconds: wait });
           }
         } else if (err instanceof HttpError) {
-          if (!res.headersSent) sendError(res, err.status, err.message, err.extra);
+          if (!res.headersSent) {
+            const wait = err.extra["retryAfterSeconds"];
+            if (typeof wait === "number") res.setHeader("retry-after", String(wait));
+            sendError(res, err.status, err.message, err.extra);
+          }
         } else if (err instanceof Refusal) {
           if (!res.headersSent) sendError(res, REFUSAL_STATUS[err.kind], err.message, err.extra);
         } else {

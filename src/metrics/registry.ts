@@ -79,6 +79,11 @@ export class Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+  readonly claimsShed = new Counter({
+    name: "orchestra_claims_shed_total",
+    help: "Claims refused with 503 and Retry-After because this replica had as many running and waiting as it takes",
+    registers: [this.registry],
+  });
   readonly sweepLastSuccess = new Gauge({
     name: "orchestra_sweep_last_success_timestamp_seconds",
     help: "Unix time of each sweep's last successful run",

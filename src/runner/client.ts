@@ -2,8 +2,8 @@
  * The worker API client: bearer token, JSON, an Idempotency-Key per logical
  * call (the same key on every retry of it, so a call whose answer was lost
  * has one effect), and retries with backoff on network failures, 5xx, 429
- * and a 409 the service marks retryable (a busy task). Every other answer is
- * the caller's to read.
+ * and a 409 the service marks retryable (a busy task), waiting at least what
+ * a 503's or 429's Retry-After asks. Every other answer is the caller's to read.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -55,10 +55,12 @@ export class WorkerClient {
     const key = randomUUID();
     const what = `${method} ${path}`;
     let why = "";
+    // The wait the service asked for (Retry-After of a 503 or 429), in ms; 0: none.
+    let asked = 0;
     for (let attempt = 1; attempt <= this.#o.attempts; attempt++) {
       if (attempt > 1) {
         this.#o.onRetry?.(what, attempt, why);
-        await sleep(this.#o.backoffMs * 2 ** (attempt - 2));
+        await sleep(Math.max(this.#o.backoffMs * 2 ** (attempt - 2), asked));
       }
       let res: Response;
       try {
@@ -74,6 +76,7 @@ export class WorkerClient {
         });
       } catch (err) {
         why = String((err as Error).cause ?? err);
+        asked = 0;
         continue;
       }
       const text = await res.text().catch(() => "");
@@ -89,6 +92,7 @@ export class WorkerClient {
         (res.status === 409 && (parsed as { retryable?: boolean } | null)?.retryable === true);
       if (retryable) {
         why = `${res.status} ${errorOf(parsed) ?? res.statusText}`;
+        asked = res.status === 503 || res.status === 429 ? retryAfterMs(res.headers.get("retry-after")) : 0;
         continue;
       }
       if (res.status === 401)
@@ -103,6 +107,19 @@ export class WorkerClient {
         "the worker tries again on its next poll",
     );
   }
+}
+
+/** The longest a Retry-After is waited (a longer one is the service's mistake, or a clock's). */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * A Retry-After in seconds as the wait before the next try, spread over up to
+ * half as long again so that callers refused together do not come back
+ * together; 0 when absent or not a number of seconds.
+ */
+export function retryAfterMs(header: string | null, random: () => number = Math.random): number {
+  const seconds = header === null || !/^\d+$/.test(header.trim()) ? 0 : Number(header.trim());
+  return Math.min(MAX_RETRY_AFTER_MS, seconds * 1000 * (1 + random() / 2));
 }
 
 /** The `error` text of an API answer. */
