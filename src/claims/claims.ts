@@ -74,11 +74,20 @@ export interface Won {
   attempt: number;
   leaseEpoch: string;
   leaseExpiresAt: Date;
+  /** broker: the run is handed a GitHub token (the repository's `credentials: broker`). */
+  credentials: "broker" | null;
 }
 
-/** Hands a claimed run its GitHub token, after the claim committed (credentials/broker.ts). */
+/**
+ * Hands a claimed run its GitHub token, after the claim committed
+ * (credentials/broker.ts): the claim says where, so nothing is read again.
+ */
 export interface ClaimCredentials {
-  forClaim(runId: string): Promise<Pick<ClaimAnswer, "credentials" | "credentialsError">>;
+  forClaim(run: {
+    runId: string;
+    installationId: number;
+    repo: string;
+  }): Promise<Pick<ClaimAnswer, "credentials" | "credentialsError">>;
 }
 
 export interface ClaimsDeps {
@@ -148,7 +157,9 @@ export class Claims {
         continuation: await this.#continuation(c, run.runId),
       },
       decisions: await this.deps.decisions.forClaim(c.id, run.runId, c.headSha),
-      ...((await this.deps.credentials?.forClaim(run.runId)) ?? { credentials: null }),
+      ...((run.credentials === "broker"
+        ? await this.deps.credentials?.forClaim({ runId: run.runId, installationId: c.installationId, repo: c.repo })
+        : undefined) ?? { credentials: null }),
     };
   }
 
@@ -269,6 +280,7 @@ export class Claims {
         attempt: r.decision.newRun!.attempt,
         leaseEpoch,
         leaseExpiresAt: r.decision.newRun!.leaseExpiresAt,
+        credentials: r.decision.newRun!.credentials ?? null,
       };
     } finally {
       this.#claiming.delete(task.id);

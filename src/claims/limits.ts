@@ -3,9 +3,9 @@
  * exact: the operator's pauses, the repository's row (an invalid or paused
  * configuration, an open breaker, a probe already taken) and the live-lease
  * limits per repository and per organization. SQLite runs one transaction at
- * a time; on PostgreSQL the claim first takes a transaction-scoped advisory
- * lock on the organization, so two replicas never both fill the last slot or
- * both take the breaker's one probe. A claim that fails a gate rolls back.
+ * a time; on PostgreSQL the claim takes a transaction-scoped advisory lock on
+ * the organization before it counts, so two replicas never both fill the
+ * last slot. A claim that fails a gate rolls back.
  */
 import type { Database } from "../store/db.js";
 import type { RepoConfig } from "../config/repo.js";
@@ -19,7 +19,11 @@ export const ownerOf = (repo: string) => repo.split("/")[0]!;
  * Inside the claim's transaction, after the task row became claimed: the
  * statements that refuse it when a gate is closed (the transaction then
  * rolls back), and the one that makes this run the breaker's probe when the
- * cool-down has passed.
+ * cool-down has passed. On PostgreSQL the organization's lock is taken last,
+ * so it is held for the count and the commit only: every claim in the
+ * organization waits for it, and claims used to queue behind each other's
+ * pause and repository reads. The probe needs no lock: its update waits on
+ * the repository's row, and finds the probe taken once the first commits.
  */
 export function gateSteps(
   provider: Database["provider"],
@@ -29,33 +33,22 @@ export function gateSteps(
   now: Date,
 ): Step[] {
   const owner = ownerOf(repo);
+  // Told by the repository's read to the probe's update: this claim must be the probe.
+  let probe = false;
   return [
-    ...(provider === "postgresql"
-      ? [
-          {
-            sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`,
-            args: [`orchestra:limits:${owner.toLowerCase()}`],
-          },
-        ]
-      : []),
-    {
-      sql: `SELECT "scope", "reason" FROM "Pause" WHERE "scope" IN (?, ?)`,
-      args: [EVERYWHERE, repo],
-      check: (r) => {
-        const p = r.rows[0];
-        return p
-          ? `${p["scope"] === EVERYWHERE ? "Orchestra" : repo} is paused by an operator: ${String(p["reason"])}`
-          : null;
-      },
-    },
     {
       sql:
-        `SELECT "configProblems", "paused", "breakerClass", "breakerUntil", "probeRunId", "access" ` +
-        `FROM "Repo" WHERE "id" = ?`,
-      args: [repo],
+        `SELECT (SELECT "reason" FROM "Pause" WHERE "scope" = ?) AS "pausedEverywhere", ` +
+        `(SELECT "reason" FROM "Pause" WHERE "scope" = ?) AS "pausedHere", r."id", ` +
+        `r."configProblems", r."paused", r."breakerClass", r."breakerUntil", r."probeRunId", r."access" ` +
+        `FROM (SELECT 1 AS "one") AS x LEFT JOIN "Repo" r ON r."id" = ?`,
+      args: [EVERYWHERE, repo, repo],
       check: (r) => {
-        const row = r.rows[0];
-        if (!row) return null; // not recorded yet: the configuration just read is the judge
+        const row = r.rows[0] ?? {};
+        if (row["pausedEverywhere"] != null)
+          return `Orchestra is paused by an operator: ${textOf(row["pausedEverywhere"])}`;
+        if (row["pausedHere"] != null) return `${repo} is paused by an operator: ${textOf(row["pausedHere"])}`;
+        if (row["id"] == null) return null; // not recorded yet: the configuration just read is the judge
         if (row["access"] !== null) return `the App cannot reach ${repo} now (${textOf(row["access"])})`;
         if (row["configProblems"] !== null) return `${repo}'s .github/orchestra.yml is invalid`;
         if (row["paused"] === true || row["paused"] === 1)
@@ -65,16 +58,26 @@ export function gateSteps(
           return `${repo}'s breaker is open until ${until.toISOString()} (${String(row["breakerClass"])})`;
         if (until && row["probeRunId"] !== null)
           return `${repo}'s breaker waits on its probe run ${textOf(row["probeRunId"])}`;
+        probe = until !== null;
         return null;
       },
     },
-    // Past the cool-down, the first claim is the breaker's one probe.
+    // Past the cool-down, the first claim is the breaker's one probe; a claim that finds it taken meanwhile rolls back.
     {
       sql:
         `UPDATE "Repo" SET "probeRunId" = ? WHERE "id" = ? ` +
         `AND "breakerUntil" IS NOT NULL AND "breakerUntil" <= ? AND "probeRunId" IS NULL`,
       args: [runId, repo, now],
+      check: (r) => (probe && r.changes !== 1 ? `${repo}'s breaker probe was just taken by another claim` : null),
     },
+    ...(provider === "postgresql"
+      ? [
+          {
+            sql: `SELECT 1 AS "locked" FROM (SELECT pg_advisory_xact_lock(hashtext(?))) AS l`,
+            args: [`orchestra:limits:${owner.toLowerCase()}`],
+          },
+        ]
+      : []),
     {
       sql:
         `SELECT COUNT(*) AS "inOrg", COALESCE(SUM(CASE WHEN "repo" = ? THEN 1 ELSE 0 END), 0) AS "inRepo" ` +

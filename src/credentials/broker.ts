@@ -54,11 +54,12 @@ export interface BrokerDeps {
 export class Broker {
   constructor(readonly deps: BrokerDeps) {}
 
-  /** For a claim answer: a token when the run is brokered (null and why when GitHub would not mint one). */
-  async forClaim(runId: string): Promise<CredentialsAnswer> {
-    const run = await this.deps.queries.run(runId);
-    if (run?.credentials !== "broker") return { credentials: null };
-    return this.#issue(runId, run);
+  /**
+   * For a claim answer, of a run the claim just made with `credentials:
+   * broker`: a token (null and why when GitHub would not mint one).
+   */
+  async forClaim(run: { runId: string; installationId: number; repo: string }): Promise<CredentialsAnswer> {
+    return this.#issue(run.runId, run);
   }
 
   /**
