@@ -91,6 +91,30 @@ describe.each(providers)("a hot key on %s", (provider) => {
     expect(after.map((d) => d.deliveryId)).toEqual(["hot-1"]);
   });
 
+  test(`the newest pull_request delivery about a key is read from the index, not through the ${BACKLOG} comments after it`, async () => {
+    const inbox = new Inbox(inboxQueries(database.db), database);
+    await inbox.record({ ...delivery("pr", "1/o/r#1"), event: "pull_request", payload: '{"n":1}' });
+    await Promise.all(Array.from({ length: BACKLOG }, (_, i) => inbox.record(delivery(`hot-${i}`, "1/o/r#1"))));
+    expect(await inboxQueries(database.db).newestPayload("1/o/r#1", "pull_request")).toBe('{"n":1}');
+    const sql = `SELECT "payload" FROM "Delivery" WHERE "taskKey" = ? AND "event" = ? ORDER BY "seq" DESC LIMIT 1`;
+    const args = ["1/o/r#1", "pull_request"];
+    if (provider === "sqlite") {
+      const plan = await select(database, `EXPLAIN QUERY PLAN ${sql}`, args);
+      expect(plan.map((r) => String(r["detail"])).join("\n")).toMatch(
+        /USING INDEX Delivery_taskKey_event_seq_idx \(taskKey=\? AND event=\?\)/,
+      );
+      return;
+    }
+    await database.raw.executeRaw({ sql: `ANALYZE "Delivery"`, args: [], argTypes: [] });
+    const text = (await select(database, `EXPLAIN (ANALYZE, FORMAT TEXT) ${sql}`, args))
+      .map((r) => String(Object.values(r)[0]))
+      .join("\n");
+    expect(text).toContain("Delivery_taskKey_event_seq_idx");
+    const read = [...text.matchAll(/Scan.*actual time=[^)]* rows=(\d+)/g)].map((m) => Number(m[1]));
+    const removed = [...text.matchAll(/Rows Removed by (?:Filter|Index Recheck): (\d+)/g)].map((m) => Number(m[1]));
+    expect([...read, ...removed].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
+  });
+
   test("a head whose processor died is claimed again when its lease runs out; a parked one passes the key on", async () => {
     const clock = new RigClock();
     const inbox = new Inbox(inboxQueries(database.db), database, { maxAttempts: 1 });
