@@ -5,11 +5,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
-import { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
-import { PrismaClient as PgClient } from "./generated/postgresql/client.js";
+import type { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { maskUrl } from "../redact/redact.js";
 import type * as SqliteModels from "./generated/sqlite/client.js";
@@ -75,9 +72,18 @@ export function sqlitePath(url: string | undefined, cwd = process.cwd()): string
 /** The URL as it may be shown: its password masked (see config/redact.ts). */
 export const redact = maskUrl;
 
+/**
+ * Opens the database the URL names. Only that provider's client and driver
+ * are loaded: each generated client costs some 13-16 MB of memory, which a
+ * replica on the other provider never needs.
+ */
 export async function openDatabase(url: string | undefined, opts: { poolSize?: number } = {}): Promise<Database> {
   const provider = providerOf(url);
   if (provider === "sqlite") {
+    const [{ PrismaBetterSQLite3 }, { PrismaClient: SqliteClient }] = await Promise.all([
+      import("@prisma/adapter-better-sqlite3"),
+      import("./generated/sqlite/client.js"),
+    ]);
     const path = sqlitePath(url);
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     // busy timeout: a second process (the CLI, a test) may hold the write lock briefly.
@@ -110,6 +116,10 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
       },
     };
   }
+  const [{ PrismaPg }, { PrismaClient: PgClient }] = await Promise.all([
+    import("@prisma/adapter-pg"),
+    import("./generated/postgresql/client.js"),
+  ]);
   const factory = new PrismaPg({
     connectionString: url!,
     max: opts.poolSize ?? 10,
