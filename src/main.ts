@@ -19,7 +19,6 @@ import { migrate } from "./store/migrate.js";
 import { createOrchestra } from "./app/index.js";
 import { isListenError, listenProblem, probeListen } from "./app/listen.js";
 import { startSetup } from "./app/setup.js";
-import { startWebhookProxy } from "./app/webhook-proxy.js";
 import { ingestLimits, type IngestLimits } from "./ingest/limits.js";
 
 /** sysexits.h: EX_CONFIG, EX_UNAVAILABLE, EX_NOPERM. */
@@ -110,8 +109,14 @@ async function main(): Promise<void> {
     { port, webhooks: "/api/github/webhooks", dashboard: "/dashboard", metrics: "/metrics" },
     "orchestra listening",
   );
+  // Loaded only when asked for: the proxy's event-stream client is some 7 MB of memory a deployed replica never uses.
   const proxy = env.webhookProxyUrl
-    ? startWebhookProxy({ source: env.webhookProxyUrl, host: env.host, port, log })
+    ? (await import("./app/webhook-proxy.js")).startWebhookProxy({
+        source: env.webhookProxyUrl,
+        host: env.host,
+        port,
+        log,
+      })
     : undefined;
 
   onSignals(log, async () => {
