@@ -18,7 +18,9 @@ const LABEL = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"(,|$)/;
 function value(text: string, line: string): number {
   if (text === "+Inf") return Infinity;
   if (text === "-Inf") return -Infinity;
-  if (text === "NaN") return NaN;
+  // The format takes a value as Go's ParseFloat does, which reads NaN in any case; prom-client writes a
+  // gauge that has no samples yet (the event loop's lag right after start) as "Nan".
+  if (/^nan$/i.test(text)) return NaN;
   if (!/^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(text))
     throw new Error(`not a sample value: ${JSON.stringify(line)}`);
   return Number(text);
