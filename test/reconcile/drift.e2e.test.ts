@@ -11,9 +11,13 @@ import { providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
   let rig: Rig;
+  /** What a rig started on another's GitHub and database does not close itself. */
+  let shared: { close(): Promise<void> }[] = [];
   afterEach(async () => {
     rig.fake.assertNoViolations();
     await rig.stop();
+    for (const s of shared) await s.close();
+    shared = [];
   });
 
   /** The next sweep runs reconcile (it runs every 5 minutes of the clock). */
@@ -120,6 +124,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const db = rig.db;
     const { fake, clock } = rig;
     await rig.app.stop();
+    shared = [fake, { close: () => db.drop() }];
     rig = await startRig({ provider, db, fake, clock });
     await reconcile();
     expect(rig.fake.state.commentsOn(REPO, 10).filter((c) => c.body.includes("sub-issue"))).toHaveLength(1);
