@@ -11,6 +11,14 @@ export const DEFAULT_DELIVERIES_SWEEP_SECONDS = 60;
 /** Redeliveries asked of GitHub per sweep at most (ORCHESTRA_REDELIVERIES_PER_SWEEP). */
 export const DEFAULT_REDELIVERIES_PER_SWEEP = 50;
 /**
+ * How long a replica's claim on a delivery it processes, or an effect it
+ * performs, lasts before another replica may take the work over; the holder
+ * renews it every third of that while it works. It is what a replica killed
+ * mid-work costs: its in-flight deliveries and effects wait this long (they
+ * waited 60 s, and a claim's interlock label with them).
+ */
+export const PROCESSING_LEASE_MS = 15_000;
+/**
  * Claims one replica runs at once, and claims it lets wait for a turn; the
  * next is answered 503 with Retry-After (http/admission.ts). At about 90
  * claims a second per replica (bench:claims, 2 cores), a full queue is under

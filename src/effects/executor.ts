@@ -23,6 +23,7 @@ import { PERFORMERS, type Performed, type Performer } from "./perform.js";
 import { checkRunReader } from "./check-run-view.js";
 import { HELD } from "./queries.js";
 import { recordFailure } from "./failure.js";
+import { PROCESSING_LEASE_MS } from "../config/defaults.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
@@ -47,7 +48,7 @@ export class Executor {
     this.#o = {
       concurrency: opts.concurrency ?? 4,
       pollMs: opts.pollMs ?? 1_000,
-      leaseMs: opts.leaseMs ?? 60_000,
+      leaseMs: opts.leaseMs ?? PROCESSING_LEASE_MS,
       windowMs: opts.windowMs ?? DEFAULT_RETRY.windowMs,
       backoff: opts.backoff ?? { baseMs: DEFAULT_RETRY.baseMs, capMs: DEFAULT_RETRY.capMs },
       pokeGapMs: opts.pokeGapMs ?? 100,
@@ -135,7 +136,7 @@ export class Executor {
         return;
       }
       if (!e) return;
-      const go = await this.#performOne(e).catch((err: unknown) => {
+      const go = await this.#held(e, () => this.#performOne(e)).catch((err: unknown) => {
         this.deps.log.error(
           { effect: e.id, err: errText(err) },
           "effects: could not record an effect's outcome; its claim expires and it is tried again",
@@ -143,6 +144,32 @@ export class Executor {
         return "stop" as const;
       });
       if (go === "stop") return;
+    }
+  }
+
+  /**
+   * Runs `work` with the claim on `e` renewed every third of its lease, so
+   * that a short lease (another replica takes over a dead one's effects
+   * soon) still holds through a slow write or a wait for GitHub's pace.
+   */
+  async #held<T>(e: OutboxEffect, work: () => Promise<T>): Promise<T> {
+    const { outbox, log, clock } = this.deps;
+    const renew = setInterval(
+      () => {
+        outbox.renew(e, this.owner, this.#o.leaseMs, clock.now()).then(
+          (held) => {
+            if (!held) log.warn({ effect: e.id }, "effects: lost the claim on an effect still being performed");
+          },
+          () => {},
+        );
+      },
+      Math.max(1_000, Math.floor(this.#o.leaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      return await work();
+    } finally {
+      clearInterval(renew);
     }
   }
 

@@ -259,6 +259,11 @@ export class Outbox {
     return this.queries.holdEffects(where, held, now);
   }
 
+  /** Extends the claim on an effect being performed; false when it was lost (its lease ran out and it was taken). */
+  async renew(e: Pick<OutboxEffect, "seq">, owner: string, leaseMs: number, now: Date): Promise<boolean> {
+    return this.queries.renewEffect(e.seq, owner, new Date(now.getTime() + leaseMs));
+  }
+
   /** One process owns the SQLite file: effects left running belong to a dead predecessor. */
   async releaseAll(): Promise<number> {
     return this.queries.releaseRunningEffects();

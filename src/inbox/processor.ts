@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { errorClass, failureOf } from "../github/errors.js";
 import type { ClaimedDelivery, Inbox } from "./store.js";
+import { PROCESSING_LEASE_MS } from "../config/defaults.js";
 
 export type DispatchResult = "done" | "ignored";
 
@@ -59,7 +60,7 @@ export class Processor {
   ) {
     this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
     this.#concurrency = opts.concurrency ?? 4;
-    this.#leaseMs = opts.leaseMs ?? 60_000;
+    this.#leaseMs = opts.leaseMs ?? PROCESSING_LEASE_MS;
     this.#pollMs = opts.pollMs ?? 1_000;
     this.#clock = opts.clock ?? { now: () => new Date() };
     this.#onDone = opts.onDone;

@@ -17,6 +17,8 @@ export interface OutboxQueries {
   newerOf(coalesceKey: string, seq: number, now: Date): Promise<string | null>;
   /** Takes the effect as it was read, maybe-sent when its previous performer died holding it. */
   claimEffect(c: Effect, owner: string, lockedUntil: Date): Promise<boolean>;
+  /** Extends a running effect's claim while its performer holds it; false when the performer lost it. */
+  renewEffect(seq: number, owner: string, lockedUntil: Date): Promise<boolean>;
   /** A claimed effect back to pending at `at`. */
   retryEffect(
     seq: number,
@@ -95,6 +97,13 @@ export function outboxQueries(db: Db): OutboxQueries {
         },
       });
       return won.count === 1;
+    },
+    async renewEffect(seq, owner, lockedUntil) {
+      const { count } = await db.effect.updateMany({
+        where: { seq, state: "running", lockedBy: owner },
+        data: { lockedUntil },
+      });
+      return count === 1;
     },
     async retryEffect(seq, owner, at, errors, opts) {
       await db.effect.updateMany({
