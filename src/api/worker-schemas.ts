@@ -17,7 +17,6 @@ import type { WorkerPauses } from "../workers/pauses.js";
 import { INFRA_DEATHS } from "../outcomes/facts.js";
 import { parseCondition } from "../human/conditions.js";
 import type { Idempotency } from "./idempotency.js";
-import type { Admission } from "../http/admission.js";
 
 /**
  * Bounds of what a worker may report. Everything reported is stored on the
@@ -156,6 +155,6 @@ export interface WorkerApiDeps {
   credentials?: Pick<Broker, "forHeartbeat">;
   releases: Releases;
   pauses: WorkerPauses;
-  /** Claims running and waiting in this process, the rest refused (503); unset: CLAIM_ADMISSION's. */
-  claimAdmission?: Admission;
+  /** Told of each claim refused because this replica has CLAIM_ADMISSION's running and waiting (a metric). */
+  onClaimShed?: () => void;
 }

@@ -46,7 +46,11 @@ function revokedError(worker: Worker): HttpError {
 
 export function workerRoutes(router: Router, deps: WorkerApiDeps): void {
   const { queries, workers, idempotency } = deps;
-  const admission = deps.claimAdmission ?? new Admission({ ...CLAIM_ADMISSION, what: "claims" });
+  const admission = new Admission({
+    ...CLAIM_ADMISSION,
+    what: "claims",
+    ...(deps.onClaimShed ? { onShed: deps.onClaimShed } : {}),
+  });
 
   // A restarted worker re-attaches: its live runs, to go on heartbeating instead of losing them.
   router.add("GET", "/api/v1/workers/me/runs", async ({ req, res }) => {

@@ -28,8 +28,6 @@ import { dashboardRoutes } from "../dashboard/routes.js";
 import { dashboardQueries } from "../dashboard/queries.js";
 import { viewsQueries } from "../views/queries.js";
 import { webOf } from "../dashboard/html.js";
-import { Admission } from "../http/admission.js";
-import { CLAIM_ADMISSION } from "../config/defaults.js";
 
 type MetricsRoom = ReturnType<typeof metricsRoom>;
 
@@ -88,7 +86,7 @@ export function registerRoutes(o: {
     tokens: r.workerTokens,
     idempotency: r.idempotency,
     claims: metrics.timedClaims(r.claims),
-    claimAdmission: new Admission({ ...CLAIM_ADMISSION, what: "claims", onShed: () => metrics.claimsShed.inc() }),
+    onClaimShed: () => metrics.claimsShed.inc(),
     leases: r.leases,
     exits: r.exits,
     credentials: r.broker,

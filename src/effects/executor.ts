@@ -24,6 +24,7 @@ import { checkRunReader } from "./check-run-view.js";
 import { HELD } from "./queries.js";
 import { recordFailure } from "./failure.js";
 import { PROCESSING_LEASE_MS } from "../config/defaults.js";
+import { whileRenewed } from "../store/renewal.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
@@ -136,7 +137,16 @@ export class Executor {
         return;
       }
       if (!e) return;
-      const go = await this.#held(e, () => this.#performOne(e)).catch((err: unknown) => {
+      // Renewed while performed: a slow write, or a wait for GitHub's pace, keeps its claim.
+      const go = await whileRenewed(
+        {
+          leaseMs: this.#o.leaseMs,
+          renew: () => this.deps.outbox.renew(e, this.owner, this.#o.leaseMs, this.deps.clock.now()),
+          lost: () =>
+            this.deps.log.warn({ effect: e.id }, "effects: lost the claim on an effect still being performed"),
+        },
+        () => this.#performOne(e),
+      ).catch((err: unknown) => {
         this.deps.log.error(
           { effect: e.id, err: errText(err) },
           "effects: could not record an effect's outcome; its claim expires and it is tried again",
@@ -144,32 +154,6 @@ export class Executor {
         return "stop" as const;
       });
       if (go === "stop") return;
-    }
-  }
-
-  /**
-   * Runs `work` with the claim on `e` renewed every third of its lease, so
-   * that a short lease (another replica takes over a dead one's effects
-   * soon) still holds through a slow write or a wait for GitHub's pace.
-   */
-  async #held<T>(e: OutboxEffect, work: () => Promise<T>): Promise<T> {
-    const { outbox, log, clock } = this.deps;
-    const renew = setInterval(
-      () => {
-        outbox.renew(e, this.owner, this.#o.leaseMs, clock.now()).then(
-          (held) => {
-            if (!held) log.warn({ effect: e.id }, "effects: lost the claim on an effect still being performed");
-          },
-          () => {},
-        );
-      },
-      Math.max(1_000, Math.floor(this.#o.leaseMs / 3)),
-    );
-    renew.unref();
-    try {
-      return await work();
-    } finally {
-      clearInterval(renew);
     }
   }
 

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { errorClass, failureOf } from "../github/errors.js";
 import type { ClaimedDelivery, Inbox } from "./store.js";
 import { PROCESSING_LEASE_MS } from "../config/defaults.js";
+import { whileRenewed } from "../store/renewal.js";
 
 export type DispatchResult = "done" | "ignored";
 
@@ -146,21 +147,15 @@ export class Processor {
   }
 
   async #run(d: ClaimedDelivery): Promise<void> {
-    const renew = setInterval(
-      () => {
-        this.inbox.renew(d.seq, this.owner, this.#leaseMs, this.#clock.now()).then(
-          (held) => {
-            if (!held) this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running");
-          },
-          () => {},
-        );
-      },
-      Math.max(1_000, Math.floor(this.#leaseMs / 3)),
-    );
-    renew.unref();
     try {
-      const result = await this.dispatch(d);
-      clearInterval(renew);
+      const result = await whileRenewed(
+        {
+          leaseMs: this.#leaseMs,
+          renew: () => this.inbox.renew(d.seq, this.owner, this.#leaseMs, this.#clock.now()),
+          lost: () => this.log.warn({ delivery: d.deliveryId }, "inbox: lost the claim on a delivery still running"),
+        },
+        () => this.dispatch(d),
+      );
       const at = this.#clock.now();
       if (!(await this.inbox.complete(d.seq, this.owner, result, at))) {
         this.log.warn(
@@ -170,7 +165,6 @@ export class Processor {
       } else if (d.receivedAt) this.#onDone?.(d.receivedAt, at);
       this.#processed++;
     } catch (err) {
-      clearInterval(renew);
       if (!this.#running) {
         // Stopping: its GitHub calls were abandoned, which says nothing about the delivery. It waits, pending.
         await this.inbox.release(d.seq, this.owner, this.#clock.now()).catch(() => {});

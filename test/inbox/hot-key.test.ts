@@ -64,9 +64,13 @@ describe.each(providers)("a hot key on %s", (provider) => {
         { scalarType: "datetime", arity: "scalar" },
       ],
     });
-    const text = out.rows.map((r) => String(r[0])).join("\n");
-    const scanned = [...text.matchAll(/Scan.*actual time=[^)]* rows=(\d+)/g)].map((m) => Number(m[1]));
-    const removed = [...text.matchAll(/Rows Removed by (?:Filter|Index Recheck): (\d+)/g)].map((m) => Number(m[1]));
+    return rowsIn(out.rows.map((r) => String(r[0])).join("\n"));
+  }
+
+  /** The rows a PostgreSQL plan, run with ANALYZE, says it read: scanned, and removed by a filter. */
+  function rowsIn(plan: string): number {
+    const scanned = [...plan.matchAll(/Scan.*actual time=[^)]* rows=(\d+)/g)].map((m) => Number(m[1]));
+    const removed = [...plan.matchAll(/Rows Removed by (?:Filter|Index Recheck): (\d+)/g)].map((m) => Number(m[1]));
     return [...scanned, ...removed].reduce((a, b) => a + b, 0);
   }
 
@@ -110,9 +114,7 @@ describe.each(providers)("a hot key on %s", (provider) => {
       .map((r) => String(Object.values(r)[0]))
       .join("\n");
     expect(text).toContain("Delivery_taskKey_event_seq_idx");
-    const read = [...text.matchAll(/Scan.*actual time=[^)]* rows=(\d+)/g)].map((m) => Number(m[1]));
-    const removed = [...text.matchAll(/Rows Removed by (?:Filter|Index Recheck): (\d+)/g)].map((m) => Number(m[1]));
-    expect([...read, ...removed].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(2);
+    expect(rowsIn(text)).toBeLessThanOrEqual(2);
   });
 
   test("a head whose processor died is claimed again when its lease runs out; a parked one passes the key on", async () => {
