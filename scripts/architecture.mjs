@@ -55,6 +55,7 @@ const ROOMS = {
   reconcile: ["rooms", "missed deliveries, drift repair, failure streaks, stale branches"],
   retention: ["rooms", "old rows deleted on a schedule"],
   sweeps: ["rooms", "the sweep: lease expiry, settling runs, dispatching"],
+  replicas: ["rooms", "each replica's beat; what a replica that stopped beating held is released to the others"],
   workers: ["rooms", "worker identities, their tokens, and pausing workers that keep releasing runs"],
   credentials: ["rooms", "GitHub tokens brokered to runs: minted, renewed, sealed at rest, revoked with the lease"],
   fleet: ["rooms", "the fleet issue of a repository"],

@@ -28,6 +28,8 @@ import { Counters } from "../ignored/counters.js";
 import { ignoredQueries } from "../ignored/queries.js";
 import type { MissedDeliveries } from "../reconcile/deliveries.js";
 import { metricsRoom } from "../metrics/routes.js";
+import { Replicas, replicaId, type ReplicaOptions } from "../replicas/replicas.js";
+import { replicaQueries } from "../replicas/queries.js";
 import { gitHubAccess } from "./github.js";
 import { buildRooms, type TestHooks } from "./rooms.js";
 import { registerRoutes } from "./routes.js";
@@ -56,6 +58,8 @@ export interface OrchestraOptions {
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
   /** Points where tests put a concurrent event exactly (never set in service). */
   hooks?: TestHooks;
+  /** This replica's beat (src/replicas/); `start: false` leaves it to the test to call `beat()`. */
+  replica?: ReplicaOptions & { start?: boolean };
 }
 
 export interface Orchestra {
@@ -67,6 +71,8 @@ export interface Orchestra {
   outbox: Outbox;
   executor: Executor;
   sweeper: Sweeper;
+  /** This replica's beat, and the release of what a silent one held. */
+  replicas: Replicas;
   /** Missed webhook deliveries: redelivery, and the installations still waiting for one. */
   deliveries: MissedDeliveries;
   githubFor: GitHubFor;
@@ -80,6 +86,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const { env, database, log } = o;
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
+  // The owner this replica's processor and executor claim under: what a silent replica's beat row names.
+  const owner = o.replica?.id ?? replicaId();
   const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
   const counters = new Counters({ database, queries: ignoredQueries(db), clock });
   // A backlog said the same again and again (src/inbox/collapse.ts): logged, and counted as ignored.
@@ -112,8 +120,10 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     retry,
     github,
     metrics,
-    ...pick(o, ["reconcileEveryMs", "sweepMs", "deliveriesEveryMs", "effects", "hooks"]),
+    ...pick(o, ["reconcileEveryMs", "sweepMs", "deliveriesEveryMs", "hooks"]),
+    effects: { owner, ...o.effects },
   });
+  const { tasks, outbox, executor, sweeper, deliveries } = rooms;
   const processor = new Processor(
     inbox,
     logEachDelivery(
@@ -127,7 +137,20 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       log,
     ),
     log,
-    { clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor },
+    { owner, clock, onDone: (receivedAt, at) => metrics.delivered(receivedAt, at), ...o.processor },
+  );
+  const replicas = new Replicas(
+    {
+      queries: replicaQueries(db),
+      clock,
+      log,
+      release: async (id) => ({ deliveries: await inbox.releaseHeldBy(id), effects: await outbox.releaseHeldBy(id) }),
+      onReleased: ({ deliveries, effects }) => {
+        metrics.replicaReleased.inc({ kind: "delivery" }, deliveries);
+        metrics.replicaReleased.inc({ kind: "effect" }, effects);
+      },
+    },
+    { ...o.replica, id: owner },
   );
   let stopping = false;
   const { ingest, apiHandler } = registerRoutes({
@@ -155,7 +178,6 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     addHandler(ingest);
     addHandler(apiHandler);
   });
-  const { tasks, outbox, executor, sweeper, deliveries } = rooms;
 
   let sweeping: { stop(): Promise<void>; settled(): Promise<void> } | undefined;
   return {
@@ -167,6 +189,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     outbox,
     executor,
     sweeper,
+    replicas,
     deliveries,
     githubFor,
     async start() {
@@ -188,6 +211,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       processor.start();
       if (o.effects?.start !== false) executor.start();
       sweeping = startSweeper(sweeper, log, o.sweepMs ?? 5_000);
+      if (o.replica?.start !== false) replicas.start();
       const address = http.address();
       return { port: typeof address === "object" && address ? address.port : env.port };
     },
@@ -202,6 +226,8 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
       const loops = [sweeping?.stop() ?? Promise.resolve(), processor.stop(), executor.stop()];
       github.stopCalls();
       await Promise.all(loops);
+      // Last: what it held is given back by now, so its row goes and nobody waits for it to fall silent.
+      await replicas.stop();
       await server.stop();
     },
   };

@@ -19,6 +19,14 @@ export const DEFAULT_REDELIVERIES_PER_SWEEP = 50;
  */
 export const PROCESSING_LEASE_MS = 15_000;
 /**
+ * How often each replica writes its beat (src/replicas/), and how long its
+ * beat must stand still, as another replica watches it, before what it holds
+ * is released to the others: a replica killed mid-work holds its in-flight
+ * deliveries and effects for about this long instead of a whole lease.
+ */
+export const REPLICA_BEAT_MS = 2_000;
+export const REPLICA_SILENT_MS = 6_000;
+/**
  * Claims one replica runs at once, and claims it lets wait for a turn; the
  * next is answered 503 with Retry-After (http/admission.ts). At about 90
  * claims a second per replica (bench:claims, 2 cores), a full queue is under

@@ -269,6 +269,11 @@ export class Outbox {
     return this.queries.releaseRunningEffects();
   }
 
+  /** The effects a replica that stopped beating was performing, back to pending: each is read on GitHub first. */
+  async releaseHeldBy(owner: string): Promise<number> {
+    return this.queries.releaseRunningEffects(owner);
+  }
+
   /** A parked effect goes back to the queue with a fresh attempt budget; its errors stay. */
   async replay(id: string, now: Date): Promise<boolean> {
     return this.queries.replayEffect(id, now);

@@ -33,7 +33,8 @@ export interface InboxQueries {
   /** False when the owner no longer holds the claim. */
   renewClaim(seq: number, owner: string, lockedUntil: Date): Promise<boolean>;
   /** The number of processing deliveries put back to pending. */
-  releaseProcessing(): Promise<number>;
+  /** Deliveries being processed (all, or those `owner` holds) back to pending. */
+  releaseProcessing(owner?: string): Promise<number>;
   /** A claimed delivery back to pending, due at `now`, its attempt given back. */
   releaseDelivery(seq: number, owner: string, now: Date): Promise<void>;
   /** Deliveries in a listed state (inbox/view.ts), newest first, without their payload. */
@@ -95,9 +96,9 @@ export function inboxQueries(db: Db): InboxQueries {
       });
       return r.count === 1;
     },
-    async releaseProcessing() {
+    async releaseProcessing(owner) {
       const r = await db.delivery.updateMany({
-        where: { state: "processing" },
+        where: { state: "processing", ...(owner ? { lockedBy: owner } : {}) },
         data: { state: "pending", lockedBy: null, lockedUntil: null },
       });
       return r.count;

@@ -228,18 +228,24 @@ export class Inbox {
       : { state: "pending", retryAt: decision.retryAt, firstFailedAt: decision.firstFailedAt };
   }
 
-  /**
-   * Releases claims a dead process left behind. Only safe where a single
-   * process uses the database (the embedded SQLite file); with PostgreSQL a
-   * claim is left to expire, because its owner may be a live replica.
-   */
   /** A claimed delivery left as it was, pending and due, its attempt not counted: the service is stopping. */
   async release(seq: number, owner: string, now = new Date()): Promise<void> {
     await this.#queries.releaseDelivery(seq, owner, now);
   }
 
+  /**
+   * Releases claims a dead process left behind. Only safe where a single
+   * process uses the database (the embedded SQLite file); with PostgreSQL a
+   * claim is released only when its owner stopped beating (src/replicas/),
+   * because its owner may be a live replica.
+   */
   async releaseAll(): Promise<number> {
     return this.#queries.releaseProcessing();
+  }
+
+  /** The deliveries a replica that stopped beating was processing, back to pending (the attempt counts). */
+  async releaseHeldBy(owner: string): Promise<number> {
+    return this.#queries.releaseProcessing(owner);
   }
 
   /**

@@ -84,6 +84,12 @@ export class Metrics {
     help: "Claims refused with 503 and Retry-After because this replica had as many running and waiting as it takes",
     registers: [this.registry],
   });
+  readonly replicaReleased = new Counter({
+    name: "orchestra_replica_released_total",
+    help: "Deliveries and effects released from replicas that stopped beating, by kind",
+    labelNames: ["kind"],
+    registers: [this.registry],
+  });
   readonly sweepLastSuccess = new Gauge({
     name: "orchestra_sweep_last_success_timestamp_seconds",
     help: "Unix time of each sweep's last successful run",

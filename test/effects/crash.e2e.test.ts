@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { eventually, freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
-import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
+import { drained, escalate, type ChildApp } from "../support/escalation.js";
 import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
 
 let fake: FakeGitHub;
@@ -43,10 +43,15 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function start(extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess }> {
+async function start(extra: Record<string, string> = {}): Promise<ChildApp & { proc: ChildProcess }> {
   const { proc, port } = await startChild({ ...env, PORT: String(await freePort()), ...extra });
   children.push(proc);
-  return { url: `http://127.0.0.1:${port}`, proc };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secret: env["WEBHOOK_SECRET"]!,
+    adminToken: env["ORCHESTRA_ADMIN_TOKEN"]!,
+    proc,
+  };
 }
 
 async function kill(proc: ChildProcess): Promise<void> {
@@ -54,78 +59,18 @@ async function kill(proc: ChildProcess): Promise<void> {
   await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(null) : proc.once("exit", r)));
 }
 
-/** Queue issue 1, claim it, and exit at the turn cap: blocked, one escalation comment, labels swapped. */
-async function escalate(url: string): Promise<void> {
-  fake.state.addIssue(REPO, { number: 1, title: "Issue 1", labels: ["agent:queued"], user: "alice" });
-  const payload = fakeWebhookPayload(fake, "issues", "labeled", {
-    repo: REPO,
-    issue: 1,
-    label: "agent:queued",
-    sender: "alice",
-  });
-  expect(
-    (
-      await sendWebhook(`${url}/api/github/webhooks`, {
-        event: "issues",
-        payload,
-        secret: env["WEBHOOK_SECRET"]!,
-        deliveryId: "crash-1",
-      })
-    ).status,
-  ).toBe(202);
-  const admin = { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` };
-  const { token } = (await (
-    await fetch(`${url}/api/v1/workers`, { method: "POST", headers: admin, body: JSON.stringify({ name: "w" }) })
-  ).json()) as { token: string };
-  const worker = { authorization: `Bearer ${token}` };
-  const claim = await eventually(
-    async () => {
-      const r = await fetch(`${url}/api/v1/claims`, { method: "POST", headers: worker, body: "{}" });
-      return r.status === 200 ? ((await r.json()) as { run: { id: string; leaseEpoch: string } }) : undefined;
-    },
-    10_000,
-    "a claim",
-  );
-  const exit = await fetch(`${url}/api/v1/runs/${claim.run.id}/exit`, {
-    method: "POST",
-    headers: worker,
-    body: JSON.stringify({
-      leaseEpoch: claim.run.leaseEpoch,
-      exitCode: 1,
-      turnCapHit: true,
-      lastToolCalls: ["edit", "test"],
-    }),
-  });
-  expect(((await exit.json()) as { class: string }).class).toBe("turn-cap-spinning");
-}
-
-/** Waits until the App's outbox has nothing pending or running (asked through its operator API). */
-async function drained(url: string): Promise<void> {
-  await eventually(
-    async () => {
-      const r = await fetch(`${url}/api/v1/effects`, {
-        headers: { authorization: `Bearer ${env["ORCHESTRA_ADMIN_TOKEN"]}` },
-      });
-      const { counts } = (await r.json()) as { counts: Record<string, number> };
-      return (counts["pending"] ?? 0) + (counts["running"] ?? 0) === 0 && (counts["done"] ?? 0) > 0 ? true : undefined;
-    },
-    15_000,
-    "the outbox drained",
-  );
-}
-
 const writes = (op: string) => fake.requestsFor(op).filter((q) => q.method !== "GET");
 
 test("killed after the transitions committed and before any effect ran: after a restart each effect is performed once", async () => {
   const first = await start({ CHILD_EFFECTS: "off" });
-  await escalate(first.url);
+  await escalate(fake, first);
   // Committed, not performed: GitHub has seen no write at all.
   expect(
     fake.requests.filter((q) => q.method !== "GET" && !q.path.includes("/access_tokens") && q.path !== "/graphql"),
   ).toEqual([]);
   await kill(first.proc);
   const second = await start();
-  await drained(second.url);
+  await drained(second);
   expect(fake.state.labelsOf(REPO, 1)).toEqual(["agent:blocked"]);
   expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
   expect(writes("issues/create-comment")).toHaveLength(1);
@@ -142,7 +87,7 @@ test("killed while GitHub was posting its comment: after a restart the comment i
     // GitHub takes the comment; the App dies before it hears the answer.
     if (op === "issues/create-comment") first.proc.kill("SIGKILL");
   });
-  await escalate(first.url);
+  await escalate(fake, first);
   // The exit answered at commit; the App dies when the executor posts the comment.
   await eventually(
     () => (first.proc.signalCode === "SIGKILL" ? true : undefined),
@@ -152,7 +97,7 @@ test("killed while GitHub was posting its comment: after a restart the comment i
   fake.beforeHandle(null);
   expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
   const second = await start();
-  await drained(second.url);
+  await drained(second);
   expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
   expect(writes("issues/create-comment")).toHaveLength(1);
   expect(fake.state.labelsOf(REPO, 1)).toEqual(["agent:blocked"]);

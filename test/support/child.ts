@@ -5,7 +5,9 @@
  * around a handler for every issues.labeled delivery, which with
  * CHILD_RELEASE waits until the test releases it. CHILD_EFFECTS=off
  * starts it without the effects executor (effects are recorded, not
- * performed). Run from the build: node dist/test/support/child.js
+ * performed). CHILD_LEASE_MS sets how long its claims on deliveries and
+ * effects last (a long one: only a release frees what it held when killed).
+ * Run from the build: node dist/test/support/child.js
  */
 import { appendFileSync, existsSync, readFileSync, watch } from "node:fs";
 import { dirname } from "node:path";
@@ -67,6 +69,7 @@ if (journal) {
   process.stdout.write(`LISTENING ${rig.port}\n`);
 } else {
   // The whole App.
+  const leaseMs = process.env["CHILD_LEASE_MS"] ? { leaseMs: Number(process.env["CHILD_LEASE_MS"]) } : {};
   const database = await openDatabase(env.databaseUrl);
   await migrate(database);
   const orchestra = await createOrchestra({
@@ -76,9 +79,9 @@ if (journal) {
     ingest: ingestLimits(process.env),
     // As in the in-process tests: no retries, no write throttling.
     Octokit: TestOctokit,
-    processor: { concurrency: 4, pollMs: 50 },
+    processor: { concurrency: 4, pollMs: 50, ...leaseMs },
     sweepMs: 3_600_000,
-    effects: { ...TEST_EFFECTS, start: process.env["CHILD_EFFECTS"] !== "off" },
+    effects: { ...TEST_EFFECTS, ...leaseMs, start: process.env["CHILD_EFFECTS"] !== "off" },
   });
   const { port } = await orchestra.start();
   process.stdout.write(`LISTENING ${port}\n`);

@@ -37,7 +37,8 @@ export interface OutboxQueries {
    */
   holdEffects(where: { installationId: number } | { repo: string }, held: boolean, now: Date): Promise<number>;
   /** The number of running effects put back to pending, maybe-sent. */
-  releaseRunningEffects(): Promise<number>;
+  /** Effects being performed (all, or those `owner` holds) back to pending, marked maybe-sent. */
+  releaseRunningEffects(owner?: string): Promise<number>;
   replayEffect(id: string, now: Date): Promise<boolean>;
   /** Effects performable now or in flight. */
   activeEffects(now: Date): Promise<number>;
@@ -138,9 +139,9 @@ export function outboxQueries(db: Db): OutboxQueries {
       });
       return r.count;
     },
-    async releaseRunningEffects() {
+    async releaseRunningEffects(owner) {
       const r = await db.effect.updateMany({
-        where: { state: "running" },
+        where: { state: "running", ...(owner ? { lockedBy: owner } : {}) },
         data: { state: "pending", lockedBy: null, lockedUntil: null, maybeSent: true },
       });
       return r.count;
