@@ -15,8 +15,17 @@ export interface ReplicaSettings {
   logLevel?: string;
 }
 
+/** A release this replica made of what a replica that stopped beating held (its log line). */
+export interface TakeoverSeen {
+  at: number;
+  deliveries: number;
+  effects: number;
+}
+
 export class Replica {
   child!: Child;
+  /** Every takeover it logged, over all its starts. */
+  readonly takeovers: TakeoverSeen[] = [];
   constructor(
     readonly name: string,
     readonly port: number,
@@ -53,6 +62,11 @@ export class Replica {
         GHE_HOST: this.s.github.host,
         GHE_PROTOCOL: "http",
       },
+    });
+    this.child.onLine((line) => {
+      if (!line.includes("replicas: a replica stopped beating")) return;
+      const l = JSON.parse(line) as { time: number; deliveries?: number; effects?: number };
+      this.takeovers.push({ at: l.time, deliveries: l.deliveries ?? 0, effects: l.effects ?? 0 });
     });
     for (;;) {
       if (this.child.exit) throw new Error(`${this.name} exited while starting:\n${this.child.tail()}`);

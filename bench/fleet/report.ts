@@ -35,6 +35,8 @@ export interface Summary {
   outboxDrainedAfterLastMergeMs: number;
   doubleClaims: number;
   restartReadyMs: number | null;
+  /** How long after the kill another replica released what the killed one held (its beat stood still). */
+  takeover: ScenarioRaw["takeover"];
   violations: number;
 }
 
@@ -117,6 +119,7 @@ export function summarize(raw: ScenarioRaw): Summary {
     outboxDrainedAfterLastMergeMs: Math.max(0, raw.convergedAt - lastMerge),
     doubleClaims: raw.doubleClaims.length,
     restartReadyMs: raw.restartReadyMs,
+    takeover: raw.takeover,
     violations: raw.violations.length,
   };
 }
@@ -135,6 +138,12 @@ export function render(summaries: Summary[]): string {
       `after the last merge (outbox drained after ${(s.outboxDrainedAfterLastMergeMs / 1000).toFixed(1)} s), ` +
       `${s.doubleClaims} double claims` +
       (s.restartReadyMs === null ? "" : `, killed replica ready again in ${s.restartReadyMs} ms`) +
+      (s.takeover
+        ? `, what it held released ${s.takeover.afterKillMs} ms after the kill ` +
+          `(${s.takeover.deliveries} deliveries, ${s.takeover.effects} effects)`
+        : s.restartReadyMs === null
+          ? ""
+          : ", nothing it held was released (it held nothing, or its leases ran out first)") +
       (s.violations ? `, ${s.violations} requests outside GitHub's description` : ""),
   );
   for (const s of summaries) {

@@ -43,6 +43,8 @@ export interface ScenarioRaw {
   convergedAt: number;
   doubleClaims: string[];
   restartReadyMs: number | null;
+  /** The first release of the killed replica's work by another replica after the kill, or null. */
+  takeover: { afterKillMs: number; deliveries: number; effects: number } | null;
   violations: string[];
 }
 
@@ -129,6 +131,7 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
     const queuedAt = await gh.queue(c.tasks);
     const deadline = queuedAt + c.timeoutMs;
     let restartReadyMs: number | null = null;
+    let killedAt = 0;
     let reported = 0;
     const check = () => {
       if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
@@ -145,6 +148,7 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
       if (restartReadyMs === null && c.replicas > 1 && gh.merges.size >= c.tasks / 2) {
         const victim = replicas[replicas.length - 1]!;
         front.targets.splice(front.targets.indexOf(victim.url), 1);
+        killedAt = Date.now();
         await victim.kill();
         progress(`${c.name}: SIGKILL ${victim.name} at ${gh.merges.size}/${c.tasks} merged; starting it again`);
         restartReadyMs = await victim.start();
@@ -209,6 +213,7 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
       convergedAt,
       doubleClaims: existsSync(doubles) ? readFileSync(doubles, "utf8").trim().split("\n") : [],
       restartReadyMs,
+      takeover: takeoverAfter(replicas, killedAt),
       violations: [...gh.fake.violations],
     };
   } finally {
@@ -219,4 +224,14 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
     await db.drop();
     removeTempDir(dir);
   }
+}
+
+/** The first takeover any replica logged after the kill: how long the killed replica's work waited for it. */
+function takeoverAfter(replicas: Replica[], killedAt: number): ScenarioRaw["takeover"] {
+  if (killedAt === 0) return null;
+  const first = replicas
+    .flatMap((r) => r.takeovers)
+    .filter((t) => t.at >= killedAt)
+    .sort((a, b) => a.at - b.at)[0];
+  return first ? { afterKillMs: first.at - killedAt, deliveries: first.deliveries, effects: first.effects } : null;
 }

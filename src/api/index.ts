@@ -29,6 +29,8 @@ import { githubRoutes } from "./github.js";
 import type { Database } from "../store/db.js";
 import type { TaskReadDeps } from "../views/task-detail.js";
 import type { ApiQueries } from "./queries.js";
+import { replicaRoutes } from "./replicas.js";
+import type { Replicas } from "../replicas/replicas.js";
 
 export interface ApiDeps extends WorkerApiDeps {
   queries: ApiQueries;
@@ -52,6 +54,7 @@ export interface ApiDeps extends WorkerApiDeps {
   web: string;
   pokeInbox: () => void;
   pokeEffects: () => void;
+  replicas: Pick<Replicas, "list">;
 }
 
 export function registerApi(router: Router, deps: ApiDeps): void {
@@ -70,6 +73,7 @@ export function registerApi(router: Router, deps: ApiDeps): void {
   pauseRoutes(router, { gates: deps.gates, adminToken: deps.adminToken });
   auditRoutes(router, { audit: deps.audit, adminToken: deps.adminToken });
   sweepRoutes(router, { queries: deps.queries, adminToken: deps.adminToken, streaks: deps.streaks });
+  replicaRoutes(router, { replicas: deps.replicas, adminToken: deps.adminToken });
   taskActionRoutes(router, { humanQueries: deps.humanQueries, tasks: deps.tasks, adminToken: deps.adminToken });
   branchRoutes(router, { branches: deps.branches, adminToken: deps.adminToken });
   runRoutes(router, { queries: deps.queries, database: deps.database, adminToken: deps.adminToken });

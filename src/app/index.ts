@@ -169,6 +169,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
     isSelf: github.isSelf,
     knownBotLogin: github.knownBotLogin,
     pokeInbox: () => processor.poke(),
+    replicas,
     stopping: () => stopping,
     ...(o.ingest ? { ingest: o.ingest } : {}),
   });

@@ -27,6 +27,7 @@ import { registerApi } from "../api/index.js";
 import { dashboardRoutes } from "../dashboard/routes.js";
 import { dashboardQueries } from "../dashboard/queries.js";
 import { viewsQueries } from "../views/queries.js";
+import type { Replicas } from "../replicas/replicas.js";
 import { webOf } from "../dashboard/html.js";
 
 type MetricsRoom = ReturnType<typeof metricsRoom>;
@@ -47,6 +48,7 @@ export function registerRoutes(o: {
   isSelf: (actor: { login: string; type: string }) => Promise<boolean>;
   knownBotLogin: () => string | null;
   pokeInbox: () => void;
+  replicas: Pick<Replicas, "list">;
   /** The service is stopping: webhooks are refused with 503. */
   stopping: () => boolean;
   ingest?: { maxUnverifiedBytes?: number; bodyTiming?: BodyTiming };
@@ -109,6 +111,7 @@ export function registerRoutes(o: {
     deliveriesWaiting: r.deliveriesWaiting,
     pokeInbox: o.pokeInbox,
     pokeEffects: () => r.executor.poke(),
+    replicas: o.replicas,
     host,
   };
   registerApi(api, apiDeps);

@@ -45,7 +45,7 @@ export function apiCommands(cli: Command): void {
     .command("status")
     .description(
       "one screen: queue by repository and why tasks wait, live leases, blocked, failed, " +
-        "parked and retrying work, failing reconcile scopes, GitHub calls this hour and rate limit",
+        "parked and retrying work, failing reconcile scopes, GitHub calls this hour and rate limit, replicas",
     )
     .option("--json", "the API answers, keyed by what they are")
     .action(async (o: { json?: boolean }) => {

@@ -3,7 +3,8 @@
  * the existing API calls (nothing here is computed that the API does not
  * say): the queue by repository with why tasks wait, live leases, blocked and
  * failed tasks, parked deliveries and effects, retrying deliveries, failing
- * reconcile scopes, pauses, and GitHub's rate limit per installation.
+ * reconcile scopes, pauses, GitHub's rate limit per installation, and the
+ * replicas beating.
  */
 import type { TaskRow } from "./tasks.js";
 import { when } from "./io.js";
@@ -39,6 +40,7 @@ export interface StatusAnswer {
     }>;
     callsPerHour: Array<{ hour: string; reads: number; writes: number }>;
   };
+  replicas: { self: string; replicas: Array<{ id: string; beatAgoSeconds: number; startedAt: string }> };
 }
 
 /** The API calls `status` makes, by the key of its answer. */
@@ -52,6 +54,7 @@ export const STATUS_CALLS: Record<keyof StatusAnswer, string> = {
   sweeps: "/api/v1/sweeps?limit=1",
   pause: "/api/v1/pause",
   github: "/api/v1/github",
+  replicas: "/api/v1/replicas",
 };
 
 /** How many of the first waiting reasons of a repository's queue to show. */
@@ -119,6 +122,12 @@ export function statusText(s: StatusAnswer): string {
     lines.push(
       `  installation ${r.installation}  ${r.remaining}${r.limit === null ? "" : `/${r.limit}`} left` +
         `${r.resetAt ? `, resets ${when(r.resetAt)}` : ""}  (seen ${when(r.seenAt)})`,
+    );
+  lines.push(`replicas: ${s.replicas.replicas.length} beating`);
+  for (const r of s.replicas.replicas)
+    lines.push(
+      `  ${r.id}  last beat ${r.beatAgoSeconds} s ago, up since ${when(r.startedAt)}` +
+        (r.id === s.replicas.self ? "  (answered this)" : ""),
     );
   return `${lines.map((l) => l.trimEnd()).join("\n")}\n`;
 }

@@ -50,6 +50,17 @@ export interface Takeover extends ReleasedWork {
   lastBeatAt: Date;
 }
 
+/** A replica's row for operators. */
+export interface ReplicaSeen {
+  id: string;
+  host: string;
+  pid: number;
+  startedAt: string;
+  beatAt: string;
+  /** Since its last beat, by the clock of the replica that answers (another machine's clock may differ). */
+  beatAgoSeconds: number;
+}
+
 /** An owner id that says where the replica runs: what an operator reads in a lockedBy column or a log line. */
 export function replicaId(): string {
   return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -73,6 +84,23 @@ export class Replicas {
     this.id = opts.id ?? replicaId();
     this.#beatMs = opts.beatMs ?? REPLICA_BEAT_MS;
     this.#silence = new Silence({ silentMs: opts.silentMs ?? REPLICA_SILENT_MS, gapMs: 2 * this.#beatMs });
+  }
+
+  /** Every replica's row as this one reads it: when each last beat, and how long ago by this replica's clock. */
+  async list(): Promise<{ self: string; replicas: ReplicaSeen[] }> {
+    const now = this.deps.clock.now().getTime();
+    const rows = await this.deps.queries.replicas();
+    return {
+      self: this.id,
+      replicas: rows.map((r) => ({
+        id: r.id,
+        host: r.host,
+        pid: r.pid,
+        startedAt: r.startedAt.toISOString(),
+        beatAt: r.beatAt.toISOString(),
+        beatAgoSeconds: Math.max(0, Math.round((now - r.beatAt.getTime()) / 100) / 10),
+      })),
+    };
   }
 
   /** Beats now and every `beatMs` until stopped. */

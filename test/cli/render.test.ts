@@ -29,6 +29,7 @@ const base: StatusAnswer = {
   sweeps: { failing: {} },
   pause: { paused: [] },
   github: { rateLimits: [], callsPerHour: [] },
+  replicas: { self: "web-1-4a2b", replicas: [] },
 };
 
 describe("statusText", () => {
@@ -73,6 +74,7 @@ describe("statusText", () => {
       "  acme/app  4 run(s) since 2026-01-01T00:00:00Z  escalated  404 Not Found",
       "GitHub calls this hour: none counted",
       "rate limit: not seen yet (no GitHub answer since the service started)",
+      "replicas: 0 beating",
       "",
     ]);
   });
@@ -97,11 +99,29 @@ describe("statusText", () => {
         ],
       },
     });
-    expect(text.split("\n").slice(-5)).toEqual([
+    expect(text.split("\n").slice(-6, -2)).toEqual([
       "GitHub calls this hour: 18 read(s), 12 write(s)",
       "rate limit: 2 installation(s)",
       "  installation 7  4980/5000 left, resets 2026-01-01T01:40:00Z  (seen 2026-01-01T01:10:00Z)",
       "  installation 9  12 left  (seen 2026-01-01T01:11:00Z)",
+    ]);
+  });
+
+  test("replicas: each one's last beat and start, and which one answered", () => {
+    const text = statusText({
+      ...base,
+      replicas: {
+        self: "web-2-9c1d",
+        replicas: [
+          { id: "web-1-4a2b", beatAgoSeconds: 1.4, startedAt: "2026-01-01T00:00:00.000Z" },
+          { id: "web-2-9c1d", beatAgoSeconds: 0.2, startedAt: "2026-01-01T02:00:00.000Z" },
+        ],
+      },
+    });
+    expect(text.split("\n").slice(-4)).toEqual([
+      "replicas: 2 beating",
+      "  web-1-4a2b  last beat 1.4 s ago, up since 2026-01-01T00:00:00Z",
+      "  web-2-9c1d  last beat 0.2 s ago, up since 2026-01-01T02:00:00Z  (answered this)",
       "",
     ]);
   });

@@ -122,6 +122,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(status).toMatch(/^deliveries: 0 parked, 0 retrying, \d+ pending$/m);
     expect(status).toMatch(/^effects: 0 parked, \d+ pending$/m);
     expect(status).toMatch(/^failing reconcile scopes: 0$/m);
+    expect(status).toMatch(
+      /^replicas: 1 beating\n {2}\S+-\d+-[0-9a-f]{8} {2}last beat [\d.]+ s ago, up since \S+Z {2}\(answered this\)$/m,
+    );
     const statusJson = JSON.parse(await ok("status", "--json"));
     expect(statusJson.queued.map((t: { id: string }) => t.id)).toEqual([queued.id]);
     expect(statusJson.claimed.map((t: { id: string }) => t.id)).toEqual([leased.id]);
