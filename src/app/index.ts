@@ -28,7 +28,8 @@ import { Counters } from "../ignored/counters.js";
 import { ignoredQueries } from "../ignored/queries.js";
 import type { MissedDeliveries } from "../reconcile/deliveries.js";
 import { metricsRoom } from "../metrics/routes.js";
-import { Replicas, replicaId, type ReplicaOptions } from "../replicas/replicas.js";
+import { Replicas, type ReplicaOptions } from "../replicas/replicas.js";
+import { ownerId } from "../store/renewal.js";
 import { replicaQueries } from "../replicas/queries.js";
 import { gitHubAccess } from "./github.js";
 import { buildRooms, type TestHooks } from "./rooms.js";
@@ -87,7 +88,7 @@ export async function createOrchestra(o: OrchestraOptions): Promise<Orchestra> {
   const db = database.db;
   const clock: Clock = o.clock ?? { now: () => new Date() };
   // The owner this replica's processor and executor claim under: what a silent replica's beat row names.
-  const owner = o.replica?.id ?? replicaId();
+  const owner = o.replica?.id ?? ownerId();
   const retry: Partial<RetryPolicy> = { windowMs: env.retryWindowHours * 3_600_000, ...o.retry };
   const counters = new Counters({ database, queries: ignoredQueries(db), clock });
   // A backlog said the same again and again (src/inbox/collapse.ts): logged, and counted as ignored.

@@ -10,7 +10,6 @@
  * outcome the task waits for (a dispatch) tells the task. Nothing here waits
  * on behalf of a caller: the worker API and the inbox only write rows.
  */
-import { randomUUID } from "node:crypto";
 import { instrument, newCounts } from "../github/instrument.js";
 import { errorText as errText } from "../github/errors.js";
 import { DEFAULT_RETRY } from "../retry/schedule.js";
@@ -24,7 +23,7 @@ import { checkRunReader } from "./check-run-view.js";
 import { HELD } from "./queries.js";
 import { recordFailure } from "./failure.js";
 import { PROCESSING_LEASE_MS } from "../config/defaults.js";
-import { whileRenewed } from "../store/renewal.js";
+import { ownerId, whileRenewed } from "../store/renewal.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
@@ -44,7 +43,7 @@ export class Executor {
     readonly deps: ExecutorDeps,
     opts: ExecutorOptions = {},
   ) {
-    this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.owner = opts.owner ?? ownerId();
     this.#checkRunOf = checkRunReader(deps.queries);
     this.#o = {
       concurrency: opts.concurrency ?? 4,

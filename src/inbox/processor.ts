@@ -7,11 +7,10 @@
  * and the reason. Nothing is dropped silently and nothing retries in a hot
  * loop.
  */
-import { randomUUID } from "node:crypto";
 import { errorClass, failureOf } from "../github/errors.js";
 import type { ClaimedDelivery, Inbox } from "./store.js";
 import { PROCESSING_LEASE_MS } from "../config/defaults.js";
-import { whileRenewed } from "../store/renewal.js";
+import { ownerId, whileRenewed } from "../store/renewal.js";
 
 export type DispatchResult = "done" | "ignored";
 
@@ -59,7 +58,7 @@ export class Processor {
     readonly log: ProcessorLog,
     opts: ProcessorOptions = {},
   ) {
-    this.owner = opts.owner ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.owner = opts.owner ?? ownerId();
     this.#concurrency = opts.concurrency ?? 4;
     this.#leaseMs = opts.leaseMs ?? PROCESSING_LEASE_MS;
     this.#pollMs = opts.pollMs ?? 1_000;

@@ -10,9 +10,9 @@
  * in order gives its work back itself and deletes its row.
  */
 import { hostname } from "node:os";
-import { randomUUID } from "node:crypto";
 import type { ReplicaQueries } from "./queries.js";
 import { Silence } from "./silence.js";
+import { ownerId } from "../store/renewal.js";
 import { REPLICA_BEAT_MS, REPLICA_SILENT_MS } from "../config/defaults.js";
 
 export interface ReleasedWork {
@@ -61,11 +61,6 @@ export interface ReplicaSeen {
   beatAgoSeconds: number;
 }
 
-/** An owner id that says where the replica runs: what an operator reads in a lockedBy column or a log line. */
-export function replicaId(): string {
-  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-}
-
 export class Replicas {
   readonly id: string;
   readonly host = hostname();
@@ -81,7 +76,7 @@ export class Replicas {
     readonly deps: ReplicaDeps,
     opts: ReplicaOptions = {},
   ) {
-    this.id = opts.id ?? replicaId();
+    this.id = opts.id ?? ownerId();
     this.#beatMs = opts.beatMs ?? REPLICA_BEAT_MS;
     this.#silence = new Silence({ silentMs: opts.silentMs ?? REPLICA_SILENT_MS, gapMs: 2 * this.#beatMs });
   }

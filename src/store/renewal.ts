@@ -4,6 +4,17 @@
  * lease until the work ends, so a short lease, which lets another replica
  * take over a dead one's work soon, still holds through slow work.
  */
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+
+/**
+ * The owner a process claims rows under (a delivery's or an effect's
+ * lockedBy, its replica's beat row): it says where the process runs, so an
+ * operator can read it.
+ */
+export function ownerId(): string {
+  return `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+}
 
 /** How often a claim of `leaseMs` is renewed: every third of it, at most once a second. */
 export const renewEveryMs = (leaseMs: number): number => Math.max(1_000, Math.floor(leaseMs / 3));

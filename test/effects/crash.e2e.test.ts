@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
-import { eventually, freePort } from "../support/orchestra.js";
+import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
-import { drained, escalate, type ChildApp } from "../support/escalation.js";
+import { drained, escalate, escalateKilledMidComment, type ChildApp } from "../support/escalation.js";
 import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
 
 let fake: FakeGitHub;
@@ -83,18 +83,7 @@ test("killed after the transitions committed and before any effect ran: after a 
 
 test("killed while GitHub was posting its comment: after a restart the comment is found by its marker, never posted twice", async () => {
   const first = await start();
-  fake.beforeHandle((op) => {
-    // GitHub takes the comment; the App dies before it hears the answer.
-    if (op === "issues/create-comment") first.proc.kill("SIGKILL");
-  });
-  await escalate(fake, first);
-  // The exit answered at commit; the App dies when the executor posts the comment.
-  await eventually(
-    () => (first.proc.signalCode === "SIGKILL" ? true : undefined),
-    10_000,
-    "the App killed mid-comment",
-  );
-  fake.beforeHandle(null);
+  await escalateKilledMidComment(fake, first);
   expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
   const second = await start();
   await drained(second);

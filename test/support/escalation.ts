@@ -7,6 +7,7 @@
 import { eventually } from "./orchestra.js";
 import { fakeWebhookPayload, sendWebhook } from "./webhooks.js";
 import { REPO } from "./lifecycle-rig.js";
+import type { ChildProcess } from "node:child_process";
 import type { FakeGitHub } from "../fake-github/index.js";
 
 export interface ChildApp {
@@ -68,4 +69,21 @@ export async function drained(app: ChildApp, timeoutMs = 15_000): Promise<void> 
     timeoutMs,
     "the outbox drained",
   );
+}
+
+/**
+ * `escalate`, with the App killed (SIGKILL) when its executor posts the escalation comment: GitHub takes the
+ * comment, and the App dies before it hears the answer. Returns once the App is dead.
+ */
+export async function escalateKilledMidComment(
+  fake: FakeGitHub,
+  app: ChildApp & { proc: ChildProcess },
+): Promise<void> {
+  fake.beforeHandle((op) => {
+    if (op === "issues/create-comment") app.proc.kill("SIGKILL");
+  });
+  await escalate(fake, app);
+  // The exit answered at commit; the App dies when the executor posts the comment.
+  await eventually(() => (app.proc.signalCode === "SIGKILL" ? true : undefined), 10_000, "the App killed mid-comment");
+  fake.beforeHandle(null);
 }
