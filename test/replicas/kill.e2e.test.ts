@@ -10,9 +10,9 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
-import { eventually, freePort } from "../support/orchestra.js";
+import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
-import { drained, escalate, type ChildApp } from "../support/escalation.js";
+import { drained, escalateKilledMidComment, type ChildApp } from "../support/escalation.js";
 import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
 import { providers, testDatabase, type TestDb } from "../support/databases.js";
 
@@ -62,17 +62,7 @@ if (providers.includes("postgresql")) {
 
   test("postgresql: a replica killed mid-comment has its effect released by the next one to watch its beat", async () => {
     const first = await start();
-    fake.beforeHandle((op) => {
-      // GitHub takes the comment; the App dies before it hears the answer.
-      if (op === "issues/create-comment") first.proc.kill("SIGKILL");
-    });
-    await escalate(fake, first);
-    await eventually(
-      () => (first.proc.signalCode === "SIGKILL" ? true : undefined),
-      10_000,
-      "the App killed mid-comment",
-    );
-    fake.beforeHandle(null);
+    await escalateKilledMidComment(fake, first);
     expect(fake.state.commentsOn(REPO, 1)).toHaveLength(1);
 
     const second = await start();
@@ -90,4 +80,7 @@ if (providers.includes("postgresql")) {
     // The released comment was looked for on GitHub before anything was written again.
     expect(fake.requestsFor("issues/list-comments").length).toBeGreaterThanOrEqual(1);
   }, 120_000);
+} else {
+  // Two processes on one database need PostgreSQL (SQLite has one process, which releases all at start).
+  test.skip("postgresql: a replica killed mid-comment has its effect released (set TEST_DATABASE_URL)", () => {});
 }
