@@ -1,7 +1,7 @@
 /**
  * How each kind of effect is performed. Every performer is safe to run again:
  * labels are brought to a wanted state (write only what differs from what
- * GitHub last said, effects/perform-seen.ts), a comment or a dispatch whose answer was lost is looked for
+ * GitHub last said, effects/perform-labels.ts), a comment or a dispatch whose answer was lost is looked for
  * before it is sent again, and whatever destroys or publishes re-checks its
  * positive evidence on GitHub right before acting. An effect that a later
  * state made pointless is dropped, not performed.
@@ -13,7 +13,8 @@ import { commentMarker, withMarker } from "../texts/comments.js";
 import type { EffectKind } from "../machine/effects.js";
 import type { OutboxEffect } from "./outbox.js";
 import { done, dropped, type Performed, type Performer } from "./performed.js";
-import { checkRunPerformer, labelPerformer, removeLabelPerformer } from "./perform-seen.js";
+import { labelPerformer, removeLabelPerformer } from "./perform-labels.js";
+import { checkRunPerformer } from "./perform-check-run.js";
 
 export type { PerformContext, Performed, Performer } from "./performed.js";
 

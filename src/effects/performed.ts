@@ -1,4 +1,7 @@
-/** What a performer is given and what it answers (effects/perform.ts, effects/perform-seen.ts). */
+/**
+ * What a performer is given and what it answers (effects/perform.ts, effects/perform-labels.ts,
+ * effects/perform-check-run.ts).
+ */
 import type { GitHub } from "../github/port.js";
 import type { RunView, TaskView } from "../machine/decision.js";
 import type { EffectKind, EffectPayloads } from "../machine/effects.js";

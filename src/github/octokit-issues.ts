@@ -4,8 +4,9 @@
  * and the host's release (whether it has dependencies at all).
  */
 import type { ProbotOctokit } from "probot";
-import { GitHubError, type GitHub, type IssueInfo } from "./port.js";
-import { call, maybe } from "./errors.js";
+import { GitHubError, type GitHub, type IssueInfo, type IssueLabel } from "./port.js";
+import { call, maybe, toGitHubError } from "./errors.js";
+import { SWAP_LABELS, type SwapLabelsMutation } from "./queries.js";
 import { toBlocker, type RawBlocker } from "./mappers.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -24,6 +25,7 @@ type IssueMethods = Pick<
   | "issueLabels"
   | "addLabels"
   | "removeLabel"
+  | "swapLabels"
   | "createComment"
   | "listComments"
   | "addReaction"
@@ -51,6 +53,19 @@ function toIssue(i: RawIssue): IssueInfo {
     author: i.user?.login ?? "",
     isPullRequest: Boolean(i.pull_request),
   };
+}
+
+const toLabel = (l: { name: string; node_id: string }): IssueLabel => ({ name: l.name, nodeId: l.node_id });
+
+/** A GraphQL answer whose errors say a node named in it is not there. */
+function notFound(e: unknown): boolean {
+  const err = e as { name?: unknown; errors?: unknown };
+  return (
+    err?.name === "GraphqlResponseError" &&
+    Array.isArray(err.errors) &&
+    err.errors.length > 0 &&
+    err.errors.every((x: { type?: unknown } | null) => x?.type === "NOT_FOUND")
+  );
 }
 
 /** Like maybe, but an issue GitHub answers 410 for (deleted) is absent too. */
@@ -106,20 +121,33 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
       const res = await maybe("list issue labels", () =>
         rest.issues.listLabelsOnIssue({ ...r, issue_number: number, per_page: 100, ...read() }),
       );
-      return res ? res.data.map((l) => l.name) : null;
+      return res ? res.data.map(toLabel) : null;
     },
     async addLabels(r, number, labels) {
       const { data } = await call("add labels", () =>
         rest.issues.addLabels({ ...r, issue_number: number, labels, ...write() }),
       );
-      return data.map((l) => l.name);
+      return data.map(toLabel);
     },
     async removeLabel(r, number, label) {
       // GitHub answers 404 when the label is not on the issue: already removed.
       const res = await maybe("remove label", () =>
         rest.issues.removeLabel({ ...r, issue_number: number, name: label, ...write() }),
       );
-      return res ? res.data.map((l) => l.name) : null;
+      return res ? res.data.map(toLabel) : null;
+    },
+    async swapLabels(issueId, add, remove) {
+      let data: SwapLabelsMutation;
+      try {
+        data = await octokit.graphql<SwapLabelsMutation>(SWAP_LABELS, { issue: issueId, add, remove, ...write() });
+      } catch (e) {
+        // GitHub's answer that one of the nodes is not there (a NOT_FOUND beside what it did of the rest).
+        if (notFound(e)) return null;
+        throw toGitHubError("swap labels", e);
+      }
+      const labels = data.removed?.labelable?.labels;
+      if (!labels) throw new GitHubError("swap labels", undefined, "no labels in the answer", false);
+      return (labels.nodes ?? []).flatMap((n) => (n ? [{ name: n.name, nodeId: n.id }] : []));
     },
     async createComment(r, number, body) {
       const { data } = await call("create comment", () =>

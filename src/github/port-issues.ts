@@ -19,6 +19,12 @@ export interface BlockerInfo {
   state: "open" | "closed";
 }
 
+/** A label on an issue as GitHub answers it: its name, and the node id GraphQL names it by. */
+export interface IssueLabel {
+  name: string;
+  nodeId: string;
+}
+
 export interface CommentInfo {
   id: number;
   body: string;
@@ -65,14 +71,21 @@ export interface IssuesPort {
     opts?: { state?: "open" | "closed" | "all"; pages?: number },
   ): Promise<IssueInfo[]>;
   /** The issue's labels; null when the issue does not exist (any more). */
-  issueLabels(r: RepoRef, number: number): Promise<string[] | null>;
+  issueLabels(r: RepoRef, number: number): Promise<IssueLabel[] | null>;
   /** Adds labels (creating missing repo labels, as GitHub does) and answers the issue's labels after. Idempotent. */
-  addLabels(r: RepoRef, number: number, labels: string[]): Promise<string[]>;
+  addLabels(r: RepoRef, number: number, labels: string[]): Promise<IssueLabel[]>;
   /**
    * Removes a label and answers the issue's labels after it; null when GitHub answered that the label was not on
    * the issue (or there is no issue): success too, but nothing said of the other labels. Idempotent.
    */
-  removeLabel(r: RepoRef, number: number, label: string): Promise<string[] | null>;
+  removeLabel(r: RepoRef, number: number, label: string): Promise<IssueLabel[] | null>;
+  /**
+   * Adds the labels `add` and then removes the labels `remove` on the issue `issueId`, all named by their node ids,
+   * in one GraphQL mutation (addLabelsToLabelable, then removeLabelsFromLabelable); answers the issue's labels after
+   * both. null when GitHub answers that a node is not there (the issue or a label deleted, an id out of date): the
+   * document's other half may have been done, so whoever asked reads the labels before going on. Idempotent.
+   */
+  swapLabels(issueId: string, add: string[], remove: string[]): Promise<IssueLabel[] | null>;
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
   listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;

@@ -19,7 +19,15 @@ import type { RefsPort } from "./port-refs.js";
 
 export type { HostVersion } from "./hosts.js";
 export { repoRef, type RepoRef } from "./repo-ref.js";
-export type { BlockerInfo, CommentInfo, IssueInfo, IssuesPort, LabelledIssue, Reaction } from "./port-issues.js";
+export type {
+  BlockerInfo,
+  CommentInfo,
+  IssueInfo,
+  IssueLabel,
+  IssuesPort,
+  LabelledIssue,
+  Reaction,
+} from "./port-issues.js";
 export type { PullInfo, PullMergeability, PullsPort, ReviewCommentInfo } from "./port-pulls.js";
 export type { BranchInfo, BranchListing, Comparison, MergedBranchFacts, RefsPort } from "./port-refs.js";
 export type { CheckRunInfo, ChecksPort, NewCheckRun, WorkflowRunInfo } from "./port-checks.js";
@@ -77,6 +85,7 @@ export class GitHubError extends Error {
 export const WRITE_METHODS: ReadonlySet<keyof GitHub> = new Set<keyof GitHub>([
   "addLabels",
   "removeLabel",
+  "swapLabels",
   "createComment",
   "createIssue",
   "updateIssueBody",

@@ -141,3 +141,24 @@ export interface MergedBranchQuery {
     } | null;
   } | null;
 }
+
+/**
+ * Adds labels to an issue and then takes others off, in one request: mutations in one document run in order, so
+ * the label that tells who owns the issue is on before the one it replaces comes off. The second answers the
+ * issue's labels after both.
+ */
+export const SWAP_LABELS = `mutation SwapLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+  added: addLabelsToLabelable(input: {labelableId: $issue, labelIds: $add}) { clientMutationId }
+  removed: removeLabelsFromLabelable(input: {labelableId: $issue, labelIds: $remove}) {
+    labelable { labels(first: 100) { totalCount nodes { id name } } }
+  }
+}`;
+
+export interface SwapLabelsMutation {
+  added: { clientMutationId: string | null } | null;
+  removed: {
+    labelable: {
+      labels: { totalCount: number; nodes: Array<{ id: string; name: string } | null> | null } | null;
+    } | null;
+  } | null;
+}

@@ -60,4 +60,28 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(rig.fake.state.labelsOf(REPO, 1)).toEqual(["bug"]);
     expect(labelCalls()).toEqual(["DELETE 404", "GET 200", "DELETE 200"]);
   });
+
+  test("a label made again on GitHub (a new node id): the swap is refused, the labels read and set by name", async () => {
+    await reviewed();
+    // Deleted and made again by someone on GitHub: the id Orchestra was given for it names nothing now.
+    const labels = rig.fake.state.repo(REPO).labels;
+    labels.delete("agent:in-progress");
+    rig.fake.state.addLabel(REPO, "agent:in-progress");
+    const from = rig.fake.requests.length;
+    await rig.queue(10);
+    const agent = rig.agent("fix-2", "echo two > src/app.txt\ngit add src/app.txt\ngit commit -qm Two");
+    expect(await rig.once(["--agent", agent])).toMatchObject({ code: 0, stderr: "" });
+    await rig.settle();
+    expect(rig.labels(10)).toEqual(["agent:review"]);
+    const writes = rig.fake.requests
+      .slice(from)
+      .filter((r) => r.graphql?.operationName === "SwapLabels" || /\/issues\/10\/labels/.test(r.path))
+      .map((r) => {
+        const errors = (r.response as { errors?: Array<{ type?: string }> } | undefined)?.errors;
+        return r.graphql ? `swap${errors ? ` ${errors.map((e) => e.type).join(",")}` : ""}` : `${r.method} ${r.status}`;
+      });
+    // The claim's swap: refused; the labels read and the interlock added by name (its answer gives the new id);
+    // the review's swap names it by that id.
+    expect(writes).toEqual(["swap NOT_FOUND", "GET 200", "POST 200", "swap"]);
+  });
 });

@@ -38,8 +38,9 @@ export interface OutageOptions {
 }
 
 /**
- * Random faults for REST writes (POST, PATCH, PUT, DELETE). Never for GET,
- * GraphQL, or minting installation tokens; explicit `inject` rules come first.
+ * Random faults for writes: REST (POST, PATCH, PUT, DELETE) and GraphQL
+ * mutations. Never for GET, GraphQL queries, or minting installation tokens;
+ * explicit `inject` rules come first.
  */
 export interface ChaosOptions {
   /** seed of the deterministic PRNG (mulberry32): the same seed gives the same faults */

@@ -290,6 +290,73 @@ describe("what the fake does not serve fails loudly", () => {
   });
 });
 
+describe("label mutations, by the node ids REST and webhooks give", () => {
+  const SWAP = `mutation Swap($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
+    added: addLabelsToLabelable(input: {labelableId: $issue, labelIds: $add}) { clientMutationId }
+    removed: removeLabelsFromLabelable(input: {labelableId: $issue, labelIds: $remove}) {
+      labelable { ... on Issue { number labels(first: 10) { nodes { name } } } }
+    }
+  }`;
+  /** The issue's node id and its repository's label ids by name, as its REST representation gives them. */
+  async function ids(number: number): Promise<{ issue: string; label: (name: string) => string }> {
+    const { data: issue } = await octokit.rest.issues.get({ ...REPO, issue_number: number });
+    const { data: labels } = await octokit.rest.issues.listLabelsForRepo({ ...REPO, per_page: 100 });
+    return { issue: issue.node_id, label: (name) => labels.find((l) => l.name === name)!.node_id };
+  }
+
+  it("adds, then removes, in the order of the document; the App's bot is the labeller", async () => {
+    fake.state.addIssue("acme/widgets", { number: 1, labels: ["bug", "agent:queued"] });
+    fake.state.addLabel("acme/widgets", "agent:in-progress");
+    const id = await ids(1);
+    const answer = await send(SWAP, {
+      issue: id.issue,
+      add: [id.label("agent:in-progress")],
+      remove: [id.label("agent:queued")],
+    });
+    expect(answer).toEqual({
+      status: 200,
+      body: {
+        data: {
+          added: { clientMutationId: null },
+          removed: { labelable: { number: 1, labels: { nodes: [{ name: "bug" }, { name: "agent:in-progress" }] } } },
+        },
+      },
+    });
+    expect(fake.state.labelEventsOf("acme/widgets", 1).at(-1)).toMatchObject({
+      labelName: "agent:in-progress",
+      actor: fake.state.botLogin,
+    });
+    fake.assertNoViolations();
+  });
+
+  it("a label id that names nothing: NOT_FOUND for that mutation, the other one still runs", async () => {
+    fake.state.addIssue("acme/widgets", { number: 1, labels: ["agent:queued"] });
+    const id = await ids(1);
+    const gone = "LA_kwDOAAAAAAAAAAAA";
+    const { body } = await send(SWAP, { issue: id.issue, add: [gone], remove: [id.label("agent:queued")] });
+    expect(body["errors"]).toEqual([
+      expect.objectContaining({ type: "NOT_FOUND", path: ["added"], message: expect.stringContaining(gone) }),
+    ]);
+    expect(body["data"]).toEqual({ added: null, removed: { labelable: { number: 1, labels: { nodes: [] } } } });
+    expect(fake.state.labelsOf("acme/widgets", 1)).toEqual([]);
+    fake.assertNoViolations();
+  });
+
+  it("an issue of another installation is not there for this one", async () => {
+    fake.state.addInstallation(7, "other");
+    fake.state.addRepo("other/app", { installationId: 7 });
+    const theirs = fake.state.addIssue("other/app", { number: 1, labels: ["agent:queued"] });
+    const label = fake.state.addLabel("other/app", "agent:queued");
+    const { body } = await send(SWAP, {
+      issue: `I_${Buffer.from(`0:I${theirs.id}`).toString("base64url")}`,
+      add: [],
+      remove: [`LA_${Buffer.from(`0:LA${label.id}`).toString("base64url")}`],
+    });
+    expect((body["errors"] as Array<{ type: string }>).map((e) => e.type)).toEqual(["NOT_FOUND", "NOT_FOUND"]);
+    expect(fake.state.labelsOf("other/app", 1)).toEqual(["agent:queued"]);
+  });
+});
+
 describe("the App's queries", () => {
   const source = ["octokit.ts", "queries.ts"]
     .map((f) => fs.readFileSync(new URL(`../../src/github/${f}`, import.meta.url), "utf8"))

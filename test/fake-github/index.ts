@@ -106,9 +106,10 @@ export interface FakeGitHub {
    */
   inject(rule: InjectRule): void;
   /**
-   * Seeded random faults for REST writes (POST, PATCH, PUT, DELETE): 502s,
-   * some performed before answering, and secondary rate limits (403 +
-   * retry-after). Never GETs, GraphQL or token minting; `inject` rules come
+   * Seeded random faults for writes (REST POST, PATCH, PUT, DELETE, and
+   * GraphQL mutations): 502s, some performed before answering, and secondary
+   * rate limits (403 + retry-after). Never GETs, GraphQL queries or token
+   * minting; `inject` rules come
    * first. `null` switches it off. Each call with options restarts the PRNG
    * and the counters.
    */

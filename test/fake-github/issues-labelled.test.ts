@@ -90,7 +90,7 @@ test("issues carrying any of the labels, open and closed, never a pull request; 
   s.addIssue(REPO, { number: 6, user: "erin", labels: ["bug"], createdAt: at(6) });
 
   now = at(10);
-  expect(await gh.addLabels(r, 5, ["agent:in-progress"])).toEqual(["agent:in-progress"]);
+  expect((await gh.addLabels(r, 5, ["agent:in-progress"])).map((l) => l.name)).toEqual(["agent:in-progress"]);
   now = at(11);
   s.labelIssue(REPO, 6, "agent:review", "erin");
   now = at(12);

@@ -139,7 +139,7 @@ describe("the gaps", () => {
 
 describe("GraphQL", () => {
   const exported = (Object.entries(queries) as Array<[string, unknown]>).filter(
-    (e): e is [string, string] => typeof e[1] === "string" && /^\s*query\b/.test(e[1]),
+    (e): e is [string, string] => typeof e[1] === "string" && /^\s*(query|mutation)\b/.test(e[1]),
   );
 
   test("every query the adapter sends is one of queries.ts, and each validates against GitHub's schema", async () => {

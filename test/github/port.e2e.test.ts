@@ -13,6 +13,9 @@ import { eventually } from "../support/orchestra.js";
 import { startIngest, type IngestRig } from "../support/ingest-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 
+/** The names of labels as the port answers them. */
+const named = (labels: ReadonlyArray<{ name: string }> | null) => labels?.map((l) => l.name) ?? null;
+
 const REPO = "acme/widgets";
 const r = { owner: "acme", repo: "widgets" };
 const INSTALLATION = 4242;
@@ -218,9 +221,28 @@ test("a delivery's handler reaches GitHub through the port, as the installation"
 
 test("labels on an issue: read them, and an addition answers the labels after it", async () => {
   fake.state.addIssue(REPO, { number: 60, title: "Labels", labels: ["bug", "agent:queued"] });
-  expect(await gh.issueLabels(r, 60)).toEqual(["bug", "agent:queued"]);
-  expect(await gh.addLabels(r, 60, ["agent:in-progress"])).toEqual(["bug", "agent:queued", "agent:in-progress"]);
+  expect(named(await gh.issueLabels(r, 60))).toEqual(["bug", "agent:queued"]);
+  expect(named(await gh.addLabels(r, 60, ["agent:in-progress"]))).toEqual(["bug", "agent:queued", "agent:in-progress"]);
   expect(await gh.issueLabels(r, 4040)).toBeNull();
+});
+
+test("a label swap is one mutation by node ids; a node that is not there answers null, an outage throws", async () => {
+  fake.state.addIssue(REPO, { number: 64, title: "Swap", labels: ["bug", "agent:queued"] });
+  const before = (await gh.issueLabels(r, 64))!;
+  const interlock = (await gh.addLabels(r, 64, ["agent:in-progress"])).find((l) => l.name === "agent:in-progress")!;
+  await gh.removeLabel(r, 64, "agent:in-progress");
+  const issueId = fake.json.issue(fake.state.repo(REPO), fake.state.issue(REPO, 64))["node_id"] as string;
+  const queued = before.find((l) => l.name === "agent:queued")!.nodeId;
+
+  const after = await gh.swapLabels(issueId, [interlock.nodeId], [queued]);
+  expect(after).toEqual([before[0], interlock]);
+  expect(fake.state.labelsOf(REPO, 64)).toEqual(["bug", "agent:in-progress"]);
+
+  expect(await gh.swapLabels(issueId, ["LA_kwDOAAAAAAAAAAAA"], [interlock.nodeId])).toBeNull();
+  fake.inject({ path: "graphql:SwapLabels", status: 502 });
+  const err = await gh.swapLabels(issueId, [queued], [interlock.nodeId]).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(GitHubError);
+  expect(err).toMatchObject({ status: 502, retryable: true, mayHaveSent: true });
 });
 
 test("check runs are updated in place; dispatched workflow runs can be found again", async () => {

@@ -13,22 +13,24 @@ import { startLoop, type LoopRig } from "../support/worker-rig.js";
 
 /**
  * GitHub API calls in all for one happy-path task: the App's (labels, check run, branch delete) and the worker's
- * (its brokered token, opening the PR) together.
+ * (its brokered token, opening the PR) together. Each label swap (queued to in-progress at the claim, in-progress
+ * to review at the PR) is one GraphQL mutation, the issue and labels named by the node ids webhooks and earlier
+ * label writes gave.
  */
-const BUDGET = 12;
+const BUDGET = 10;
 
 /**
- * Of those, the calls that count against the installation's REST limit (5,000 an hour), so that one installation
- * takes at least 500 tasks an hour: minting the token is the App's own call (its JWT, a limit of its own), and the
- * merged branch's guard is one GraphQL query (GraphQL's separate budget of points).
+ * Of those, the calls that count against the installation's REST limit (5,000 an hour): minting the token is the
+ * App's own call (its JWT, a limit of its own); the label swaps and the merged branch's guard are GraphQL
+ * (GraphQL's separate budget of points).
  */
-const INSTALLATION_REST_BUDGET = 10;
+const INSTALLATION_REST_BUDGET = 6;
 
 /**
  * Where the repository deletes merged branches itself (its "Automatically delete head branches" setting, which
  * GitHub's delivery of the merge shows), the branch is left to GitHub: no guard query, no delete.
  */
-const AUTO_DELETE_BUDGET = 10;
+const AUTO_DELETE_BUDGET = 8;
 
 /** Calls outside the installation's REST limit: the App's JWT routes, and GraphQL. */
 const outsideRestLimit = (r: RecordedRequest) => r.path.startsWith("/app/") || r.graphql !== undefined;
@@ -94,6 +96,9 @@ describe.each(providers)("GitHub calls for one task on %s", (provider) => {
       throw new Error(
         `${rest.total} calls on the installation's REST limit, budget ${INSTALLATION_REST_BUDGET}:\n${rest.table}`,
       );
+    // Both swaps went out as one mutation each; no label was added or removed by name.
+    expect(calls.table).toMatch(/2 {2}POST \/graphql SwapLabels/);
+    expect(calls.table).not.toMatch(/POST \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\}\/labels/);
     rig.fake.assertNoViolations();
   });
 

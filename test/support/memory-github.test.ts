@@ -8,6 +8,9 @@ import { failureOf } from "../../src/github/errors.js";
 import { GitHubError, type RepoRef } from "../../src/github/port.js";
 import { gitHubError, memoryGitHub, OPERATIONS, type GitHubErrorKind, type MemoryGitHub } from "./memory-github.js";
 
+/** The names of labels as the port answers them. */
+const named = (labels: ReadonlyArray<{ name: string }> | null) => labels?.map((l) => l.name) ?? null;
+
 const R: RepoRef = { owner: "o", repo: "r" };
 const AT = new Date("2030-01-02T12:00:00Z");
 
@@ -31,12 +34,12 @@ describe("state: what the port writes, a later read sees", () => {
     [
       "labels: added once whatever their case, answered after, removed idempotently",
       async (gh) => {
-        expect(await gh.addLabels(R, 1, ["agent:queued", "BUG"])).toEqual(["bug", "agent:queued"]);
-        expect(await gh.issueLabels(R, 1)).toEqual(["bug", "agent:queued"]);
+        expect(named(await gh.addLabels(R, 1, ["agent:queued", "BUG"]))).toEqual(["bug", "agent:queued"]);
+        expect(named(await gh.issueLabels(R, 1))).toEqual(["bug", "agent:queued"]);
         await gh.removeLabel(R, 1, "Agent:Queued");
         await gh.removeLabel(R, 1, "agent:queued");
         await gh.removeLabel(R, 99, "agent:queued");
-        expect(await gh.issueLabels(R, 1)).toEqual(["bug"]);
+        expect(named(await gh.issueLabels(R, 1))).toEqual(["bug"]);
         expect((await gh.getIssue(R, 1))?.labels).toEqual(["bug"]);
         expect(await gh.issueLabels(R, 99)).toBeNull();
       },
@@ -262,9 +265,9 @@ describe("state: what the port writes, a later read sees", () => {
 
   test("answers are copies: changing one does not change GitHub", async () => {
     const gh = fake();
-    (await gh.issueLabels(R, 1))!.push("sneaked");
+    (await gh.issueLabels(R, 1))!.push({ name: "sneaked", nodeId: "LA_sneaked" });
     (await gh.getIssue(R, 1))!.labels.push("sneaked");
-    expect(await gh.issueLabels(R, 1)).toEqual(["bug"]);
+    expect(named(await gh.issueLabels(R, 1))).toEqual(["bug"]);
   });
 });
 
@@ -418,7 +421,7 @@ describe("injected errors", () => {
     expect(gh.failuresLeft("listComments")).toBe(0);
     expect(gh.callsTo("listComments").map((c) => c.error)).toEqual([...Array<GitHubError>(times).fill(err), undefined]);
     // other methods were never affected
-    expect(await gh.issueLabels(R, 1)).toEqual(["bug"]);
+    expect(named(await gh.issueLabels(R, 1))).toEqual(["bug"]);
   });
 
   test("failNext: one call throws and changes nothing; the next is performed", async () => {
@@ -427,8 +430,8 @@ describe("injected errors", () => {
     const err = await gh.addLabels(R, 1, ["x"]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GitHubError);
     expect(failureOf(err)).toEqual({ class: "rate-limit", retryAfterMs: 60_000 });
-    expect(await gh.issueLabels(R, 1)).toEqual(["bug"]);
-    expect(await gh.addLabels(R, 1, ["x"])).toEqual(["bug", "x"]);
+    expect(named(await gh.issueLabels(R, 1))).toEqual(["bug"]);
+    expect(named(await gh.addLabels(R, 1, ["x"]))).toEqual(["bug", "x"]);
   });
 
   test("applied: the write takes effect and its answer is lost", async () => {

@@ -249,16 +249,16 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     const calls = callsSince(from);
     console.log(`a 50-job failing matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
     // The failure: the PR, its check runs and five log tails (each GitHub's redirect, then the download), once
-    // for the 50 jobs; then the effects of queueing fix-checks: the labels (what the issue carries is known from
-    // the last write's answer) and the Orchestra check run (updated by the id kept from its creation).
+    // for the 50 jobs; then the effects of queueing fix-checks: the labels, one swap (what the issue carries, and
+    // the node ids, known from the deliveries and the last write's answer) and the Orchestra check run (updated by
+    // the id kept from its creation).
     expect(calls.sort()).toEqual(
       [
         "GET pulls/get",
         "GET checks/list-for-ref",
         ...Array.from({ length: 5 }, () => "GET actions/download-job-logs-for-workflow-run"),
         ...Array.from({ length: 5 }, () => "GET /_fake/downloads/job-logs/acme/app/N"),
-        "POST issues/add-labels",
-        "DELETE issues/remove-label",
+        "POST graphql:SwapLabels",
         "PATCH checks/update",
       ].sort(),
     );
@@ -403,8 +403,9 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
         baseSha: expect.any(String),
       },
     });
+    // One listing of the open PRs into the base (the rebase's requeue then swaps its labels in one mutation).
     expect(
-      rig.fake.requests.slice(from).filter((r) => r.path === "/graphql" || r.path === "/api/graphql"),
+      rig.fake.requests.slice(from).filter((r) => r.graphql && r.graphql.operationName !== "SwapLabels"),
     ).toHaveLength(1);
     await pushMain();
     expect(updates()).toHaveLength(1); // the updated head has no green checks yet: not ready

@@ -12,13 +12,15 @@
  *   serve Repository.foo") and a violation; NOT_FOUND and the like are field
  *   errors beside `data`, as on GitHub.
  *
- * Any operation is answered from the shared root; a test can register a
+ * Any operation is answered from the shared roots (queries from github.ts,
+ * mutations from mutations.ts); a test can register a
  * handler for one operation name to answer it from its own object graph.
  */
 import { OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from "graphql";
 import type { FakeState } from "../state.js";
 import { runOperation } from "./execute.js";
 import { githubRoot, type GraphQLContext } from "./github.js";
+import { mutationRoot } from "./mutations.js";
 import { githubSchema } from "./schema.js";
 import { validationErrors, type GitHubGraphQLError } from "./validation.js";
 import { variableErrors } from "./variables.js";
@@ -42,6 +44,7 @@ export interface GraphQLOutcome {
 }
 
 const rootHandler: GraphQLHandler = (_v, _s, ctx) => githubRoot(ctx);
+const mutationHandler: GraphQLHandler = (_v, _s, ctx) => mutationRoot(ctx);
 
 export class GraphQLRegistry {
   private readonly handlers = new Map<string, GraphQLHandler>();
@@ -134,10 +137,14 @@ export class GraphQLRegistry {
       );
     }
 
-    // the shared root serves queries only: a mutation's fields are all "not served"
+    // the shared roots serve queries, and the mutations of mutations.ts
     const handler =
       (opName ? this.handlers.get(opName) : undefined) ??
-      (op.operation === OperationTypeNode.QUERY ? rootHandler : () => ({}));
+      (op.operation === OperationTypeNode.QUERY
+        ? rootHandler
+        : op.operation === OperationTypeNode.MUTATION
+          ? mutationHandler
+          : () => ({}));
     const root = await handler(variables, ctx.state, ctx);
     const result = await runOperation(loaded, doc, opName ?? undefined, root, variables, label);
     const out: GraphQLOutcome["body"] = { data: result.data };

@@ -1,7 +1,18 @@
 /** GraphQL requests: recorded under their operation's name, then answered by the registry. */
 import type { IncomingMessage } from "node:http";
 import { DEFAULT_DOCS, errorBody, type RecordedRequest, type Reply } from "../http.js";
+import type { OperationSpec } from "../openapi/types.js";
 import { ServerCore } from "./core.js";
+
+/** A GraphQL mutation as the fault rules see an operation. */
+const mutationSpec = (name: string | null): OperationSpec => ({
+  method: "post",
+  path: "/graphql",
+  operationId: `graphql:${name ?? "(anonymous)"}`,
+  docs: "https://docs.github.com/graphql/reference/mutations",
+  params: [],
+  body: null,
+});
 
 export class GraphQLEndpoint extends ServerCore {
   protected async graphqlRequest(
@@ -21,9 +32,12 @@ export class GraphQLEndpoint extends ServerCore {
     const opName = payload.operationName ?? nameFromText ?? null;
     rec.graphql = { operationName: opName, variables: payload.variables ?? {} };
     rec.operationId = `graphql:${opName ?? "(anonymous)"}`;
-    return this.faults.run(this.faults.take(method, "/graphql", null, opName), rec, () =>
-      this.graphqlAnswer(req, body),
-    );
+    // A mutation is a write: chaos may fail it as it fails REST writes.
+    const mutation = typeof payload.query === "string" && /^\s*mutation\b/.test(payload.query);
+    const injection =
+      this.faults.take(method, "/graphql", null, opName) ??
+      (mutation ? this.faults.takeChaos(method, mutationSpec(opName), true) : null);
+    return this.faults.run(injection, rec, () => this.graphqlAnswer(req, body));
   }
 
   private async graphqlAnswer(req: IncomingMessage, body: unknown): Promise<Reply> {

@@ -4,14 +4,25 @@
  * them and their sub-issues).
  */
 import { compareVersions, gapOf } from "../../../src/github/hosts.js";
-import type { IssuesPort, LabelledIssue } from "../../../src/github/port.js";
+import type { IssueLabel, IssuesPort, LabelledIssue } from "../../../src/github/port.js";
 import { refusal } from "./failures.js";
-import type { LabelEvent } from "./records.js";
+import type { IssueRec, LabelEvent, RepoRec } from "./records.js";
 import { commentInfo, issueInfo } from "./views.js";
 import type { Memory } from "./writes.js";
 
+/** The node ids the memory port names issues and labels by, as GitHub's GraphQL does. */
+export const issueNodeId = (rec: RepoRec, issue: IssueRec): string => `I_${rec.fullName}#${issue.number}`;
+export const labelNodeId = (rec: RepoRec, label: string): string => `LA_${rec.fullName}/${label.toLowerCase()}`;
+
 export function issuesPort(m: Memory) {
-  const { app, ghes, comments, call, repo, issueFor, openIssue, addLabelsTo, addComment } = m;
+  const { app, ghes, comments, call, repo, issueFor, openIssue, addLabelsTo, addComment, repos } = m;
+  const labelsOf = (rec: RepoRec, i: IssueRec): IssueLabel[] =>
+    i.labels.map((name) => ({ name, nodeId: labelNodeId(rec, name) }));
+  const byNodeId = (id: string): [RepoRec, IssueRec] | null => {
+    for (const rec of repos.values())
+      for (const i of rec.issues.values()) if (!i.deleted && issueNodeId(rec, i) === id) return [rec, i];
+    return null;
+  };
   return {
     getIssue: (r, number) =>
       call("getIssue", [r, number], () => {
@@ -42,23 +53,43 @@ export function issuesPort(m: Memory) {
       }),
     issueLabels: (r, number) =>
       call("issueLabels", [r, number], () => {
-        const i = repo("issueLabels", r).issues.get(number);
-        return i && !i.deleted ? [...i.labels] : null;
+        const rec = repo("issueLabels", r);
+        const i = rec.issues.get(number);
+        return i && !i.deleted ? labelsOf(rec, i) : null;
       }),
     addLabels: (r, number, labels) =>
       call("addLabels", [r, number, labels], () => {
         const rec = repo("addLabels", r);
         const issue = issueFor("addLabels", rec, number);
         addLabelsTo(rec, issue, labels, app, "Bot");
-        return [...issue.labels];
+        return labelsOf(rec, issue);
       }),
     removeLabel: (r, number, label) =>
       call("removeLabel", [r, number, label], () => {
         // GitHub's 404 (no such label on the issue, or no issue) is success to the port.
-        const i = repo("removeLabel", r).issues.get(number);
+        const rec = repo("removeLabel", r);
+        const i = rec.issues.get(number);
         if (!i || i.deleted || !i.labels.some((l) => l.toLowerCase() === label.toLowerCase())) return null;
         i.labels = i.labels.filter((l) => l.toLowerCase() !== label.toLowerCase());
-        return [...i.labels];
+        return labelsOf(rec, i);
+      }),
+    swapLabels: (issueId, add, remove) =>
+      call("swapLabels", [issueId, add, remove], () => {
+        const found = byNodeId(issueId);
+        if (!found) return null;
+        const [rec, issue] = found;
+        // Every label the ids name, or null when one names none.
+        const names = (ids: string[]): string[] | null => {
+          const found = ids.map((id) => [...rec.labels.values()].find((l) => labelNodeId(rec, l) === id));
+          return found.every((l): l is string => l !== undefined) ? found : null;
+        };
+        const adding = names(add);
+        const removing = names(remove);
+        // GitHub runs both halves and answers NOT_FOUND for a node it could not find: the other half is done.
+        if (adding) addLabelsTo(rec, issue, adding, app, "Bot");
+        if (removing)
+          issue.labels = issue.labels.filter((l) => !removing.some((x) => x.toLowerCase() === l.toLowerCase()));
+        return adding && removing ? labelsOf(rec, issue) : null;
       }),
     createComment: (r, number, body) =>
       call("createComment", [r, number, body], () => {
