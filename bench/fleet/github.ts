@@ -38,6 +38,8 @@ export async function startFleetGitHub(onError: (err: unknown) => void): Promise
     git: { files: { "README.md": "# fleet\n", "orchestra.txt": "fleet\n" } },
   });
   fake.state.setPermission(REPO, MAINTAINER, "write");
+  // A repository that has run tasks before has Orchestra's labels: its first claims ever add each by name once.
+  for (const name of ["agent:queued", "agent:in-progress", "agent:review"]) fake.state.addLabel(REPO, name);
   const workflow = fake.state.addWorkflow(REPO, { path: "ci.yml", name: "ci" });
   const merges = new Map<number, number>();
   let stopped = false;

@@ -46,8 +46,30 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
 };
 
-/** What a request does to an issue's labels, if it writes labels at all. */
-function labelWrite(r: RecordedRequest): { issue: number; adds: string[]; removes: string[]; set: boolean } | null {
+type LabelWrite = { issue: number; adds: string[]; removes: string[]; set: boolean };
+
+/** GraphQL label swaps (labels on, others off, named by node ids, issue `i` in `$issue<i>`), read by name. */
+function swapWrites(r: RecordedRequest, nodes: ScenarioRaw["nodes"]): LabelWrite[] {
+  if (r.graphql?.operationName !== "SwapLabels") return [];
+  const v = r.graphql.variables;
+  const names = (ids: unknown) => (Array.isArray(ids) ? ids.map((id) => nodes.labels[String(id)] ?? String(id)) : []);
+  const writes: LabelWrite[] = [];
+  for (let i = 0; typeof v[`issue${i}`] === "string"; i++) {
+    const issue = nodes.issues[v[`issue${i}`] as string];
+    if (issue !== undefined)
+      writes.push({ issue, adds: names(v[`add${i}`]), removes: names(v[`remove${i}`]), set: false });
+  }
+  return writes;
+}
+
+/** What a request does to issues' labels: one write for a REST call, one per swap for a GraphQL one. */
+export function labelWrites(r: RecordedRequest, nodes: ScenarioRaw["nodes"]): LabelWrite[] {
+  if (r.path === "/graphql") return swapWrites(r, nodes);
+  const w = restWrite(r);
+  return w ? [w] : [];
+}
+
+function restWrite(r: RecordedRequest): LabelWrite | null {
   const m = ISSUE_PATH.exec(r.path);
   if (!m || r.method === "GET") return null;
   const body = r.body as { labels?: unknown } | unknown[] | null;
@@ -60,7 +82,7 @@ function labelWrite(r: RecordedRequest): { issue: number; adds: string[]; remove
 }
 
 /** Whether GitHub stops saying "queued" with this write: the owner's label goes on, or the queue label comes off. */
-const tellsOwnership = (w: NonNullable<ReturnType<typeof labelWrite>>): boolean =>
+const tellsOwnership = (w: LabelWrite): boolean =>
   w.adds.includes("agent:in-progress") ||
   w.adds.includes("agent:review") ||
   w.removes.includes("agent:queued") ||
@@ -86,14 +108,13 @@ export function summarize(raw: ScenarioRaw): Summary {
   };
   const interlock = new Map<number, number>();
   let lastLabelWrite = 0;
-  for (const r of raw.requests) {
-    const w = labelWrite(r);
-    if (!w) continue;
-    lastLabelWrite = Math.max(lastLabelWrite, r.at);
-    const claimed = raw.claims.get(w.issue);
-    if (claimed !== undefined && r.at >= claimed && tellsOwnership(w) && !interlock.has(w.issue))
-      interlock.set(w.issue, r.at);
-  }
+  for (const r of raw.requests)
+    for (const w of labelWrites(r, raw.nodes)) {
+      lastLabelWrite = Math.max(lastLabelWrite, r.at);
+      const claimed = raw.claims.get(w.issue);
+      if (claimed !== undefined && r.at >= claimed && tellsOwnership(w) && !interlock.has(w.issue))
+        interlock.set(w.issue, r.at);
+    }
   const lags: number[] = [];
   for (const [issue, claimed] of raw.claims) {
     // A claim whose labels never told GitHub (the task was done first) trails until the labels converged.

@@ -14,6 +14,8 @@ import { REPO, startFleetGitHub } from "./github.js";
 import { Replica } from "./replicas.js";
 import { seedBacklog } from "./backlog.js";
 import type { RecordedRequest } from "../../test/fake-github/http.js";
+import { nodeId } from "../../test/fake-github/json.js";
+import type { Repo } from "../../test/fake-github/state.js";
 
 export interface ScenarioConfig {
   name: string;
@@ -37,6 +39,8 @@ export interface ScenarioRaw {
   /** First claim of each task (run startedAt), by issue. */
   claims: Map<number, number>;
   requests: RecordedRequest[];
+  /** What the node ids in GraphQL label writes name: the repository's issues by number, its labels by name. */
+  nodes: { issues: Record<string, number>; labels: Record<string, string> };
   /** When no closed issue carried an agent:* label any more, after the last merge. */
   labelsConvergedAt: number;
   /** When no GitHub write was pending any more (the backlog's included). */
@@ -209,6 +213,7 @@ export async function runScenario(c: ScenarioConfig, progress: (line: string) =>
       merges: [...gh.merges.values()],
       claims,
       requests: gh.requests(),
+      nodes: nodesOf(gh.fake.state.repo(REPO)),
       labelsConvergedAt: labelsConvergedAt ?? convergedAt,
       convergedAt,
       doubleClaims: existsSync(doubles) ? readFileSync(doubles, "utf8").trim().split("\n") : [],
@@ -234,4 +239,13 @@ function takeoverAfter(replicas: Replica[], killedAt: number): ScenarioRaw["take
     .filter((t) => t.at >= killedAt)
     .sort((a, b) => a.at - b.at)[0];
   return first ? { afterKillMs: first.at - killedAt, deliveries: first.deliveries, effects: first.effects } : null;
+}
+
+/** The node ids GitHub gave the repository's issues and labels, for reading GraphQL label writes by name. */
+function nodesOf(repo: Repo): ScenarioRaw["nodes"] {
+  const issues: Record<string, number> = {};
+  for (const i of repo.issues.values()) issues[nodeId(i.isPull ? "PR" : "I", i.id)] = i.number;
+  const labels: Record<string, string> = {};
+  for (const l of repo.labels.values()) labels[nodeId("LA", l.id)] = l.name;
+  return { issues, labels };
 }

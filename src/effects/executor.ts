@@ -1,8 +1,9 @@
 /**
  * The effects executor: performs the outbox at GitHub's pace. Installations
  * are worked in parallel, each one's effects one at a time (first lane
- * first, oldest first within it; an effect a newer one supersedes is dropped),
- * writes spaced by the installation's pacer. A rate limit holds back only its
+ * first, oldest first within it; an effect a newer one supersedes is dropped)
+ * but for label effects on different issues, a few at once with their swaps
+ * in one request; writes spaced by the installation's pacer. A rate limit holds back only its
  * installation; a token GitHub will not mint pauses only its installation.
  * Failures retry on the same schedule as deliveries (retry/schedule.ts):
  * through a GitHub outage for the retry window, a deterministic refusal only
@@ -24,6 +25,8 @@ import { HELD } from "./queries.js";
 import { recordFailure } from "./failure.js";
 import { PROCESSING_LEASE_MS } from "../config/defaults.js";
 import { ownerId, whileRenewed } from "../store/renewal.js";
+import { MAX_SWAPS, type LabelSwap, type SwapAnswer } from "../github/port.js";
+import { sendWith, SwapBatch, type SwapMember } from "./swap-batch.js";
 
 export type { ExecutorDeps, ExecutorOptions } from "./executor-deps.js";
 
@@ -122,12 +125,21 @@ export class Executor {
     }
   }
 
-  /** One installation's effects, one at a time, until none is due or the installation is held back. */
+  /**
+   * One installation's effects, one at a time, until none is due or the installation is held back; label
+   * effects of one lane on different issues a few at a time, their swaps sent as one request (swap-batch.ts).
+   */
   async #lane(installationId: number): Promise<void> {
     while (this.#running) {
-      let e: OutboxEffect | null;
+      let batch: OutboxEffect[];
       try {
-        e = await this.deps.outbox.claimNext(installationId, this.owner, this.#o.leaseMs, this.deps.clock.now());
+        batch = await this.deps.outbox.claimNext(
+          installationId,
+          this.owner,
+          this.#o.leaseMs,
+          this.deps.clock.now(),
+          MAX_SWAPS,
+        );
       } catch (err) {
         this.deps.log.error(
           { installationId, err: errText(err) },
@@ -135,28 +147,44 @@ export class Executor {
         );
         return;
       }
-      if (!e) return;
-      // Renewed while performed: a slow write, or a wait for GitHub's pace, keeps its claim.
-      const go = await whileRenewed(
+      if (batch.length === 0) return;
+      const swaps = batch.length > 1 ? new SwapBatch(batch.length, (s) => this.#sendSwaps(installationId, s)) : null;
+      const went = await Promise.all(batch.map((e) => this.#performClaimed(e, swaps?.member())));
+      if (went.includes("stop")) return;
+    }
+  }
+
+  /** Label swaps of a batch: one request, at one write slot of the installation's pace. */
+  async #sendSwaps(installationId: number, swaps: LabelSwap[]): Promise<SwapAnswer[]> {
+    const github = await this.deps.githubFor(installationId);
+    await this.deps.installations.beforeWrite(installationId);
+    return github.swapLabels(swaps);
+  }
+
+  /** A claimed effect performed, its claim renewed while it is (a slow write, or a wait for GitHub's pace). */
+  async #performClaimed(e: OutboxEffect, member: SwapMember | undefined): Promise<"go" | "stop"> {
+    try {
+      return await whileRenewed(
         {
           leaseMs: this.#o.leaseMs,
           renew: () => this.deps.outbox.renew(e, this.owner, this.#o.leaseMs, this.deps.clock.now()),
           lost: () =>
             this.deps.log.warn({ effect: e.id }, "effects: lost the claim on an effect still being performed"),
         },
-        () => this.#performOne(e),
-      ).catch((err: unknown) => {
-        this.deps.log.error(
-          { effect: e.id, err: errText(err) },
-          "effects: could not record an effect's outcome; its claim expires and it is tried again",
-        );
-        return "stop" as const;
-      });
-      if (go === "stop") return;
+        () => this.#performOne(e, member),
+      );
+    } catch (err) {
+      this.deps.log.error(
+        { effect: e.id, err: errText(err) },
+        "effects: could not record an effect's outcome; its claim expires and it is tried again",
+      );
+      return "stop";
+    } finally {
+      member?.done();
     }
   }
 
-  async #performOne(e: OutboxEffect): Promise<"go" | "stop"> {
+  async #performOne(e: OutboxEffect, member?: SwapMember): Promise<"go" | "stop"> {
     const { queries, outbox, log } = this.deps;
     const now = this.deps.clock.now();
     const performer = PERFORMERS[e.kind] as Performer<typeof e.kind>;
@@ -204,6 +232,7 @@ export class Executor {
           ...(this.deps.credentials ? { credentials: this.deps.credentials } : {}),
           ...(this.deps.seen ? { seen: this.deps.seen } : {}),
           laneBusy: e.laneBusy === true,
+          ...(member ? { swap: sendWith(member, counts), shared: member.shared } : {}),
         },
         e.spec.payload,
       );

@@ -6,99 +6,12 @@
  */
 import type { Database } from "../store/db.js";
 import { atomically, StepRefused, type Step } from "../store/sql.js";
-import { type ErrorEntry, parseRing, pushError } from "../store/error-ring.js";
-import { OWNERSHIP_LANE, type EffectKind, type EffectSpec } from "../machine/effects.js";
-import type { Effect } from "../store/generated/sqlite/client.js";
+import { type ErrorEntry, pushError } from "../store/error-ring.js";
+import { OWNERSHIP_LANE } from "../machine/effects.js";
+import { issueOf, parsed, summary, type EffectSummary, type OutboxEffect } from "./outbox-rows.js";
 import type { OutboxQueries } from "./queries.js";
 
-export type EffectState = "pending" | "running" | "done" | "dropped" | "dry-run" | "parked";
-export const EFFECT_STATES: readonly EffectState[] = ["pending", "running", "done", "dropped", "dry-run", "parked"];
-
-export interface OutboxEffect {
-  seq: number;
-  id: string;
-  key: string;
-  kind: EffectKind;
-  spec: EffectSpec;
-  taskId: string | null;
-  runId: string | null;
-  installationId: number;
-  repo: string;
-  /** Attempts so far, this one included. */
-  attempts: number;
-  maybeSent: boolean;
-  dryRun: boolean;
-  createdAt: Date;
-  errors: ErrorEntry[];
-  /** Effects sharing it are interchangeable: the newest does what the older would (machine/effects.ts). */
-  coalesceKey: string | null;
-  /** Its lane's rank (machine/effects.ts, LANES). */
-  lane: number;
-  /** Set at the claim: another effect of its lane was due behind it in its installation. */
-  laneBusy?: boolean;
-}
-
-export interface EffectSummary {
-  id: string;
-  task: string | null;
-  run: string | null;
-  repo: string;
-  kind: string;
-  key: string;
-  state: string;
-  attempts: number;
-  dryRun: boolean;
-  payload: unknown;
-  result: unknown;
-  note: string | null;
-  errors: ErrorEntry[];
-  createdAt: Date;
-  doneAt: Date | null;
-  nextAttemptAt: Date;
-}
-
-function parsed(row: Effect): OutboxEffect {
-  const payload = JSON.parse(row.payload) as EffectSpec["payload"];
-  return {
-    seq: row.seq,
-    id: row.id,
-    key: row.key,
-    kind: row.kind as EffectKind,
-    spec: { kind: row.kind, key: row.key, payload, ...(row.runId ? { runId: row.runId } : {}) } as EffectSpec,
-    taskId: row.taskId,
-    runId: row.runId,
-    installationId: row.installationId,
-    repo: row.repo,
-    attempts: row.attempts,
-    maybeSent: row.maybeSent,
-    dryRun: row.dryRun,
-    createdAt: row.createdAt,
-    errors: parseRing(row.errors),
-    coalesceKey: row.coalesceKey,
-    lane: row.lane,
-  };
-}
-
-export function summary(row: Effect): EffectSummary {
-  return {
-    id: row.id,
-    task: row.taskId,
-    run: row.runId,
-    repo: row.repo,
-    kind: row.kind,
-    key: row.key,
-    state: row.state,
-    attempts: row.attempts,
-    dryRun: row.dryRun,
-    payload: JSON.parse(row.payload) as unknown,
-    result: row.result ? (JSON.parse(row.result) as unknown) : null,
-    note: row.note,
-    errors: parseRing(row.errors),
-    createdAt: row.createdAt,
-    doneAt: row.doneAt,
-    nextAttemptAt: row.nextAttemptAt,
-  };
-}
+export { EFFECT_STATES, summary, type EffectState, type EffectSummary, type OutboxEffect } from "./outbox-rows.js";
 
 export class Outbox {
   constructor(
@@ -117,22 +30,41 @@ export class Outbox {
    * (machine/effects.ts, LANES), so ownership labels pass housekeeping. An effect whose previous
    * performer died mid-way is claimed as maybe-sent: its write may have
    * happened, so the performer reads before writing again.
+   *
+   * A label effect comes with up to `max - 1` more due label effects of its lane on other issues, to be
+   * performed with it (their swaps are one request, effects/swap-batch.ts). An issue's effects still go one at
+   * a time and in order: none joins past an earlier effect on its issue that is not taken.
    */
-  async claimNext(installationId: number, owner: string, leaseMs: number, now: Date): Promise<OutboxEffect | null> {
+  async claimNext(installationId: number, owner: string, leaseMs: number, now: Date, max = 1): Promise<OutboxEffect[]> {
     for (let round = 0; round < 3; round++) {
-      const candidates = await this.queries.dueEffects(installationId, now);
-      if (candidates.length === 0) return null;
+      const candidates = await this.queries.dueEffects(installationId, now, Math.max(5, max + 2));
+      if (candidates.length === 0) return [];
+      const taken: OutboxEffect[] = [];
+      const passed = new Set<string>();
       for (const [i, c] of candidates.entries()) {
-        const won = await this.queries.claimEffect(c, owner, new Date(now.getTime() + leaseMs));
-        if (!won) continue;
-        const laneBusy = candidates.slice(i + 1).some((x) => x.lane === c.lane);
-        return {
+        const issue = issueOf(c);
+        const first = taken[0];
+        const joins =
+          !first ||
+          (first.kind === "label" &&
+            c.kind === "label" &&
+            c.lane === first.lane &&
+            taken.length < max &&
+            issue !== null &&
+            !passed.has(issue));
+        if (issue !== null) passed.add(issue);
+        if (!joins || !(await this.queries.claimEffect(c, owner, new Date(now.getTime() + leaseMs)))) continue;
+        taken.push({
           ...parsed({ ...c, attempts: c.attempts + 1, maybeSent: c.maybeSent || c.state === "running" }),
-          laneBusy,
-        };
+          laneBusy: candidates.slice(i + 1).some((x) => x.lane === c.lane),
+        });
+        if (c.kind !== "label") break;
       }
+      // Performed at once, each one's lane is busy with the others' writes as well.
+      if (taken.length > 1) for (const e of taken) e.laneBusy = true;
+      if (taken.length > 0) return taken;
     }
-    return null;
+    return [];
   }
 
   /** The newer effect that does what this one would (its key), or null: this one goes out. */

@@ -14,9 +14,17 @@
  *
  * A label removal the issue was last seen without is done without a call.
  */
-import { GitHubError, repoRef, type GitHub, type IssueLabel } from "../github/port.js";
-import { done, dropped, later, type Performed, type Performer } from "./performed.js";
-import type { Seen } from "./seen.js";
+import { GitHubError, repoRef, type GitHub, type IssueLabel, type LabelSwap, type SwapAnswer } from "../github/port.js";
+import {
+  done,
+  dropped,
+  later,
+  type PerformContext,
+  type Performed,
+  type Performer,
+  type SwapSender,
+} from "./performed.js";
+import type { NodeIds, Seen } from "./seen.js";
 
 type Said = ReadonlyArray<string | IssueLabel>;
 
@@ -34,6 +42,33 @@ interface Swap {
 }
 
 /**
+ * The node ids a swap names. A label whose id no delivery or answer gave (the interlock, before it was first on
+ * an issue of the repository) is read once for the repository, when the issue's own id is known: a read is not
+ * paced, and a swap then needs no write by name first. A label the repository does not have stays unknown: the
+ * write by name makes it (and its answer names its id). Effects performed together ask once between them.
+ */
+async function labelIds(github: GitHub, seen: Seen, s: Swap, once: Once): Promise<NodeIds> {
+  const names = [s.add, ...s.remove];
+  const ids = await seen.nodeIds(s.repo, s.issue, names);
+  const missing = names.filter((l) => !ids.labels.has(l.toLowerCase()));
+  if (!ids.issue || missing.length === 0) return ids;
+  const r = repoRef(s.repo);
+  const named = async (name: string): Promise<IssueLabel | null> => (await github.findLabels(r, [name]))[0] ?? null;
+  const found = (
+    await Promise.all(missing.map((name) => once(`label ${s.repo} ${name.toLowerCase()}`, () => named(name))))
+  ).filter((l): l is IssueLabel => l !== null);
+  if (found.length === 0) return ids;
+  await seen.sawLabelIds(s.repo, found);
+  return {
+    issue: ids.issue,
+    labels: new Map([...ids.labels, ...found.map((l) => [l.name.toLowerCase(), l.nodeId] as const)]),
+  };
+}
+
+type Once = NonNullable<PerformContext["shared"]>;
+const alone: Once = (_key, fn) => fn();
+
+/**
  * The swap as one mutation, when the issue and every label in it have known node ids: GitHub's labels after it;
  * "unsent" when an id is not known; null when GitHub said a node is not there (the ids are then forgotten, and
  * whatever half was done is found by the read that follows).
@@ -43,19 +78,29 @@ interface Swap {
  * An id that names another label than thought (one renamed on GitHub since) shows in the answer under its new
  * name: the ids are forgotten, and that label, which the swap put on the issue, comes off again by name.
  */
-async function swapByIds(github: GitHub, seen: Seen, s: Swap, before: Said): Promise<Said | null | "unsent"> {
-  const ids = await seen.nodeIds(s.repo, s.issue, [s.add, ...s.remove]);
+async function swapByIds(
+  github: GitHub,
+  { send, once }: { send: SwapSender; once: Once },
+  seen: Seen,
+  s: Swap,
+  before: Said,
+): Promise<Said | null | "unsent"> {
+  const ids = await labelIds(github, seen, s, once);
   const idOf = (l: string) => ids.labels.get(l.toLowerCase());
   const add = idOf(s.add);
   const remove = s.remove.map(idOf);
   if (!ids.issue || !add || remove.some((x) => x === undefined)) return "unsent";
-  let after: IssueLabel[] | null;
+  let after: SwapAnswer;
   try {
-    after = await github.swapLabels(ids.issue, [add], remove as string[]);
+    after = await send({ issueId: ids.issue, add: [add], remove: remove as string[] });
   } catch (err) {
-    // A host that refuses the mutation itself (a release without it): by name, as before it.
-    if (err instanceof GitHubError && err.graphqlErrors) return "unsent";
-    throw err;
+    if (!(err instanceof GitHubError)) throw err;
+    after = err;
+  }
+  if (after instanceof GitHubError) {
+    // A host that refuses the mutation itself (a release without it), or this swap of it: by name, as before it.
+    if (after.graphqlErrors) return "unsent";
+    throw after;
   }
   if (after === null) {
     await seen.forgetNodeIds(s.repo, s.issue, [s.add, ...s.remove]);
@@ -69,7 +114,7 @@ async function swapByIds(github: GitHub, seen: Seen, s: Swap, before: Said): Pro
 }
 
 export const labelPerformer: Performer<"label"> = {
-  async perform({ effect, task, github, seen, laneBusy }, p): Promise<Performed> {
+  async perform({ effect, task, github, seen, laneBusy, swap: sendSwap, shared }, p): Promise<Performed> {
     if (task && task.label !== p.label) return dropped(`superseded: the task now shows ${task.label ?? "no label"}`);
     const r = repoRef(effect.repo);
     const wanted = p.label?.toLowerCase() ?? null;
@@ -89,7 +134,8 @@ export const labelPerformer: Performer<"label"> = {
     if (seen && known && p.label !== null && !lower(known).has(wanted!) && staleIn(known).length > 0) {
       const remove = staleIn(known);
       const swap = { repo: effect.repo, issue: p.issue, add: p.label, remove };
-      const after = await swapByIds(github, seen, swap, known);
+      const send = sendSwap ?? ((x: LabelSwap) => github.swapLabels([x]).then((a) => a[0]!));
+      const after = await swapByIds(github, { send, once: shared ?? alone }, seen, swap, known);
       if (after === null) now = null;
       else if (after !== "unsent") {
         [now, fresh] = [after, true];

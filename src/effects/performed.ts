@@ -2,7 +2,7 @@
  * What a performer is given and what it answers (effects/perform.ts, effects/perform-labels.ts,
  * effects/perform-check-run.ts).
  */
-import type { GitHub } from "../github/port.js";
+import type { GitHub, LabelSwap, SwapAnswer } from "../github/port.js";
 import type { RunView, TaskView } from "../machine/decision.js";
 import type { EffectKind, EffectPayloads } from "../machine/effects.js";
 import type { TaskEvent } from "../machine/events.js";
@@ -25,7 +25,17 @@ export interface PerformContext {
   seen?: Seen;
   /** Another effect of the same lane is due behind this one in its installation. */
   laneBusy?: boolean;
+  /**
+   * Sends a label swap with the other swaps of the effects performed with this one, in one request
+   * (effects/swap-batch.ts); without it, a swap is a request of its own.
+   */
+  swap?: SwapSender;
+  /** Asks `fn` once for all the effects performed with this one, under `key`; without it, each asks. */
+  shared?: <T>(key: string, fn: () => Promise<T>) => Promise<T>;
 }
+
+/** One label swap, sent on its own or with others (GitHub.swapLabels). */
+export type SwapSender = (s: LabelSwap) => Promise<SwapAnswer>;
 
 export type Performed =
   | { status: "done"; result?: unknown; note?: string; event?: TaskEvent }

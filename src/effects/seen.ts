@@ -63,6 +63,11 @@ export class Seen {
     await this.queries.setLabelNodes(repo, withIds(labels), now);
   }
 
+  /** The repository's labels as GitHub just named them, with their node ids. */
+  sawLabelIds(repo: string, labels: readonly IssueLabel[]): Promise<void> {
+    return this.queries.setLabelNodes(repo, withIds(labels), this.clock.now());
+  }
+
   /** Forgotten when GitHub is found to differ from what was said (reconcile's drift): the next write reads. */
   forgetLabels(repo: string, issue: number): Promise<void> {
     return this.queries.forgetLabels(repo, issue);

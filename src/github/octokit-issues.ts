@@ -6,7 +6,7 @@
 import type { ProbotOctokit } from "probot";
 import { GitHubError, type GitHub, type IssueInfo, type IssueLabel } from "./port.js";
 import { call, maybe, toGitHubError } from "./errors.js";
-import { SWAP_LABELS, type SwapLabelsMutation } from "./queries.js";
+import { swapLabelsDocument, type SwapLabelsMutation } from "./queries.js";
 import { toBlocker, type RawBlocker } from "./mappers.js";
 
 type Octokit = InstanceType<typeof ProbotOctokit>;
@@ -25,6 +25,7 @@ type IssueMethods = Pick<
   | "issueLabels"
   | "addLabels"
   | "removeLabel"
+  | "findLabels"
   | "swapLabels"
   | "createComment"
   | "listComments"
@@ -57,15 +58,20 @@ function toIssue(i: RawIssue): IssueInfo {
 
 const toLabel = (l: { name: string; node_id: string }): IssueLabel => ({ name: l.name, nodeId: l.node_id });
 
-/** A GraphQL answer whose errors say a node named in it is not there. */
-function notFound(e: unknown): boolean {
-  const err = e as { name?: unknown; errors?: unknown };
-  return (
-    err?.name === "GraphqlResponseError" &&
-    Array.isArray(err.errors) &&
-    err.errors.length > 0 &&
-    err.errors.every((x: { type?: unknown } | null) => x?.type === "NOT_FOUND")
-  );
+type GraphqlError = { type?: unknown; message?: unknown; path?: unknown } | null;
+
+/** The data and errors of a GraphQL answer with errors (octokit's GraphqlResponseError); null for another failure. */
+function answered(e: unknown): { data: SwapLabelsMutation; errors: GraphqlError[] } | null {
+  const err = e as { name?: unknown; errors?: unknown; data?: unknown } | null;
+  if (err?.name !== "GraphqlResponseError" || !Array.isArray(err.errors)) return null;
+  return { data: (err.data ?? {}) as SwapLabelsMutation, errors: err.errors as GraphqlError[] };
+}
+
+/** Which swap of a SwapLabels document an error is about (its alias, `added<i>` or `removed<i>`), if any. */
+function swapOf(x: GraphqlError): number | undefined {
+  const first = Array.isArray(x?.path) ? (x.path as unknown[])[0] : undefined;
+  const m = typeof first === "string" ? /^(?:added|removed)(\d+)$/.exec(first) : null;
+  return m ? Number(m[1]) : undefined;
 }
 
 /** Like maybe, but an issue GitHub answers 410 for (deleted) is absent too. */
@@ -136,18 +142,37 @@ export function issueMethods(octokit: Octokit, read: () => CallOptions, write: (
       );
       return res ? res.data.map(toLabel) : null;
     },
-    async swapLabels(issueId, add, remove) {
+    async findLabels(r, names) {
+      const found = await Promise.all(
+        names.map((name) => maybe("get label", () => rest.issues.getLabel({ ...r, name, ...read() }))),
+      );
+      return found.flatMap((res) => (res ? [toLabel(res.data)] : []));
+    },
+    async swapLabels(swaps) {
+      if (swaps.length === 0) return [];
+      const vars: Record<string, string | string[]> = {};
+      swaps.forEach((s, i) =>
+        Object.assign(vars, { [`issue${i}`]: s.issueId, [`add${i}`]: s.add, [`remove${i}`]: s.remove }),
+      );
       let data: SwapLabelsMutation;
+      let errors: GraphqlError[] = [];
       try {
-        data = await octokit.graphql<SwapLabelsMutation>(SWAP_LABELS, { issue: issueId, add, remove, ...write() });
+        data = await octokit.graphql<SwapLabelsMutation>(swapLabelsDocument(swaps.length), { ...vars, ...write() });
       } catch (e) {
-        // GitHub's answer that one of the nodes is not there (a NOT_FOUND beside what it did of the rest).
-        if (notFound(e)) return null;
-        throw toGitHubError("swap labels", e);
+        const a = answered(e);
+        // An error that names no swap (the document refused, a rate limit) is the whole request's.
+        if (!a || a.errors.some((x) => swapOf(x) === undefined)) throw toGitHubError("swap labels", e);
+        ({ data, errors } = a);
       }
-      const labels = data.removed?.labelable?.labels;
-      if (!labels) throw new GitHubError("swap labels", undefined, "no labels in the answer", false);
-      return (labels.nodes ?? []).flatMap((n) => (n ? [{ name: n.name, nodeId: n.id }] : []));
+      return swaps.map((_, i) => {
+        const mine = errors.filter((x) => swapOf(x) === i);
+        // GitHub's answer that one of its nodes is not there (a NOT_FOUND beside what it did of the rest).
+        if (mine.length > 0 && mine.every((x) => x?.type === "NOT_FOUND")) return null;
+        if (mine.length > 0) return toGitHubError("swap labels", { name: "GraphqlResponseError", errors: mine });
+        const labels = data[`removed${i}`]?.labelable?.labels;
+        if (!labels) return new GitHubError("swap labels", undefined, "no labels in the answer", false);
+        return (labels.nodes ?? []).flatMap((n) => (n ? [{ name: n.name, nodeId: n.id }] : []));
+      });
     },
     async createComment(r, number, body) {
       const { data } = await call("create comment", () =>

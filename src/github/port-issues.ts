@@ -1,4 +1,5 @@
 /** The port's issues: their bodies, labels, comments, reactions, dependencies (port.ts composes it all). */
+import type { GitHubError } from "./github-error.js";
 import type { RepoRef } from "./repo-ref.js";
 
 export interface IssueInfo {
@@ -24,6 +25,19 @@ export interface IssueLabel {
   name: string;
   nodeId: string;
 }
+
+/** The most label swaps one GitHub.swapLabels call carries. */
+export const MAX_SWAPS = 8;
+
+/** Labels on and off one issue, all named by node ids (GitHub.swapLabels). */
+export interface LabelSwap {
+  issueId: string;
+  add: string[];
+  remove: string[];
+}
+
+/** What one swap came to: the issue's labels after it, null (a node not there), or GitHub's refusal. */
+export type SwapAnswer = IssueLabel[] | null | GitHubError;
 
 export interface CommentInfo {
   id: number;
@@ -79,13 +93,17 @@ export interface IssuesPort {
    * the issue (or there is no issue): success too, but nothing said of the other labels. Idempotent.
    */
   removeLabel(r: RepoRef, number: number, label: string): Promise<IssueLabel[] | null>;
+  /** The repository's labels of these names that exist, with their node ids (one read per name). */
+  findLabels(r: RepoRef, names: readonly string[]): Promise<IssueLabel[]>;
   /**
-   * Adds the labels `add` and then removes the labels `remove` on the issue `issueId`, all named by their node ids,
-   * in one GraphQL mutation (addLabelsToLabelable, then removeLabelsFromLabelable); answers the issue's labels after
-   * both. null when GitHub answers that a node is not there (the issue or a label deleted, an id out of date): the
-   * document's other half may have been done, so whoever asked reads the labels before going on. Idempotent.
+   * Label swaps, each on one issue named by its node id: the labels `add` put on and then the labels `remove`
+   * taken off, all named by their node ids, every swap in one GraphQL mutation (addLabelsToLabelable, then
+   * removeLabelsFromLabelable, issue by issue). One answer per swap, in order: the issue's labels after both;
+   * null when GitHub answers that a node in it is not there (the issue or a label deleted, an id out of date: its
+   * other half may have been done, so whoever asked reads the labels before going on); or GitHub's refusal of
+   * that swap alone. A request GitHub did not answer throws. Idempotent.
    */
-  swapLabels(issueId: string, add: string[], remove: string[]): Promise<IssueLabel[] | null>;
+  swapLabels(swaps: readonly LabelSwap[]): Promise<SwapAnswer[]>;
   createComment(r: RepoRef, number: number, body: string): Promise<CommentInfo>;
   listComments(r: RepoRef, number: number, opts?: { since?: Date; perPage?: number }): Promise<CommentInfo[]>;
   addReaction(r: RepoRef, commentId: number, content: Reaction): Promise<void>;

@@ -14,11 +14,13 @@
 import type { AppPort } from "./port-app.js";
 import type { ChecksPort } from "./port-checks.js";
 import type { IssuesPort } from "./port-issues.js";
+export { MAX_SWAPS } from "./port-issues.js";
 import type { PullsPort } from "./port-pulls.js";
 import type { RefsPort } from "./port-refs.js";
 
 export type { HostVersion } from "./hosts.js";
 export { repoRef, type RepoRef } from "./repo-ref.js";
+export { GitHubError, type GitHubErrorDetail } from "./github-error.js";
 export type {
   BlockerInfo,
   CommentInfo,
@@ -26,6 +28,8 @@ export type {
   IssueLabel,
   IssuesPort,
   LabelledIssue,
+  LabelSwap,
+  SwapAnswer,
   Reaction,
 } from "./port-issues.js";
 export type { PullInfo, PullMergeability, PullsPort, ReviewCommentInfo } from "./port-pulls.js";
@@ -40,43 +44,6 @@ export {
 } from "./port-app.js";
 
 export interface GitHub extends IssuesPort, PullsPort, RefsPort, ChecksPort, AppPort {}
-
-export interface GitHubErrorDetail {
-  /** A rate limit (primary or secondary): nothing more for this installation for this long after the answer. */
-  retryAfterMs?: number;
-  /** GitHub would not mint the installation's token (uninstalled, suspended, wrong App). */
-  tokenFailure?: boolean;
-  /** The request may have reached GitHub and taken effect although no answer came (5xx, timeout, reset). */
-  mayHaveSent?: boolean;
-  /**
-   * GitHub answered a GraphQL query with errors (a field this host lacks, a
-   * query it does not accept): their messages. A defect or a version gap,
-   * never an outage.
-   */
-  graphqlErrors?: string[];
-}
-
-export class GitHubError extends Error {
-  override readonly name = "GitHubError";
-  readonly retryAfterMs: number | undefined;
-  readonly tokenFailure: boolean;
-  readonly mayHaveSent: boolean;
-  readonly graphqlErrors: string[] | undefined;
-  constructor(
-    readonly operation: string,
-    readonly status: number | undefined,
-    message: string,
-    /** Worth trying again later: 5xx, timeouts, rate limits, network errors. */
-    readonly retryable: boolean,
-    detail: GitHubErrorDetail = {},
-  ) {
-    super(`${operation}: ${status === undefined ? "" : `${status} `}${message}`);
-    this.retryAfterMs = detail.retryAfterMs;
-    this.tokenFailure = detail.tokenFailure ?? false;
-    this.mayHaveSent = detail.mayHaveSent ?? false;
-    this.graphqlErrors = detail.graphqlErrors;
-  }
-}
 
 /**
  * The port's writes: performed only by the effects executor (paced, never

@@ -3,6 +3,7 @@
  * field and argument here is checked against GitHub's published schema
  * (@octokit/graphql-schema) by the fake GitHub the tests run against.
  */
+import { MAX_SWAPS } from "./port-issues.js";
 
 /** Open pull requests into a base, oldest first, 100 a page. */
 export const OPEN_PULLS_INTO = `query OpenPullRequestsInto($owner: String!, $repo: String!, $base: String!,\
@@ -143,22 +144,33 @@ export interface MergedBranchQuery {
 }
 
 /**
- * Adds labels to an issue and then takes others off, in one request: mutations in one document run in order, so
- * the label that tells who owns the issue is on before the one it replaces comes off. The second answers the
- * issue's labels after both.
+ * Label swaps on `n` issues in one request: for each, labels added and then others taken off. Mutations in one
+ * document run in order, so the label that tells who owns an issue is on before the one it replaces comes off;
+ * the second of each pair answers that issue's labels after both. GitHub runs every field it can: a node that
+ * is not there fails its own field (NOT_FOUND, by its alias in `path`), not the others.
  */
-export const SWAP_LABELS = `mutation SwapLabels($issue: ID!, $add: [ID!]!, $remove: [ID!]!) {
-  added: addLabelsToLabelable(input: {labelableId: $issue, labelIds: $add}) { clientMutationId }
-  removed: removeLabelsFromLabelable(input: {labelableId: $issue, labelIds: $remove}) {
+export function swapLabelsDocument(n: number): string {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SWAPS) throw new RangeError(`1 to ${MAX_SWAPS} swaps, not ${n}`);
+  const each = Array.from({ length: n }, (_, i) => i);
+  const vars = each.map((i) => `$issue${i}: ID!, $add${i}: [ID!]!, $remove${i}: [ID!]!`).join(", ");
+  const fields = each.map(
+    (i) => `  added${i}: addLabelsToLabelable(input: {labelableId: $issue${i}, labelIds: $add${i}}) { clientMutationId }
+  removed${i}: removeLabelsFromLabelable(input: {labelableId: $issue${i}, labelIds: $remove${i}}) {
     labelable { labels(first: 100) { totalCount nodes { id name } } }
-  }
-}`;
+  }`,
+  );
+  return `mutation SwapLabels(${vars}) {\n${fields.join("\n")}\n}`;
+}
 
-export interface SwapLabelsMutation {
-  added: { clientMutationId: string | null } | null;
-  removed: {
-    labelable: {
+/** One swap's document, as the schema test reads it. */
+export const SWAP_LABELS = swapLabelsDocument(1);
+
+/** Keyed by alias: `added<i>` and `removed<i>` for swap i. */
+export type SwapLabelsMutation = Record<
+  string,
+  {
+    labelable?: {
       labels: { totalCount: number; nodes: Array<{ id: string; name: string } | null> | null } | null;
     } | null;
-  } | null;
-}
+  } | null
+>;

@@ -80,9 +80,9 @@ const cases: Array<[string, Arrange, string[], string[]]> = [
     ["agent:queued"],
   ],
   [
-    "the interlock's id never given: added and removed by name",
+    "the interlock's id never given: read once for the repository, then one mutation",
     async () => {},
-    ["addLabels", "removeLabel"],
+    ["findLabels", "swapLabels"],
     ["agent:queued"],
   ],
   [
@@ -147,6 +147,21 @@ describe("a claim's label swap", () => {
     // What was said last is what GitHub carries, and the interlock's id is its own again for the next swap.
     expect(await seen.labels(REPO, 7)).toEqual(now);
     const ids = await seen.nodeIds(REPO, 7, ["agent:in-progress", "agent:queued"]);
+    expect(ids.labels.get("agent:in-progress")).toBe(`LA_${REPO}/agent:in-progress`);
+  });
+
+  test("a label the repository does not have yet: added by name (GitHub makes it), the queued one removed by name", async () => {
+    const gh = memoryGitHub({
+      repos: { [REPO]: { issues: [{ number: 7, title: "the task", labels: ["agent:queued"] }] } },
+    });
+    const seen = new Seen(memorySeen(), { now: () => AT });
+    await delivered(gh, seen);
+    const ctx: PerformContext = { effect, task: null, run: null, github: gh, seen };
+    await PERFORMERS.label.perform(ctx, { issue: 7, label: "agent:in-progress", others: ["agent:queued"] });
+    expect(gh.calls.map((c) => c.method)).toEqual(["findLabels", "addLabels", "removeLabel"]);
+    expect((await gh.issueLabels({ owner: "o", repo: "r" }, 7))!.map((l) => l.name)).toEqual(["agent:in-progress"]);
+    // The add's answer named the new label's id: the next swap needs no read.
+    const ids = await seen.nodeIds(REPO, 7, ["agent:in-progress"]);
     expect(ids.labels.get("agent:in-progress")).toBe(`LA_${REPO}/agent:in-progress`);
   });
 

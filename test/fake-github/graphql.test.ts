@@ -362,7 +362,11 @@ describe("the App's queries", () => {
     .map((f) => fs.readFileSync(new URL(`../../src/github/${f}`, import.meta.url), "utf8"))
     .join("\n");
   // As a template literal's value: a backslash at the end of a line continues it.
-  const queries = [...source.matchAll(/`\s*((?:query|mutation)\b[^`]*)`/g)].map((m) => m[1]!.replace(/\\\n/g, ""));
+  // A document made for its size (label swaps) is a template with placeholders: test/github/hosts.test.ts
+  // validates it as made.
+  const queries = [...source.matchAll(/`\s*((?:query|mutation)\b[^`]*)`/g)]
+    .map((m) => m[1]!.replace(/\\\n/g, ""))
+    .filter((q) => !q.includes("${"));
 
   it("are found in src/github/octokit.ts and queries.ts and validate against GitHub's schema", async () => {
     expect(queries.length).toBeGreaterThan(1);

@@ -226,21 +226,36 @@ test("labels on an issue: read them, and an addition answers the labels after it
   expect(await gh.issueLabels(r, 4040)).toBeNull();
 });
 
-test("a label swap is one mutation by node ids; a node that is not there answers null, an outage throws", async () => {
+test("label swaps are one mutation by node ids; a node that is not there answers null for its swap alone, an outage throws", async () => {
   fake.state.addIssue(REPO, { number: 64, title: "Swap", labels: ["bug", "agent:queued"] });
+  fake.state.addIssue(REPO, { number: 65, title: "Swap too", labels: ["agent:queued"] });
   const before = (await gh.issueLabels(r, 64))!;
   const interlock = (await gh.addLabels(r, 64, ["agent:in-progress"])).find((l) => l.name === "agent:in-progress")!;
   await gh.removeLabel(r, 64, "agent:in-progress");
-  const issueId = fake.json.issue(fake.state.repo(REPO), fake.state.issue(REPO, 64))["node_id"] as string;
+  const idOf = (n: number) => fake.json.issue(fake.state.repo(REPO), fake.state.issue(REPO, n))["node_id"] as string;
   const queued = before.find((l) => l.name === "agent:queued")!.nodeId;
 
-  const after = await gh.swapLabels(issueId, [interlock.nodeId], [queued]);
+  const from = fake.requests.length;
+  const [after] = await gh.swapLabels([{ issueId: idOf(64), add: [interlock.nodeId], remove: [queued] }]);
   expect(after).toEqual([before[0], interlock]);
   expect(fake.state.labelsOf(REPO, 64)).toEqual(["bug", "agent:in-progress"]);
 
-  expect(await gh.swapLabels(issueId, ["LA_kwDOAAAAAAAAAAAA"], [interlock.nodeId])).toBeNull();
+  // Three swaps, one of them naming a label that is not there: one request, and only that swap answers null.
+  const answers = await gh.swapLabels([
+    { issueId: idOf(64), add: [queued], remove: [interlock.nodeId] },
+    { issueId: idOf(65), add: ["LA_kwDOAAAAAAAAAAAA"], remove: [queued] },
+    { issueId: idOf(65), add: [interlock.nodeId], remove: [] },
+  ]);
+  expect(fake.requests.slice(from).map((q) => q.operationId)).toEqual(["graphql:SwapLabels", "graphql:SwapLabels"]);
+  expect(answers).toEqual([[before[0], before[1]], null, [interlock]]);
+  expect(fake.state.labelsOf(REPO, 64)).toEqual(["bug", "agent:queued"]);
+  // The second swap's removal ran although its add did not: GitHub runs every field it can.
+  expect(fake.state.labelsOf(REPO, 65)).toEqual(["agent:in-progress"]);
+
   fake.inject({ path: "graphql:SwapLabels", status: 502 });
-  const err = await gh.swapLabels(issueId, [queued], [interlock.nodeId]).catch((e: unknown) => e);
+  const err = await gh
+    .swapLabels([{ issueId: idOf(64), add: [interlock.nodeId], remove: [queued] }])
+    .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(GitHubError);
   expect(err).toMatchObject({ status: 502, retryable: true, mayHaveSent: true });
 });

@@ -6,10 +6,10 @@ export interface OutboxQueries {
   /** Installations with effects due now, not in `skip`, lowest first (at most `take`). */
   dueInstallations(now: Date, skip: ReadonlySet<number>, take: number): Promise<Array<{ installationId: number }>>;
   /**
-   * The installation's due effects, first lane first and oldest first within it (at most 5): by creation, which
-   * an effect that superseded others has from the oldest of them (apply/coalesce.ts).
+   * The installation's due effects, first lane first and oldest first within it (at most `take`): by creation,
+   * which an effect that superseded others has from the oldest of them (apply/coalesce.ts).
    */
-  dueEffects(installationId: number, now: Date): Promise<Effect[]>;
+  dueEffects(installationId: number, now: Date, take: number): Promise<Effect[]>;
   /**
    * The key of a newer effect of the coalescing key that does what the effect `seq` would: any but one
    * pending and due only later (a debounced effect's next window); null when there is none.
@@ -68,11 +68,11 @@ export function outboxQueries(db: Db): OutboxQueries {
         orderBy: { installationId: "asc" },
         take,
       }),
-    dueEffects: (installationId, now) =>
+    dueEffects: (installationId, now, take) =>
       db.effect.findMany({
         where: { installationId, ...due(now) },
         orderBy: [{ lane: "asc" }, { createdAt: "asc" }, { seq: "asc" }],
-        take: 5,
+        take,
       }),
     newerOf: async (coalesceKey, seq, now) =>
       (

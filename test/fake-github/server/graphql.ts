@@ -32,6 +32,11 @@ export class GraphQLEndpoint extends ServerCore {
     const opName = payload.operationName ?? nameFromText ?? null;
     rec.graphql = { operationName: opName, variables: payload.variables ?? {} };
     rec.operationId = `graphql:${opName ?? "(anonymous)"}`;
+    const held = this.holds.get(rec.operationId);
+    if (held) {
+      held.reached(rec);
+      await held.gate;
+    }
     // A mutation is a write: chaos may fail it as it fails REST writes.
     const mutation = typeof payload.query === "string" && /^\s*mutation\b/.test(payload.query);
     const injection =

@@ -17,6 +17,7 @@ export const OPERATIONS: Readonly<Record<PortMethod, string>> = {
   issueLabels: "list issue labels",
   addLabels: "add labels",
   removeLabel: "remove label",
+  findLabels: "get label",
   swapLabels: "swap labels",
   createComment: "create comment",
   listComments: "list comments",

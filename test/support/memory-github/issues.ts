@@ -73,24 +73,34 @@ export function issuesPort(m: Memory) {
         i.labels = i.labels.filter((l) => l.toLowerCase() !== label.toLowerCase());
         return labelsOf(rec, i);
       }),
-    swapLabels: (issueId, add, remove) =>
-      call("swapLabels", [issueId, add, remove], () => {
-        const found = byNodeId(issueId);
-        if (!found) return null;
-        const [rec, issue] = found;
-        // Every label the ids name, or null when one names none.
-        const names = (ids: string[]): string[] | null => {
-          const found = ids.map((id) => [...rec.labels.values()].find((l) => labelNodeId(rec, l) === id));
-          return found.every((l): l is string => l !== undefined) ? found : null;
-        };
-        const adding = names(add);
-        const removing = names(remove);
-        // GitHub runs both halves and answers NOT_FOUND for a node it could not find: the other half is done.
-        if (adding) addLabelsTo(rec, issue, adding, app, "Bot");
-        if (removing)
-          issue.labels = issue.labels.filter((l) => !removing.some((x) => x.toLowerCase() === l.toLowerCase()));
-        return adding && removing ? labelsOf(rec, issue) : null;
+    findLabels: (r, names) =>
+      call("findLabels", [r, names], () => {
+        const rec = repo("findLabels", r);
+        return names.flatMap((n) => {
+          const name = rec.labels.get(n.toLowerCase());
+          return name === undefined ? [] : [{ name, nodeId: labelNodeId(rec, name) }];
+        });
       }),
+    swapLabels: (swaps) =>
+      call("swapLabels", [swaps], () =>
+        swaps.map(({ issueId, add, remove }) => {
+          const found = byNodeId(issueId);
+          if (!found) return null;
+          const [rec, issue] = found;
+          // Every label the ids name, or null when one names none.
+          const names = (ids: string[]): string[] | null => {
+            const found = ids.map((id) => [...rec.labels.values()].find((l) => labelNodeId(rec, l) === id));
+            return found.every((l): l is string => l !== undefined) ? found : null;
+          };
+          const adding = names(add);
+          const removing = names(remove);
+          // GitHub runs both halves and answers NOT_FOUND for a node it could not find: the other half is done.
+          if (adding) addLabelsTo(rec, issue, adding, app, "Bot");
+          if (removing)
+            issue.labels = issue.labels.filter((l) => !removing.some((x) => x.toLowerCase() === l.toLowerCase()));
+          return adding && removing ? labelsOf(rec, issue) : null;
+        }),
+      ),
     createComment: (r, number, body) =>
       call("createComment", [r, number, body], () => {
         const rec = repo("createComment", r);
