@@ -162,9 +162,6 @@ export function swapLabelsDocument(n: number): string {
   return `mutation SwapLabels(${vars}) {\n${fields.join("\n")}\n}`;
 }
 
-/** One swap's document, as the schema test reads it. */
-export const SWAP_LABELS = swapLabelsDocument(1);
-
 /** Keyed by alias: `added<i>` and `removed<i>` for swap i. */
 export type SwapLabelsMutation = Record<
   string,
