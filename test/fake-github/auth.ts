@@ -4,6 +4,7 @@
  * tokens everywhere else.
  */
 import { createPublicKey, generateKeyPair, verify, type KeyObject } from "node:crypto";
+import { APP_KEYS_ENV, KEY_OPTIONS } from "../support/global-setup.js";
 
 export interface AppKeys {
   /** PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the format GitHub hands out */
@@ -11,20 +12,20 @@ export interface AppKeys {
   publicKey: KeyObject;
 }
 
-const KEY_OPTIONS = {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs1", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-} as const;
-
 let shared: Promise<AppKeys> | null = null;
 
 /**
  * The App's key pair. RSA generation costs 50–250 ms of CPU, most of a fake's
- * start, so one pair serves every fake of a test process; each fake still
- * has an App id of its own, and a JWT signed with any other key is refused.
+ * start, so one pair serves every fake of a test run (made by its global
+ * setup; made here when there is none); each fake still has an App id of its
+ * own, and a JWT signed with any other key is refused.
  */
 export function takeAppKeys(): Promise<AppKeys> {
+  const given = process.env[APP_KEYS_ENV];
+  if (given && !shared) {
+    const { privateKey, publicKey } = JSON.parse(given) as { privateKey: string; publicKey: string };
+    shared = Promise.resolve({ privateKey, publicKey: createPublicKey(publicKey) });
+  }
   shared ??= new Promise<AppKeys>((resolve, reject) => {
     generateKeyPair("rsa", KEY_OPTIONS, (err, publicKey, privateKey) => {
       if (err) reject(err);

@@ -18,6 +18,22 @@ export const pgUrl = process.env["TEST_DATABASE_URL"];
 /** The providers this run exercises: both in CI. */
 export const providers: Provider[] = pgUrl ? ["sqlite", "postgresql"] : ["sqlite"];
 
+/**
+ * For tests the database cannot decide: what reaches GitHub and git, how the CLI renders an answer, how many calls
+ * a flow costs. They run once per run, on SQLite: a whole describe with `describe.each(oneProvider)`, or single
+ * tests inside a `describe.each(providers)` with `onceForAll(provider)` in place of `test`. The PostgreSQL suite
+ * is for what the database does decide (every room's queries, transactions, locks, replicas), and those tests run
+ * on both.
+ */
+export const oneProvider: Provider[] = ["sqlite"];
+
+const notDefined = (() => {}) as unknown as typeof test;
+
+/** `test` on the first provider, nothing on the others (see oneProvider). */
+export function onceForAll(provider: Provider): typeof test {
+  return provider === oneProvider[0] ? test : notDefined;
+}
+
 export interface TestDb {
   provider: Provider;
   url: string;

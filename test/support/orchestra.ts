@@ -5,7 +5,8 @@
 import type { BodyTiming } from "../../src/ingest/body.js";
 import { Writable } from "node:stream";
 import { createServer } from "node:net";
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { takeAppKeys } from "../fake-github/auth.js";
 import { ProbotOctokit } from "probot";
 import { createOrchestra, type Orchestra, type OrchestraOptions } from "../../src/app/index.js";
 import { parseEnv } from "../../src/config/env.js";
@@ -79,9 +80,8 @@ export async function startOrchestra(opts: {
 }): Promise<Running> {
   const secret = randomBytes(16).toString("hex");
   const adminToken = randomBytes(32).toString("hex");
-  fallbackKey ??= generateKeyPairSync("rsa", { modulusLength: 2048 })
-    .privateKey.export({ type: "pkcs1", format: "pem" })
-    .toString();
+  // Without a fake nothing checks the App's JWT; the run's shared pair saves generating one.
+  fallbackKey ??= (await takeAppKeys()).privateKey;
   const makeEnv = async () =>
     parseEnv({
       APP_ID: String(opts.github?.appId ?? 1),

@@ -8,10 +8,11 @@ import { randomUUID } from "node:crypto";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 import { deliverCiRun, deliverWorkflowRun, type CiJob } from "../support/ci-runs.js";
-import { providers } from "../support/databases.js";
+import { onceForAll, providers } from "../support/databases.js";
 import { LOG_TAIL_MAX_BYTES } from "../../src/github/mappers.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  const anyDb = onceForAll(provider);
   let rig: Rig;
   let w: WorkerClient;
   afterEach(async () => {
@@ -168,101 +169,107 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     expect(reruns()).toEqual([]);
   });
 
-  test("a 50-job matrix failing on the runner costs two reads and one rerun; its other 49 jobs, its workflow run and a repeated delivery read nothing", async () => {
-    rig = await startRig({ provider });
-    w = await rig.worker();
-    const { head } = await rig.inReview(w, 7);
-    const from = rig.fake.requests.length;
-    const jobs = Array.from({ length: 50 }, (_, i) => ({ name: `test (${i})`, conclusion: "cancelled" as const }));
-    const run = await ciRun(head, jobs);
-    await rig.settle();
-    const calls = callsSince(from);
-    console.log(`a 50-job cancelled matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
-    expect(reruns()).toEqual([expect.objectContaining({ id: run.id })]);
-    // The failure reads the PR and its check runs once, for the first job; the Orchestra check run's effect
-    // updates it by the id kept from its creation, without a read; and the rerun.
-    expect(calls.filter((c) => c.startsWith("GET ")).sort()).toEqual(
-      ["GET checks/list-for-ref", "GET pulls/get", "GET pulls/get"].sort(),
-    );
-    expect(calls.filter((c) => !c.startsWith("GET ")).sort()).toEqual(
-      ["PATCH checks/update", "POST actions/re-run-workflow-failed-jobs"].sort(),
-    );
+  anyDb(
+    "a 50-job matrix failing on the runner costs two reads and one rerun; its other 49 jobs, its workflow run and a repeated delivery read nothing",
+    async () => {
+      rig = await startRig({ provider });
+      w = await rig.worker();
+      const { head } = await rig.inReview(w, 7);
+      const from = rig.fake.requests.length;
+      const jobs = Array.from({ length: 50 }, (_, i) => ({ name: `test (${i})`, conclusion: "cancelled" as const }));
+      const run = await ciRun(head, jobs);
+      await rig.settle();
+      const calls = callsSince(from);
+      console.log(`a 50-job cancelled matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
+      expect(reruns()).toEqual([expect.objectContaining({ id: run.id })]);
+      // The failure reads the PR and its check runs once, for the first job; the Orchestra check run's effect
+      // updates it by the id kept from its creation, without a read; and the rerun.
+      expect(calls.filter((c) => c.startsWith("GET ")).sort()).toEqual(
+        ["GET checks/list-for-ref", "GET pulls/get", "GET pulls/get"].sort(),
+      );
+      expect(calls.filter((c) => !c.startsWith("GET ")).sort()).toEqual(
+        ["PATCH checks/update", "POST actions/re-run-workflow-failed-jobs"].sort(),
+      );
 
-    // The same failure sent again (three job bodies replayed under new delivery ids, then the workflow run's
-    // completion): no GitHub call at all.
-    const again = rig.fake.requests.length;
-    const repo = rig.fake.state.repo(REPO);
-    for (const job of rig.fake.state.jobsOf(repo, run, "all").slice(0, 3)) {
-      const replayed = await sendWebhook(rig.app.url + "/api/github/webhooks", {
-        event: "check_run",
-        payload: checkRunPayload(job.id),
-        secret: rig.app.secret,
-        deliveryId: randomUUID(),
-      });
-      expect(await replayed.json()).toMatchObject({ replay: true });
-    }
-    await rig.deliverPayload(
-      "workflow_run",
-      fakeWebhookPayload(
-        rig.fake,
+      // The same failure sent again (three job bodies replayed under new delivery ids, then the workflow run's
+      // completion): no GitHub call at all.
+      const again = rig.fake.requests.length;
+      const repo = rig.fake.state.repo(REPO);
+      for (const job of rig.fake.state.jobsOf(repo, run, "all").slice(0, 3)) {
+        const replayed = await sendWebhook(rig.app.url + "/api/github/webhooks", {
+          event: "check_run",
+          payload: checkRunPayload(job.id),
+          secret: rig.app.secret,
+          deliveryId: randomUUID(),
+        });
+        expect(await replayed.json()).toMatchObject({ replay: true });
+      }
+      await rig.deliverPayload(
         "workflow_run",
-        "completed",
-        { repo: REPO, sender: "alice" },
-        { workflow_run: rig.fake.json.workflowRun(repo, run) },
-      ),
-    );
-    await rig.settle();
-    expect(callsSince(again)).toEqual([]);
-    expect(reruns()).toHaveLength(1);
-    expect((await rig.task(7)).task.state).toBe("review");
-  });
+        fakeWebhookPayload(
+          rig.fake,
+          "workflow_run",
+          "completed",
+          { repo: REPO, sender: "alice" },
+          { workflow_run: rig.fake.json.workflowRun(repo, run) },
+        ),
+      );
+      await rig.settle();
+      expect(callsSince(again)).toEqual([]);
+      expect(reruns()).toHaveLength(1);
+      expect((await rig.task(7)).task.state).toBe("review");
+    },
+  );
 
-  test("a 50-job matrix of test failures with 2 MB logs: fix-checks carries five log tails, each read as its last bytes", async () => {
-    rig = await startRig({ provider });
-    w = await rig.worker();
-    const { pr, head } = await rig.inReview(w, 8);
-    const log = (i: number) =>
-      `${Array.from({ length: 20_000 }, (_, n) => `2026-01-01T00:00:00.0000000Z test (${i}) line ${n} ${"x".repeat(60)}`).join("\n")}\nFAIL shard ${i}`;
-    expect(log(0).length).toBeGreaterThan(2_000_000);
-    const from = rig.fake.requests.length;
-    await ciRun(
-      head,
-      Array.from({ length: 50 }, (_, i) => ({
-        name: `test (${i})`,
-        conclusion: "failure" as const,
-        summary: `shard ${i} failed`,
-        log: log(i),
-      })),
-    );
-    await rig.settle();
-    const t = (await rig.task(8)).task;
-    expect(t).toMatchObject({ state: "queued", continuation: { kind: "fix-checks", prNumber: pr, headSha: head } });
-    const checks = t.continuation.checks as Array<{ name: string; logTail?: string }>;
-    expect(checks).toHaveLength(50);
-    const tails = checks.filter((c) => c.logTail !== undefined);
-    expect(tails).toHaveLength(5);
-    for (const c of tails) expect(c.logTail!.endsWith(`\nFAIL shard ${/\d+/.exec(c.name)![0]}`)).toBe(true);
-    const downloads = rig.fake.requests.slice(from).filter((r) => r.path.startsWith("/_fake/downloads/job-logs/"));
-    expect(downloads.map((d) => [d.status, d.headers["range"], (d.response as Buffer).length])).toEqual(
-      Array.from({ length: 5 }, () => [206, `bytes=-${LOG_TAIL_MAX_BYTES}`, LOG_TAIL_MAX_BYTES]),
-    );
-    const calls = callsSince(from);
-    console.log(`a 50-job failing matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
-    // The failure: the PR, its check runs and five log tails (each GitHub's redirect, then the download), once
-    // for the 50 jobs; then the effects of queueing fix-checks: the labels, one swap (what the issue carries, and
-    // the node ids, known from the deliveries and the last write's answer) and the Orchestra check run (updated by
-    // the id kept from its creation).
-    expect(calls.sort()).toEqual(
-      [
-        "GET pulls/get",
-        "GET checks/list-for-ref",
-        ...Array.from({ length: 5 }, () => "GET actions/download-job-logs-for-workflow-run"),
-        ...Array.from({ length: 5 }, () => "GET /_fake/downloads/job-logs/acme/app/N"),
-        "POST graphql:SwapLabels",
-        "PATCH checks/update",
-      ].sort(),
-    );
-  });
+  anyDb(
+    "a 50-job matrix of test failures with 2 MB logs: fix-checks carries five log tails, each read as its last bytes",
+    async () => {
+      rig = await startRig({ provider });
+      w = await rig.worker();
+      const { pr, head } = await rig.inReview(w, 8);
+      const log = (i: number) =>
+        `${Array.from({ length: 20_000 }, (_, n) => `2026-01-01T00:00:00.0000000Z test (${i}) line ${n} ${"x".repeat(60)}`).join("\n")}\nFAIL shard ${i}`;
+      expect(log(0).length).toBeGreaterThan(2_000_000);
+      const from = rig.fake.requests.length;
+      await ciRun(
+        head,
+        Array.from({ length: 50 }, (_, i) => ({
+          name: `test (${i})`,
+          conclusion: "failure" as const,
+          summary: `shard ${i} failed`,
+          log: log(i),
+        })),
+      );
+      await rig.settle();
+      const t = (await rig.task(8)).task;
+      expect(t).toMatchObject({ state: "queued", continuation: { kind: "fix-checks", prNumber: pr, headSha: head } });
+      const checks = t.continuation.checks as Array<{ name: string; logTail?: string }>;
+      expect(checks).toHaveLength(50);
+      const tails = checks.filter((c) => c.logTail !== undefined);
+      expect(tails).toHaveLength(5);
+      for (const c of tails) expect(c.logTail!.endsWith(`\nFAIL shard ${/\d+/.exec(c.name)![0]}`)).toBe(true);
+      const downloads = rig.fake.requests.slice(from).filter((r) => r.path.startsWith("/_fake/downloads/job-logs/"));
+      expect(downloads.map((d) => [d.status, d.headers["range"], (d.response as Buffer).length])).toEqual(
+        Array.from({ length: 5 }, () => [206, `bytes=-${LOG_TAIL_MAX_BYTES}`, LOG_TAIL_MAX_BYTES]),
+      );
+      const calls = callsSince(from);
+      console.log(`a 50-job failing matrix: ${calls.length} GitHub calls: ${calls.join(", ")}`);
+      // The failure: the PR, its check runs and five log tails (each GitHub's redirect, then the download), once
+      // for the 50 jobs; then the effects of queueing fix-checks: the labels, one swap (what the issue carries, and
+      // the node ids, known from the deliveries and the last write's answer) and the Orchestra check run (updated by
+      // the id kept from its creation).
+      expect(calls.sort()).toEqual(
+        [
+          "GET pulls/get",
+          "GET checks/list-for-ref",
+          ...Array.from({ length: 5 }, () => "GET actions/download-job-logs-for-workflow-run"),
+          ...Array.from({ length: 5 }, () => "GET /_fake/downloads/job-logs/acme/app/N"),
+          "POST graphql:SwapLabels",
+          "PATCH checks/update",
+        ].sort(),
+      );
+    },
+  );
 
   test("the Orchestra check run exists once per head sha and tells the run history", async () => {
     rig = await startRig({ provider });
@@ -419,27 +426,31 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
     });
   });
 
-  test("GitHub calls per base push with 50 open task PRs: one GraphQL query for mergeability plus the writes needed", async () => {
-    rig = await startRig({ provider });
-    rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
-    w = await rig.worker();
-    for (let i = 100; i < 200; i += 2) {
-      const t = await rig.inReview(w, i);
-      rig.fake.state.addCheckRun(REPO, { headSha: t.head, name: "ci", conclusion: "success" });
-    }
-    const from = rig.fake.requests.length;
-    await pushMain();
-    const calls = rig.fake.requests.slice(from).filter((r) => !r.path.includes("/access_tokens"));
-    const graphql = calls.filter((r) => r.path.endsWith("graphql"));
-    const writes = calls.filter((r) => r.method !== "GET" && !r.path.endsWith("graphql"));
-    const reads = calls.filter((r) => r.method === "GET");
-    console.log(
-      `base push with 50 open task PRs: ${calls.length} GitHub calls (${graphql.length} GraphQL, ${reads.length} REST reads, ${writes.length} writes: ${writes.map((x) => `${x.method} ${x.path}`).join(", ")})`,
-    );
-    expect(graphql).toHaveLength(1);
-    expect(writes.map((x) => x.path)).toEqual([expect.stringMatching(/\/pulls\/\d+\/update-branch$/)]);
-    expect(reads.length).toBeLessThanOrEqual(1); // a config read at most
-  }, 120_000); // 50 tasks taken to review first
+  anyDb(
+    "GitHub calls per base push with 50 open task PRs: one GraphQL query for mergeability plus the writes needed",
+    async () => {
+      rig = await startRig({ provider });
+      rig.config("limits:\n  maxConcurrentPerRepo: 100\n  maxConcurrentPerOrg: 100\n");
+      w = await rig.worker();
+      for (let i = 100; i < 200; i += 2) {
+        const t = await rig.inReview(w, i);
+        rig.fake.state.addCheckRun(REPO, { headSha: t.head, name: "ci", conclusion: "success" });
+      }
+      const from = rig.fake.requests.length;
+      await pushMain();
+      const calls = rig.fake.requests.slice(from).filter((r) => !r.path.includes("/access_tokens"));
+      const graphql = calls.filter((r) => r.path.endsWith("graphql"));
+      const writes = calls.filter((r) => r.method !== "GET" && !r.path.endsWith("graphql"));
+      const reads = calls.filter((r) => r.method === "GET");
+      console.log(
+        `base push with 50 open task PRs: ${calls.length} GitHub calls (${graphql.length} GraphQL, ${reads.length} REST reads, ${writes.length} writes: ${writes.map((x) => `${x.method} ${x.path}`).join(", ")})`,
+      );
+      expect(graphql).toHaveLength(1);
+      expect(writes.map((x) => x.path)).toEqual([expect.stringMatching(/\/pulls\/\d+\/update-branch$/)]);
+      expect(reads.length).toBeLessThanOrEqual(1); // a config read at most
+    },
+    120_000,
+  ); // 50 tasks taken to review first
 
   test("a forced push to a task branch that drops commits escalates once; one that drops nothing changes nothing", async () => {
     rig = await startRig({ provider });

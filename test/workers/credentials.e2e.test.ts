@@ -12,11 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
-import { providers } from "../support/databases.js";
+import { onceForAll, providers } from "../support/databases.js";
 
 const json = { "content-type": "application/json" };
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  const anyDb = onceForAll(provider);
   let rig: Rig;
   afterEach(async () => {
     rig.fake.assertNoViolations();
@@ -241,59 +242,64 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
         env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
       });
 
-    test("orchestra workers add registers a worker: its token once, on a line of its own, and it claims with it; --json is the API's answer", async () => {
-      rig = await startRig({ provider });
-      const { stdout } = await cli("workers", "add", "laptop", "--repo", REPO, "--repo", "acme/lib");
-      const lines = stdout.split("\n");
-      const tokens = lines.filter((l) => /^orw_[0-9a-f]{48}$/.test(l));
-      expect(tokens).toHaveLength(1);
-      const token = tokens[0]!;
-      expect(stdout.split(token)).toHaveLength(2); // printed once
-      const id = /^worker (\S+) \(laptop\) registered; it may claim in acme\/app, acme\/lib$/.exec(lines[0]!)?.[1];
-      expect(id).toBeDefined();
-      expect(lines[1]).toBe(
-        `its token, shown only once (Orchestra keeps only its hash; if it is lost, orchestra workers rotate ${id} makes a new one):`,
-      );
-      expect(lines[2]).toBe(token);
-      expect(lines.slice(3)).toEqual([
-        "give it to the worker in ORCHESTRA_WORKER_TOKEN, or in a file for --token-file:",
-        `  ORCHESTRA_WORKER_TOKEN=<the token above> orchestra worker --url ${rig.app.url} --agent '<agent command>'`,
-        "",
-      ]);
+    anyDb(
+      "orchestra workers add registers a worker: its token once, on a line of its own, and it claims with it; --json is the API's answer",
+      async () => {
+        rig = await startRig({ provider });
+        const { stdout } = await cli("workers", "add", "laptop", "--repo", REPO, "--repo", "acme/lib");
+        const lines = stdout.split("\n");
+        const tokens = lines.filter((l) => /^orw_[0-9a-f]{48}$/.test(l));
+        expect(tokens).toHaveLength(1);
+        const token = tokens[0]!;
+        expect(stdout.split(token)).toHaveLength(2); // printed once
+        const id = /^worker (\S+) \(laptop\) registered; it may claim in acme\/app, acme\/lib$/.exec(lines[0]!)?.[1];
+        expect(id).toBeDefined();
+        expect(lines[1]).toBe(
+          `its token, shown only once (Orchestra keeps only its hash; if it is lost, orchestra workers rotate ${id} makes a new one):`,
+        );
+        expect(lines[2]).toBe(token);
+        expect(lines.slice(3)).toEqual([
+          "give it to the worker in ORCHESTRA_WORKER_TOKEN, or in a file for --token-file:",
+          `  ORCHESTRA_WORKER_TOKEN=<the token above> orchestra worker --url ${rig.app.url} --agent '<agent command>'`,
+          "",
+        ]);
 
-      const listed = JSON.parse((await cli("workers", "--json")).stdout) as { workers: Array<Record<string, unknown>> };
-      expect(listed.workers).toEqual([
-        expect.objectContaining({ id, name: "laptop", repos: [REPO, "acme/lib"], tokenHint: token.slice(-4) }),
-      ]);
-      const row = await rig.app.database.db.worker.findUniqueOrThrow({ where: { id: id! } });
-      expect(row.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
-      await rig.queue(7);
-      const claim = await asWorker(token, "POST", "/api/v1/claims", {});
-      expect(claim.status).toBe(200);
-      expect(((await claim.json()) as { task: { issue: number } }).task.issue).toBe(7);
+        const listed = JSON.parse((await cli("workers", "--json")).stdout) as {
+          workers: Array<Record<string, unknown>>;
+        };
+        expect(listed.workers).toEqual([
+          expect.objectContaining({ id, name: "laptop", repos: [REPO, "acme/lib"], tokenHint: token.slice(-4) }),
+        ]);
+        const row = await rig.app.database.db.worker.findUniqueOrThrow({ where: { id: id! } });
+        expect(row.tokenHash).toBe(createHash("sha256").update(token).digest("hex"));
+        await rig.queue(7);
+        const claim = await asWorker(token, "POST", "/api/v1/claims", {});
+        expect(claim.status).toBe(200);
+        expect(((await claim.json()) as { task: { issue: number } }).task.issue).toBe(7);
 
-      // No --repo: every repository. --json: the API's answer, as is.
-      const made = JSON.parse((await cli("workers", "add", "ci", "--json")).stdout) as Record<string, unknown>;
-      expect(Object.keys(made).sort()).toEqual(["id", "token", "tokenHint"]);
-      expect(made["token"]).toMatch(/^orw_[0-9a-f]{48}$/);
-      expect((await asWorker(made["token"] as string, "GET", "/api/v1/workers/me/runs")).status).toBe(200);
-      const all = JSON.parse((await cli("workers", "list", "--json")).stdout) as {
-        workers: Array<Record<string, unknown>>;
-      };
-      expect(all.workers.find((w) => w["id"] === made["id"])).toMatchObject({ name: "ci", repos: null });
+        // No --repo: every repository. --json: the API's answer, as is.
+        const made = JSON.parse((await cli("workers", "add", "ci", "--json")).stdout) as Record<string, unknown>;
+        expect(Object.keys(made).sort()).toEqual(["id", "token", "tokenHint"]);
+        expect(made["token"]).toMatch(/^orw_[0-9a-f]{48}$/);
+        expect((await asWorker(made["token"] as string, "GET", "/api/v1/workers/me/runs")).status).toBe(200);
+        const all = JSON.parse((await cli("workers", "list", "--json")).stdout) as {
+          workers: Array<Record<string, unknown>>;
+        };
+        expect(all.workers.find((w) => w["id"] === made["id"])).toMatchObject({ name: "ci", repos: null });
 
-      // Mistakes are usage errors (exit 2) and register nothing.
-      for (const [args, says] of [
-        [["workers", "add"], "workers add needs a name for the worker"],
-        [["workers", "add", "x", "--repo", "not-a-repo"], "--repo not-a-repo is not owner/repo"],
-        [["workers", "add", "x", "y"], "workers add takes one name (got x y)"],
-        [["workers", "list", "--repo", REPO], "workers list takes no --repo"],
-      ] as const)
-        await expect(cli(...args)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(says) });
-      expect(await rig.app.database.db.worker.count()).toBe(2);
-    });
+        // Mistakes are usage errors (exit 2) and register nothing.
+        for (const [args, says] of [
+          [["workers", "add"], "workers add needs a name for the worker"],
+          [["workers", "add", "x", "--repo", "not-a-repo"], "--repo not-a-repo is not owner/repo"],
+          [["workers", "add", "x", "y"], "workers add takes one name (got x y)"],
+          [["workers", "list", "--repo", REPO], "workers list takes no --repo"],
+        ] as const)
+          await expect(cli(...args)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(says) });
+        expect(await rig.app.database.db.worker.count()).toBe(2);
+      },
+    );
 
-    test("orchestra workers list | rotate | revoke, as a table and as --json", async () => {
+    anyDb("orchestra workers list | rotate | revoke, as a table and as --json", async () => {
       rig = await startRig({ provider });
       const w = await rig.worker("ci-runner", [REPO]);
       await rig.queue(5);

@@ -12,9 +12,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { childEnv } from "../support/cli.js";
 import { REPO, startRig, type Rig, type WorkerClient } from "../support/lifecycle-rig.js";
-import { providers } from "../support/databases.js";
+import { onceForAll, providers } from "../support/databases.js";
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
+  const anyDb = onceForAll(provider);
   let rig: Rig;
   afterEach(async () => {
     rig.fake.assertNoViolations();
@@ -181,7 +182,7 @@ describe.each(providers.map((p) => [p]))("%s", (provider) => {
         env: childEnv({ ORCHESTRA_URL: rig.app.url, ORCHESTRA_ADMIN_TOKEN: rig.app.adminToken }),
       });
 
-    test("orchestra workers shows the pause and why; orchestra workers resume <id> lifts it", async () => {
+    anyDb("orchestra workers shows the pause and why; orchestra workers resume <id> lifts it", async () => {
       rig = await startRig({ provider });
       await rig.queue(1);
       const w = await rig.worker("laptop");
