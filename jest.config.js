@@ -3,6 +3,12 @@ export default {
   testEnvironment: "node",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  // A `*.pg.*` test needs PostgreSQL throughout (several processes on one database): without TEST_DATABASE_URL it is
+  // left out, and the global setup says the PostgreSQL suites were skipped.
+  testPathIgnorePatterns: [
+    "/node_modules/",
+    ...(process.env["TEST_DATABASE_URL"] ? [] : ["\\.pg\\.[^/]*\\.test\\.ts$"]),
+  ],
   // One line on stderr when TEST_DATABASE_URL is unset: the PostgreSQL suites are skipped, not passed.
   globalSetup: "<rootDir>/test/support/global-setup.ts",
   extensionsToTreatAsEsm: [".ts"],
