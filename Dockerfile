@@ -97,5 +97,6 @@ ENTRYPOINT ["/usr/bin/tini", "--"]
 # To run them as a separate step instead, e.g. from an init container, use
 # `npx orchestra migrate` (or `node bin/orchestra.js migrate`) in this image.
 # Not `npm start`: its prestart compares src/ with dist/ and compiles when
-# they differ, and neither the sources nor the compiler are shipped.
-CMD ["node", "dist/src/main.js"]
+# they differ, and neither the sources nor the compiler are shipped. The
+# Node.js options are npm start's (src/app/node-flags.ts: less memory resident).
+CMD ["node", "--max-semi-space-size=4", "--liftoff-only", "dist/src/main.js"]

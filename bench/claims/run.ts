@@ -42,6 +42,7 @@ import {
 import { cpuCount, LabelSampler, labelFigures, meter, perClaim, type PerClaim, type PhaseCost } from "./observe.js";
 import { report, type ConfigRun, type Kind } from "./report.js";
 import { runBench } from "../lifecycle.js";
+import { SERVICE_NODE_FLAGS } from "../../src/app/node-flags.js";
 
 const MAIN = join(root, "dist/src/main.js");
 
@@ -131,9 +132,10 @@ async function runConfig(cfg: Config, kind: Kind): Promise<ConfigRun> {
           port,
           readyPath: "/ready",
           startTimeoutMs: 60_000,
-          ...(cfg.cpuProf
-            ? { execArgv: ["--cpu-prof", `--cpu-prof-dir=${join(cfg.cpuProf, `${kind}-app${i + 1}`)}`] }
-            : {}),
+          execArgv: [
+            ...SERVICE_NODE_FLAGS,
+            ...(cfg.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${join(cfg.cpuProf, `${kind}-app${i + 1}`)}`] : []),
+          ],
         }),
       );
       log(`${tag} app ${i + 1} ready in ${Date.now() - t} ms on 127.0.0.1:${port} (pid ${targets[i]!.child.pid})`);

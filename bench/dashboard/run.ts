@@ -34,6 +34,7 @@ import { runBench } from "../lifecycle.js";
 import { nearestRank } from "../ingest/load.js";
 import { runFacts, writeResults } from "../results.js";
 import { makeSecrets } from "../ingest/session.js";
+import { SERVICE_NODE_FLAGS } from "../../src/app/node-flags.js";
 
 const USAGE = `Usage: npm run bench:dashboard -- [options]
 
@@ -276,7 +277,10 @@ async function runWorld(o: Options, name: string, spec: WorldSpec, profileDir: s
     const cwd = makeTempDir("orchestra-bench-dashboard-cwd-");
     const port = await freePort();
     const env = await serviceEnv({ dir: cwd, port, databaseUrl: bench.url, secrets });
-    const execArgv = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : [];
+    const execArgv = [
+      ...SERVICE_NODE_FLAGS,
+      ...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : []),
+    ];
     const t0 = Date.now();
     target = await startTarget({
       name: `${name} service`,

@@ -27,6 +27,7 @@ import type { Config, Kind } from "./config.js";
 import { fmt, phaseLine } from "./report.js";
 import type { Secrets, SessionPlace } from "./session.js";
 import { drainLine, roundLine } from "./hot-report.js";
+import { SERVICE_NODE_FLAGS } from "../../src/app/node-flags.js";
 
 export interface HotPhase {
   result: Omit<PhaseResult, "ackedIds">;
@@ -84,6 +85,7 @@ async function start(place: SessionPlace, cfg: Config, secrets: Secrets, kind: K
     port,
     readyPath: kind === "orchestra" ? "/ready" : "/ping",
     startTimeoutMs: cfg.startTimeoutS * 1000,
+    execArgv: kind === "orchestra" ? [...SERVICE_NODE_FLAGS] : [],
   });
   const readyMs = Date.now() - t0;
   const idleRssMb = processRssMb(target.child.pid);

@@ -20,6 +20,7 @@ import { formatProfile, profileIn, summariseProfile, type ProfileSummary } from 
 import { checkPostgres, checkSqlite, pgRowCount, sqlitePath, type StoreCheck } from "./verify.js";
 import { EXIT_ON_SIGUSR2, type Config, type Kind } from "./config.js";
 import { fmt, phaseLine, settleLine, type PhaseWithCost, type SessionResult } from "./report.js";
+import { SERVICE_NODE_FLAGS } from "../../src/app/node-flags.js";
 
 /** Where the session writes its progress lines, and where the build is. */
 export interface SessionPlace {
@@ -103,7 +104,10 @@ export async function runSession(
       port,
       readyPath: kind === "orchestra" ? "/ready" : "/ping",
       startTimeoutMs: cfg.startTimeoutS * 1000,
-      execArgv: profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : [],
+      execArgv: [
+        ...(kind === "orchestra" ? SERVICE_NODE_FLAGS : []),
+        ...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--import", EXIT_ON_SIGUSR2] : []),
+      ],
     });
     const readyMs = Date.now() - t0;
     const pid = target.child.pid;

@@ -1,7 +1,9 @@
 /**
  * A repository's own `infraPatterns` (`.github/orchestra.yml`), compiled by
  * RE2 (the re2-wasm package: Google's RE2 built to WebAssembly, loaded once,
- * synchronously, when this module is first imported). RE2 matches in time
+ * synchronously, when the first repository pattern is compiled: a service
+ * whose repositories name none never compiles its WebAssembly nor reserves
+ * its memory). RE2 matches in time
  * linear in the input whatever the pattern, so a pattern like `(a+)+$` run
  * against a long log line cannot hold the event loop, which every installation
  * shares. What RE2 cannot do in linear time it refuses to compile:
@@ -11,11 +13,19 @@
  *
  * The built-in catalogue (infra-catalogue/) is ours and stays native RegExp.
  */
-import re2 from "re2-wasm";
+import { createRequire } from "node:module";
+import type re2 from "re2-wasm";
 import { z } from "zod";
 
-const { RE2 } = re2;
-type Re2 = InstanceType<typeof RE2>;
+type Re2Class = typeof re2.RE2;
+type Re2 = InstanceType<Re2Class>;
+
+let engine: Re2Class | undefined;
+/** The RE2 class, loaded at the first compile (re2-wasm is CommonJS: required synchronously, as zod checks are). */
+function RE2(): Re2Class {
+  engine ??= (createRequire(import.meta.url)("re2-wasm") as typeof re2).RE2;
+  return engine;
+}
 
 /** What the classifier needs of a pattern: the line test, and its source for the evidence. */
 export interface LinePattern {
@@ -45,7 +55,7 @@ function compiled(source: string): Re2 | { error: string } {
   }
   let r: Re2;
   try {
-    r = new RE2(source, "iu");
+    r = new (RE2())(source, "iu");
   } catch (e) {
     return { error: e instanceof Error ? e.message : String(e) };
   }
