@@ -42,30 +42,26 @@ export async function startService(o: {
   const webhookSecret = randomBytes(20).toString("hex");
   for (let tries = 1; ; tries++) {
     const port = o.port ?? (await freePort());
-    const child = new Child(
-      "service",
-      process.execPath,
-      [...SERVICE_NODE_FLAGS, join(o.packageRoot, "dist", "src", "main.js")],
-      {
-        // Not the checkout: main.js reads a .env from its working directory, and the demo must not take one.
-        cwd: o.root,
-        env: {
-          ...o.baseEnv,
-          APP_ID: String(o.github.appId),
-          PRIVATE_KEY: o.github.privateKey,
-          WEBHOOK_SECRET: webhookSecret,
-          ORCHESTRA_ADMIN_TOKEN: adminToken,
-          DATABASE_URL: `file:${join(o.root, "orchestra.db")}`,
-          HOST: "127.0.0.1",
-          PORT: String(port),
-          LOG_LEVEL: "info",
-          GHE_HOST: o.github.host,
-          GHE_PROTOCOL: "http",
-          // Nothing leaves the machine: the registry `npm-version:` conditions ask is the simulated GitHub's host too.
-          ORCHESTRA_NPM_REGISTRY: o.github.url,
-        },
+    const args = [...SERVICE_NODE_FLAGS, join(o.packageRoot, "dist", "src", "main.js")];
+    const child = new Child("service", process.execPath, args, {
+      // Not the checkout: main.js reads a .env from its working directory, and the demo must not take one.
+      cwd: o.root,
+      env: {
+        ...o.baseEnv,
+        APP_ID: String(o.github.appId),
+        PRIVATE_KEY: o.github.privateKey,
+        WEBHOOK_SECRET: webhookSecret,
+        ORCHESTRA_ADMIN_TOKEN: adminToken,
+        DATABASE_URL: `file:${join(o.root, "orchestra.db")}`,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        LOG_LEVEL: "info",
+        GHE_HOST: o.github.host,
+        GHE_PROTOCOL: "http",
+        // Nothing leaves the machine: the registry `npm-version:` conditions ask is the simulated GitHub's host too.
+        ORCHESTRA_NPM_REGISTRY: o.github.url,
       },
-    );
+    });
     const listening = await new Promise<boolean>((resolve) => {
       child.onLine((line) => {
         if (line.includes('"msg":"orchestra listening"')) resolve(true);

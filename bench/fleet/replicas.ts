@@ -44,31 +44,27 @@ export class Replica {
   /** Starts it and answers how long it took to answer /ready with 200 (ms). */
   async start(): Promise<number> {
     const started = Date.now();
-    this.child = new Child(
-      this.name,
-      process.execPath,
-      [...SERVICE_NODE_FLAGS, join(this.s.root, "dist", "src", "main.js")],
-      {
-        cwd: this.s.dir,
-        env: {
-          PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-          HOME: this.s.dir,
-          NODE_ENV: "production",
-          LOG_LEVEL: this.s.logLevel ?? "warn",
-          LOG_FORMAT: "json",
-          HOST: "127.0.0.1",
-          PORT: String(this.port),
-          APP_ID: String(this.s.github.appId),
-          PRIVATE_KEY: this.s.github.privateKey,
-          WEBHOOK_SECRET: this.s.webhookSecret,
-          ORCHESTRA_ADMIN_TOKEN: this.s.adminToken,
-          ORCHESTRA_METRICS_TOKEN: `${this.s.adminToken}-metrics`,
-          DATABASE_URL: this.s.databaseUrl,
-          GHE_HOST: this.s.github.host,
-          GHE_PROTOCOL: "http",
-        },
+    const args = [...SERVICE_NODE_FLAGS, join(this.s.root, "dist", "src", "main.js")];
+    this.child = new Child(this.name, process.execPath, args, {
+      cwd: this.s.dir,
+      env: {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        HOME: this.s.dir,
+        NODE_ENV: "production",
+        LOG_LEVEL: this.s.logLevel ?? "warn",
+        LOG_FORMAT: "json",
+        HOST: "127.0.0.1",
+        PORT: String(this.port),
+        APP_ID: String(this.s.github.appId),
+        PRIVATE_KEY: this.s.github.privateKey,
+        WEBHOOK_SECRET: this.s.webhookSecret,
+        ORCHESTRA_ADMIN_TOKEN: this.s.adminToken,
+        ORCHESTRA_METRICS_TOKEN: `${this.s.adminToken}-metrics`,
+        DATABASE_URL: this.s.databaseUrl,
+        GHE_HOST: this.s.github.host,
+        GHE_PROTOCOL: "http",
       },
-    );
+    });
     this.child.onLine((line) => {
       if (!line.includes("replicas: a replica stopped beating")) return;
       const l = JSON.parse(line) as { time: number; deliveries?: number; effects?: number };

@@ -13,7 +13,7 @@ import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
 import { drained, escalate, escalateKilledMidComment, type ChildApp } from "../support/escalation.js";
-import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
+import { furnish, REPO } from "../support/lifecycle-rig.js";
 
 let fake: FakeGitHub;
 let dir: string;
@@ -21,10 +21,7 @@ const children: ChildProcess[] = [];
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  fake = await startFakeGitHub();
-  fake.state.addInstallation(INSTALLATION, "acme");
-  fake.state.addRepo(REPO, { installationId: INSTALLATION });
-  fake.state.setPermission(REPO, "alice", "write");
+  fake = furnish(await startFakeGitHub());
   dir = mkdtempSync(join(tmpdir(), "orchestra-crash-"));
   env = {
     ...fake.env,

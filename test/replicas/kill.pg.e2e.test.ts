@@ -13,7 +13,7 @@ import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
 import { drained, escalateKilledMidComment, type ChildApp } from "../support/escalation.js";
-import { INSTALLATION, REPO } from "../support/lifecycle-rig.js";
+import { furnish, REPO } from "../support/lifecycle-rig.js";
 import { testDatabase, type TestDb } from "../support/databases.js";
 
 // Two processes on one database need PostgreSQL (SQLite has one process, which releases all at start): jest.config.js
@@ -24,10 +24,7 @@ const children: ChildProcess[] = [];
 let env: Record<string, string>;
 
 beforeEach(async () => {
-  fake = await startFakeGitHub();
-  fake.state.addInstallation(INSTALLATION, "acme");
-  fake.state.addRepo(REPO, { installationId: INSTALLATION });
-  fake.state.setPermission(REPO, "alice", "write");
+  fake = furnish(await startFakeGitHub());
   db = await testDatabase("postgresql", { migrated: true });
   env = {
     ...fake.env,

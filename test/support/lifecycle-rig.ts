@@ -49,6 +49,15 @@ export async function settleEffects(
 export const REPO = "acme/app";
 export const INSTALLATION = 77;
 
+/** The rig's GitHub: installation INSTALLATION of `acme` with its repository REPO, where alice may write and eve read. */
+export function furnish(fake: FakeGitHub): FakeGitHub {
+  fake.state.addInstallation(INSTALLATION, "acme");
+  fake.state.addRepo(REPO, { installationId: INSTALLATION });
+  fake.state.setPermission(REPO, "alice", "write");
+  fake.state.setPermission(REPO, "eve", "read");
+  return fake;
+}
+
 export interface WorkerClient {
   id: string;
   token: string;
@@ -143,13 +152,7 @@ export async function startRig(
     hooks?: OrchestraOptions["hooks"];
   } = {},
 ): Promise<Rig> {
-  const fake = opts.fake ?? (await startFakeGitHub());
-  if (!opts.fake) {
-    fake.state.addInstallation(INSTALLATION, "acme");
-    fake.state.addRepo(REPO, { installationId: INSTALLATION });
-    fake.state.setPermission(REPO, "alice", "write");
-    fake.state.setPermission(REPO, "eve", "read");
-  }
+  const fake = opts.fake ?? furnish(await startFakeGitHub());
   const db = opts.db ?? (await testDatabase(opts.provider ?? "sqlite", { migrated: true }));
   const clock = opts.clock ?? new RigClock();
   const app = await startOrchestra({

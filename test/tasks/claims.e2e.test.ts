@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { providers, testDatabase } from "../support/databases.js";
 import { freePort } from "../support/orchestra.js";
 import { startChild } from "../support/processes.js";
-import { INSTALLATION, REPO, startRig } from "../support/lifecycle-rig.js";
+import { furnish, REPO, startRig } from "../support/lifecycle-rig.js";
 import { startFakeGitHub } from "../fake-github/index.js";
 import { fakeWebhookPayload, sendWebhook } from "../support/webhooks.js";
 
@@ -45,10 +45,7 @@ test(`sqlite: ${ROUNDS} rounds of two concurrent claimers give exactly one winne
 
 if (providers.includes("postgresql")) {
   test(`postgresql, two App processes: ${ROUNDS} rounds of two concurrent claimers give exactly one winner each`, async () => {
-    const fake = await startFakeGitHub();
-    fake.state.addInstallation(INSTALLATION, "acme");
-    fake.state.addRepo(REPO, { installationId: INSTALLATION });
-    fake.state.setPermission(REPO, "alice", "write");
+    const fake = furnish(await startFakeGitHub());
     fake.state.setFile(REPO, ".github/orchestra.yml", CONFIG);
     const db = await testDatabase("postgresql");
     const secret = randomBytes(8).toString("hex");

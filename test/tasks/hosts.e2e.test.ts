@@ -10,17 +10,13 @@
 import { gapOf } from "../../src/github/hosts.js";
 import { startFakeGitHub, type FakeGitHub } from "../fake-github/index.js";
 import { providers } from "../support/databases.js";
-import { INSTALLATION, REPO, startRig, type Rig } from "../support/lifecycle-rig.js";
+import { furnish, REPO, type Rig, startRig } from "../support/lifecycle-rig.js";
 
 const FALLBACK = gapOf("issue-dependencies").fallback;
 const LOGGED = `GitHub host lacks issue dependencies: ${FALLBACK}`;
 
 async function ghes(installedVersion = "3.17.4"): Promise<FakeGitHub> {
-  const fake = await startFakeGitHub({ host: "ghes-3.17", installedVersion });
-  fake.state.addInstallation(INSTALLATION, "acme");
-  fake.state.addRepo(REPO, { installationId: INSTALLATION });
-  fake.state.setPermission(REPO, "alice", "write");
-  return fake;
+  return furnish(await startFakeGitHub({ host: "ghes-3.17", installedVersion }));
 }
 
 describe.each(providers.map((p) => [p]))("%s", (provider) => {
