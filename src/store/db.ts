@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import type { PrismaClient as SqliteClient } from "./generated/sqlite/client.js";
 import { startCheckpointer } from "./checkpointer.js";
+import { clientOptions } from "./compiler-wasm.js";
 import { maskUrl } from "../redact/redact.js";
 import type * as SqliteModels from "./generated/sqlite/client.js";
 import type * as PgModels from "./generated/postgresql/client.js";
@@ -89,7 +90,7 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
     // busy timeout: a second process (the CLI, a test) may hold the write lock briefly.
     const factory = new PrismaBetterSQLite3({ url: `file:${path}`, timeout: 5000 });
     const raw = await factory.connect();
-    const db = new SqliteClient({ adapter: shared(factory, raw) });
+    const db = new SqliteClient(clientOptions("sqlite", shared(factory, raw)));
     await db.$connect();
     // WAL lets readers (the processor, /ready) run beside the ingest writer;
     // synchronous=NORMAL in WAL mode survives a killed process (only an OS
@@ -129,7 +130,7 @@ export async function openDatabase(url: string | undefined, opts: { poolSize?: n
     options: "-c lock_timeout=10000",
   });
   const raw = await factory.connect();
-  const pg = new PgClient({ adapter: shared(factory, raw) });
+  const pg = new PgClient(clientOptions("postgresql", shared(factory, raw)));
   await pg.$connect();
   return {
     db: pg as unknown as Db,
