@@ -14,6 +14,8 @@
  *   query compiler kept about 20 MB more resident.
  *
  * Together, under 500 deliveries/s: 152.5 MB resident instead of 189–197 MB,
- * for somewhat more CPU per delivery (bench/README.md, `bench:ingest`).
+ * for somewhat more CPU per delivery (bench/README.md, `bench:ingest`); with
+ * the query compiler read from its file as well (store/compiler-wasm.ts),
+ * 147–147.5 MB.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=4", "--liftoff-only"];

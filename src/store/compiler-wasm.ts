@@ -9,9 +9,9 @@
  * The client is handed this through its `__internal.configOverride` option,
  * which the generated client's options type does not name (clientOptions
  * below); test/store/compiler-wasm.test.ts fails if a Prisma upgrade stops
- * calling it. If the file
- * is not in the shape read here (another Prisma version), the client's own
- * loader is used: it costs the memory, not the service.
+ * calling it. If the file is not in the shape read here (another Prisma
+ * version), the client's own loader is used: it costs the memory, not the
+ * service.
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -70,7 +70,9 @@ export function compilerFromFile<C extends ClientConfig>(
 
 /**
  * The options both generated clients are constructed with: the adapter, and
- * the query compiler compiled from its file.
+ * the query compiler compiled from its file. The return type names only the
+ * adapter because the generated options type refuses any other key; the
+ * object built first and returned whole keeps `__internal` in it.
  */
 export function clientOptions(
   provider: Provider,
