@@ -103,12 +103,24 @@ export interface WorktreeFacts extends WorktreeState {
 }
 
 /**
+ * Looks without writing: a plain `git status` (or `git diff`) refreshes the
+ * index and takes its lock to do it, and a heartbeat's look at the worktree
+ * then makes the agent's own `git add` or `git commit` (or the worker's
+ * handoff commit) fail with "index.lock: File exists". Status is told not
+ * to; the diff is the plumbing one, which never writes the index.
+ */
+const LOOK = "--no-optional-locks";
+
+/**
  * What git says of a worktree: its head and what differs from it (without
  * .orchestra/), from one `git status`, and its commits ahead of `base`.
+ * Takes no lock in the worktree (see LOOK).
  */
 export async function worktreeState(cwd: string, base: string): Promise<WorktreeState> {
   const status = parseStatus(
-    await gitOk(["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all"], { cwd }),
+    await gitOk([LOOK, "status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all"], {
+      cwd,
+    }),
   );
   if (!status.head) throw new Error(`git status in ${cwd} names no head commit`);
   const ahead = parseCount(await gitOk(["rev-list", "--count", `${base}..${status.head}`], { cwd })) ?? 0;
@@ -118,7 +130,7 @@ export async function worktreeState(cwd: string, base: string): Promise<Worktree
 /** The state, and a digest that also moves when a file already changed changes again (the diff's stat). */
 export async function worktreeFacts(cwd: string, base: string): Promise<WorktreeFacts> {
   const state = await worktreeState(cwd, base);
-  const stat = await git(["diff", "HEAD", "--stat"], { cwd });
+  const stat = await git([LOOK, "diff-index", "--stat", "HEAD"], { cwd });
   return { ...state, digest: worktreeDigest(state.headSha, state.entries, stat.stdout) };
 }
 

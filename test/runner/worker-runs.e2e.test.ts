@@ -152,7 +152,7 @@ test("no change at all: nothing pushed, no PR, reported as the agent's exit code
   r = await rig();
   claimOnce(r, r.claimAnswer());
   const res = await once(r, ["--agent", r.agent("nothing", "echo thinking hard")]);
-  expect(res.code).toBe(0);
+  expect(res).toMatchObject({ code: 0 });
   expect(refOf(r.bare, `refs/heads/${BRANCH}`)).toBeNull();
   expect(r.api.calls("POST", /\/gh\/.*pulls$/)).toHaveLength(0);
   const main = refOf(r.bare, "refs/heads/main");
@@ -172,7 +172,7 @@ test("the test command sets testsPassed; failing tests open no PR", async () => 
   claimOnce(r, r.claimAnswer());
   const agent = r.agent("commit", "echo x > x.txt\ngit add x.txt\ngit commit -q -m x");
   const res = await once(r, ["--agent", agent, "--test", "test -f missing.txt"]);
-  expect(res.code).toBe(0);
+  expect(res).toMatchObject({ code: 0 });
   expect(res.stdout).toContain("tests  failed");
   expect(exits()[0]!.body).toMatchObject({ exitCode: 0, testsPassed: false, dirty: false });
   expect(exits()[0]!.body).not.toHaveProperty("handoff");
@@ -221,7 +221,7 @@ test.each([
     "git reset -q --hard origin/main\necho rebased > parser.txt\ngit add .\ngit commit -q -m again",
   );
   const res = await once(r, ["--agent", agent]);
-  expect(res.code).toBe(0);
+  expect(res).toMatchObject({ code: 0 });
   const after = refOf(r.bare, `refs/heads/${BRANCH}`)!;
   if (matches) {
     expect(after).toBe(exits()[0]!.body.headSha);

@@ -34,7 +34,7 @@ test.each([
     r = await rig();
     claimOnce(r, r.claimAnswer());
     const res = await once(r, ["--agent", r.agent("stuck", script), ...args]);
-    expect(res.code).toBe(0);
+    expect(res).toMatchObject({ code: 0 });
     expect(res.stderr).toContain(`stopped by the worker: ${reason}`);
     const head = refOf(r.bare, `refs/heads/${BRANCH}`)!;
     expect(trailer(head)).toBe(reason);
@@ -49,7 +49,7 @@ test("a 409 stalled on a heartbeat: the agent is stopped, its work pushed as han
   claimOnce(r, r.claimAnswer());
   r.api.on("POST", /\/heartbeat$/, () => ({ status: 409, body: { error: "lease no longer held", reason: "stalled" } }));
   const res = await once(r, ["--agent", r.agent("slow", "echo wip > wip.txt\nexec sleep 600")]);
-  expect(res.code).toBe(0);
+  expect(res).toMatchObject({ code: 0 });
   expect(res.stderr).toContain("lease lost  stalled");
   expect(trailer(refOf(r.bare, `refs/heads/${BRANCH}`)!)).toBe("lease-stalled");
   expect(calls(/\/exit$/)[0]!.body).toMatchObject({ exitCode: 143, handoff: true, dirty: true });
@@ -63,7 +63,7 @@ test("a 409 superseded: the agent is stopped, nothing is pushed, no exit; the wo
     body: { error: "the task has moved on", reason: "superseded" },
   }));
   const res = await once(r, ["--agent", r.agent("slow", "echo wip > wip.txt\nexec sleep 600")]);
-  expect(res.code).toBe(5);
+  expect(res).toMatchObject({ code: 5 });
   expect(refOf(r.bare, `refs/heads/${BRANCH}`)).toBeNull();
   expect(calls(/\/exit$/)).toHaveLength(0);
   expect(res.stderr).toMatch(/superseded {2}another run holds the task now: nothing pushed/);
@@ -107,7 +107,7 @@ test.each([
   const [answer, agent] = setup(r) as [unknown, string];
   claimOnce(r, answer);
   const res = await once(r, ["--agent", agent]);
-  expect(res.code).toBe(4);
+  expect(res).toMatchObject({ code: 4 });
   const [release] = calls(/\/runs\/run-1\/release$/);
   expect(release!.body.leaseEpoch).toBe("epoch-1");
   expect(release!.body.reason).toMatch(reason);
@@ -121,7 +121,7 @@ test("a server without release (404): the preflight failure is reported as an ex
   claimOnce(r, r.claimAnswer());
   r.api.on("POST", /\/release$/, () => ({ status: 404, body: { error: "not found" } }));
   const res = await once(r, ["--agent", "no-such-agent-cli"]);
-  expect(res.code).toBe(4);
+  expect(res).toMatchObject({ code: 4 });
   expect(calls(/\/exit$/).map((c) => c.body)).toEqual([{ leaseEpoch: "epoch-1", exitCode: 127 }]);
 });
 
@@ -162,7 +162,7 @@ test("killed with SIGKILL mid-run and started again: it re-attaches, stops the o
     },
   }));
   const res = await once(r, ["--agent", agent]);
-  expect(res.code).toBe(3); // re-attached, then nothing more to claim
+  expect(res).toMatchObject({ code: 3 }); // re-attached, then nothing more to claim
   await eventually(
     () => {
       try {
@@ -192,7 +192,7 @@ test("a 503 on the exit is retried with the same Idempotency-Key", async () => {
   claimOnce(r, r.claimAnswer());
   r.api.on("POST", /\/exit$/, (_req, n) => (n === 0 ? { status: 503, body: { error: "restarting" } } : undefined));
   const res = await once(r, ["--agent", r.agent("nothing", "true")]);
-  expect(res.code).toBe(0);
+  expect(res).toMatchObject({ code: 0 });
   const keys = calls(/\/exit$/).map((c) => c.headers["idempotency-key"]);
   expect(keys).toHaveLength(2);
   expect(keys[0]).toBe(keys[1]);
