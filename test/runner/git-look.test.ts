@@ -7,16 +7,14 @@
  * stale, checks that a plain status would rewrite the index, and that the
  * worker's look leaves it as it was.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commitHandoff, worktreeFacts, worktreeState } from "../../src/runner/git.js";
-import { GIT_ENV } from "./scripted.js";
+import { gitIn } from "./scripted.js";
 
 let dir: string;
-const git = (...args: string[]) =>
-  execFileSync("git", args, { cwd: dir, encoding: "utf8", env: { ...process.env, ...GIT_ENV, HOME: dir } }).trim();
+const git = (...args: string[]) => gitIn(dir, ...args);
 const index = () => statSync(join(dir, ".git", "index"));
 
 beforeEach(() => {
